@@ -1,0 +1,277 @@
+/* slicegen: the command-line program. Each subcommand reads as the pipeline
+ * it runs: spec -> (input) -> plan -> engine -> output. Exit status 0 on
+ * success, 2 for bad usage or input, 1 for anything else. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slicegen.h"
+
+static const char usage_text[] =
+    "usage: slicegen run   SPEC --in IN.npy --out OUT.npy [--engine ref] [--threads N]\n"
+    "       slicegen plan  SPEC (--in IN.npy | --shape D0,D1,... --dtype T)\n"
+    "       slicegen --help | --version\n"
+    "\n"
+    "SPEC is one of:\n"
+    "  '[1:, ..., ::-1, None, 0]'   a NumPy index expression (one argument; 'x[...]' also works)\n"
+    "  --op StridedSlice --begin L --end L [--stride L] [--begin-mask B] [--end-mask B]\n"
+    "       [--new-axis-mask B] [--shrink-axis-mask B] [--ellipsis-mask B]\n"
+    "  --op Slice --start L --stop L [--step L] [--axes L]\n"
+    "  --op TrtSlice --start L --size L [--stride L] [--mode strict|wrap|clamp|fill|reflect]\n"
+    "       [--fill VALUE]\n"
+    "L is a comma-separated list of 64-bit integers, B a list of 0s and 1s; either may be ''.\n"
+    "Element types T: bool i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64.\n"
+    "\n"
+    "Run 'slicegen COMMAND --help' for one command. Exit status: 0 success, 2 bad usage,\n"
+    "spec or input, 1 other failures.\n";
+
+static const char run_help[] =
+    "usage: slicegen run SPEC --in IN.npy --out OUT.npy [--engine ref] [--threads N]\n"
+    "\n"
+    "Slices IN.npy and writes the result to OUT.npy (written whole or not at all).\n"
+    "  --in FILE      input array (.npy 1.0-3.0, little-endian, C order)\n"
+    "  --out FILE     output array; its folder must exist\n"
+    "  --engine ref   the reference interpreter (the default)\n"
+    "  --threads N    worker threads (N >= 1; the reference engine uses one)\n"
+    "\n"
+    "example: slicegen run '[::-1, 1:]' --in a.npy --out b.npy\n"
+    "         slicegen run --op TrtSlice --start -1,0 --size 4,3 --mode reflect --in a.npy --out b.npy\n";
+
+static const char plan_help[] =
+    "usage: slicegen plan SPEC (--in IN.npy | --shape D0,D1,... --dtype T)\n"
+    "\n"
+    "Prints the plan: output shape, the per-dimension index map and the folded loop\n"
+    "nest (see docs/plan-format.md). The input shape and type come from IN.npy's\n"
+    "header, or from --shape (comma-separated; '' for rank 0) and --dtype.\n"
+    "\n"
+    "example: slicegen plan --op Slice --start 1 --stop 8 --step 2 --shape 10 --dtype f32\n";
+
+/* The command-line options that are not part of SPEC. */
+typedef struct options {
+    const char *in, *out, *engine, *threads, *shape, *dtype;
+    int nspec;
+    char **spec; /* SPEC words, in order */
+} options;
+
+static int exit_status(sg_status status)
+{
+    return status == SG_ERR_NOMEM || status == SG_ERR_INTERNAL ? 1 : 2;
+}
+
+/* Reports the context's last error for a failed call. */
+static int failed(sg_context *ctx, sg_status status)
+{
+    fprintf(stderr, "slicegen: error: %s\n", sg_context_last_error(ctx));
+    return exit_status(status);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("slicegen: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see 'slicegen --help')\n", stderr);
+    va_end(ap);
+    return 2;
+}
+
+/* Splits argv into our options (those in `allowed`) and SPEC words.
+ * Returns -1 to go on, or an exit status (0 after --help). */
+static int parse_options(int argc, char **argv, const char *command, unsigned allowed,
+                         const char *help, options *o)
+{
+    static const char *const names[] = {"--in", "--out", "--engine", "--threads", "--shape", "--dtype"};
+    const char **slots[] = {&o->in, &o->out, &o->engine, &o->threads, &o->shape, &o->dtype};
+    o->spec = calloc((size_t)argc + 1, sizeof *o->spec);
+    if (o->spec == NULL) {
+        fputs("slicegen: error: out of memory\n", stderr);
+        return 1;
+    }
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(help, stdout);
+            return 0;
+        }
+        int k = -1;
+        for (int j = 0; j < 6; j++)
+            if (strcmp(a, names[j]) == 0)
+                k = j;
+        if (k < 0) { /* a SPEC word, or a SPEC option with its value */
+            o->spec[o->nspec++] = argv[i];
+            if (strncmp(a, "--", 2) == 0 && strchr(a, '=') == NULL && i + 1 < argc)
+                o->spec[o->nspec++] = argv[++i];
+            continue;
+        }
+        if (!(allowed & (1u << k)))
+            return usage_error("%s is not an option of 'slicegen %s'", a, command);
+        if (i + 1 >= argc)
+            return usage_error("option '%s' needs a value", a);
+        if (*slots[k] != NULL)
+            return usage_error("option '%s' given twice", a);
+        *slots[k] = argv[++i];
+    }
+    return -1;
+}
+
+enum { OPT_IN = 1, OPT_OUT = 2, OPT_ENGINE = 4, OPT_THREADS = 8, OPT_SHAPE = 16, OPT_DTYPE = 32 };
+
+/* "--shape 2,3,4" ('' for rank 0). Returns -1 on success, else an exit status. */
+static int parse_shape(const char *text, int64_t *shape, size_t *rank)
+{
+    *rank = 0;
+    const char *p = text;
+    if (*p == '\0')
+        return -1;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || errno == ERANGE || v < 0 || (*end != ',' && *end != '\0'))
+            return usage_error("bad --shape '%s': expected comma-separated sizes >= 0", text);
+        if (*rank == SG_MAX_RANK)
+            return usage_error("bad --shape '%s': more than %d dimensions", text, SG_MAX_RANK);
+        shape[(*rank)++] = v;
+        if (*end == '\0')
+            return -1;
+        p = end + 1;
+    }
+}
+
+/* The input's shape and type: from --in (reading the file into *input) or
+ * from --shape and --dtype. Returns -1 on success, else an exit status. */
+static int input_description(sg_context *ctx, const options *o, sg_tensor *input)
+{
+    sg_status st;
+    if (o->in != NULL) {
+        if (o->shape || o->dtype)
+            return usage_error("give either --in or --shape with --dtype, not both");
+        return (st = sg_npy_read(ctx, o->in, input)) == SG_OK ? -1 : failed(ctx, st);
+    }
+    if (!o->shape || !o->dtype)
+        return usage_error("the input needs --in IN.npy, or --shape and --dtype");
+    if (!sg_dtype_parse(o->dtype, &input->dtype))
+        return usage_error("unknown --dtype '%s' (expected bool i8 u8 i16 u16 i32 u32 i64 u64 f16 "
+                           "bf16 f32 f64)", o->dtype);
+    return parse_shape(o->shape, input->shape, &input->rank);
+}
+
+static int cmd_plan(sg_context *ctx, const options *o)
+{
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    sg_tensor input = {0};
+    sg_status st;
+    int rc = input_description(ctx, o, &input);
+    if (rc >= 0)
+        goto done;
+    if ((st = sg_spec_from_words(ctx, o->nspec, o->spec, &spec)) != SG_OK ||
+        (st = sg_plan_create(ctx, spec, input.rank, input.shape, input.dtype, &plan)) != SG_OK) {
+        rc = failed(ctx, st);
+        goto done;
+    }
+    sg_plan_print(plan, stdout);
+    rc = 0;
+done:
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
+    sg_tensor_release(&input);
+    return rc;
+}
+
+static int cmd_run(sg_context *ctx, const options *o)
+{
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    sg_tensor input = {0}, output = {0};
+    sg_status st;
+    int rc = 2;
+    if (!o->in || !o->out)
+        return usage_error("'slicegen run' needs --in IN.npy and --out OUT.npy");
+    if (o->engine && strcmp(o->engine, "ref") != 0)
+        return usage_error("unknown --engine '%s' (expected ref)", o->engine);
+    if (o->threads) {
+        char *end;
+        long n = strtol(o->threads, &end, 10);
+        if (*end != '\0' || end == o->threads || n < 1 || n > 1024)
+            return usage_error("bad --threads '%s': expected a number from 1 to 1024", o->threads);
+    }
+    if ((st = sg_spec_from_words(ctx, o->nspec, o->spec, &spec)) != SG_OK)
+        goto report;
+    if ((rc = input_description(ctx, o, &input)) >= 0)
+        goto done;
+    if ((st = sg_plan_create(ctx, spec, input.rank, input.shape, input.dtype, &plan)) != SG_OK)
+        goto report;
+    output.dtype = input.dtype;
+    output.rank = sg_plan_output_rank(plan);
+    memcpy(output.shape, sg_plan_output_shape(plan), output.rank * sizeof *output.shape);
+    output.bytes = sg_plan_output_bytes(plan);
+    output.data = malloc(output.bytes ? output.bytes : 1);
+    if (output.data == NULL) {
+        fprintf(stderr, "slicegen: error: out of memory for a %llu-byte output\n",
+                (unsigned long long)output.bytes);
+        rc = 1;
+        goto done;
+    }
+    if ((st = sg_run_reference(ctx, plan, input.data, output.data)) != SG_OK ||
+        (st = sg_npy_write(ctx, o->out, &output)) != SG_OK)
+        goto report;
+    rc = 0;
+    goto done;
+report:
+    rc = failed(ctx, st);
+done:
+    sg_tensor_release(&output);
+    sg_tensor_release(&input);
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    const char *command = argv[1];
+    if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (strcmp(command, "--version") == 0) {
+        printf("slicegen %s\n", SG_VERSION_STRING);
+        return 0;
+    }
+    static const struct {
+        const char *name;
+        unsigned allowed;
+        const char *help;
+        int (*run)(sg_context *, const options *);
+    } commands[] = {
+        {"run", OPT_IN | OPT_OUT | OPT_ENGINE | OPT_THREADS, run_help, cmd_run},
+        {"plan", OPT_IN | OPT_SHAPE | OPT_DTYPE, plan_help, cmd_plan},
+    };
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
+        if (strcmp(command, commands[c].name) != 0)
+            continue;
+        options o = {0};
+        sg_context *ctx = NULL;
+        int rc = parse_options(argc - 2, argv + 2, command, commands[c].allowed, commands[c].help, &o);
+        if (rc < 0 && sg_context_create(&ctx) != SG_OK) {
+            fputs("slicegen: error: out of memory\n", stderr);
+            rc = 1;
+        }
+        if (rc < 0)
+            rc = commands[c].run(ctx, &o);
+        sg_context_destroy(ctx);
+        free(o.spec);
+        return rc;
+    }
+    return usage_error("unknown command '%s'", command);
+}

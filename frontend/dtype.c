@@ -1,0 +1,94 @@
+/* Element types and their names; IEEE half and bfloat16 conversions. */
+#include <math.h>
+#include <string.h>
+
+#include "frontend.h"
+
+static const struct {
+    const char *name;
+    size_t size;
+} dtype_info[SG_DTYPE_COUNT] = {
+    [SG_BOOL] = {"bool", 1}, [SG_I8] = {"i8", 1},   [SG_U8] = {"u8", 1},
+    [SG_I16] = {"i16", 2},   [SG_U16] = {"u16", 2}, [SG_I32] = {"i32", 4},
+    [SG_U32] = {"u32", 4},   [SG_I64] = {"i64", 8}, [SG_U64] = {"u64", 8},
+    [SG_F16] = {"f16", 2},   [SG_BF16] = {"bf16", 2}, [SG_F32] = {"f32", 4},
+    [SG_F64] = {"f64", 8},
+};
+
+const char *sg_dtype_name(sg_dtype dtype)
+{
+    return (unsigned)dtype < SG_DTYPE_COUNT ? dtype_info[dtype].name : NULL;
+}
+
+size_t sg_dtype_size(sg_dtype dtype)
+{
+    return (unsigned)dtype < SG_DTYPE_COUNT ? dtype_info[dtype].size : 0;
+}
+
+int sg_dtype_parse(const char *name, sg_dtype *dtype)
+{
+    for (int t = 0; t < SG_DTYPE_COUNT; t++) {
+        if (strcmp(name, dtype_info[t].name) == 0) {
+            *dtype = (sg_dtype)t;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Rounds the finite, non-negative `mag` to a float with `mant` explicit
+ * mantissa bits, exponent bias `bias` and `ebits` exponent bits, nearest
+ * even, and returns the bit pattern without sign. */
+static uint32_t round_to_small_float(double mag, int mant, int bias, int ebits)
+{
+    const uint32_t inf = ((1u << ebits) - 1) << mant;
+    if (isnan(mag))
+        return inf | (1u << (mant - 1));
+    if (isinf(mag))
+        return inf;
+    int exp;
+    double frac = frexp(mag, &exp); /* mag = frac * 2^exp, frac in [0.5, 1) */
+    if (mag == 0.0)
+        return 0;
+    int e = exp - 1 + bias;  /* biased exponent of the normal representation */
+    double scaled;
+    uint32_t field;
+    if (e <= 0) {            /* subnormal: units of 2^(1 - bias - mant) */
+        scaled = ldexp(mag, bias - 1 + mant);
+        field = 0;
+    } else {
+        scaled = ldexp(frac * 2.0 - 1.0, mant);
+        field = (uint32_t)e << mant;
+    }
+    double whole = floor(scaled);
+    double rest = scaled - whole;
+    uint32_t m = (uint32_t)whole;
+    if (rest > 0.5 || (rest == 0.5 && (m & 1u)))
+        m += 1;
+    uint32_t bits = field + m; /* a mantissa carry moves into the exponent */
+    return bits >= inf ? inf : bits;
+}
+
+static uint16_t to_small_float(double value, int mant, int bias, int ebits)
+{
+    uint32_t sign = signbit(value) ? 0x8000u : 0;
+    return (uint16_t)(sign | round_to_small_float(fabs(value), mant, bias, ebits));
+}
+
+uint16_t sg_f64_to_f16(double value) { return to_small_float(value, 10, 15, 5); }
+uint16_t sg_f64_to_bf16(double value) { return to_small_float(value, 7, 127, 8); }
+
+static double from_small_float(uint16_t bits, int mant, int bias, int ebits)
+{
+    int e = (bits >> mant) & ((1 << ebits) - 1);
+    uint32_t m = bits & ((1u << mant) - 1);
+    double sign = (bits & 0x8000u) ? -1.0 : 1.0;
+    if (e == (1 << ebits) - 1)
+        return m ? NAN : sign * INFINITY;
+    if (e == 0)
+        return sign * ldexp((double)m, 1 - bias - mant);
+    return sign * ldexp((double)(m | (1u << mant)), e - bias - mant);
+}
+
+double sg_f16_to_f64(uint16_t bits) { return from_small_float(bits, 10, 15, 5); }
+double sg_bf16_to_f64(uint16_t bits) { return from_small_float(bits, 7, 127, 8); }

@@ -1,0 +1,122 @@
+/*
+ * frontend: every source format becomes one source-neutral sg_spec.
+ * No LLVM here, and nothing that needs the input shape.
+ *
+ * This header also holds the error record every stage writes (sg_error):
+ * the frontend is the first stage, so all later stages include it.
+ */
+#ifndef SG_FRONTEND_H
+#define SG_FRONTEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slicegen.h"
+
+/* ---- errors shared by all stages ----------------------------------------- */
+
+/* What a failing stage reports; the public API copies it into the context. */
+typedef struct sg_error {
+    sg_status status;
+    char message[512];
+} sg_error;
+
+/* Records a failure and returns `status`, so a caller can write
+ * `return sg_fail(err, SG_ERR_SPEC, "failed to ...: ... (%d)", v);`.
+ * err may be NULL. The first failure wins: later calls do not overwrite it. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+sg_status sg_fail(sg_error *err, sg_status status, const char *fmt, ...);
+
+/* ---- the spec -------------------------------------------------------------- */
+
+typedef enum sg_op {
+    SG_OP_STRIDED_SLICE, /* OpenVINO StridedSlice-1: steps[] */
+    SG_OP_SLICE,         /* OpenVINO Slice-8: axes[] */
+    SG_OP_TRT_SLICE,     /* TensorRT ISliceLayer: dims[] */
+    SG_OP_NUMPY          /* NumPy index expression: steps[], NumPy clamping */
+} sg_op;
+
+const char *sg_op_name(sg_op op);
+
+/* One StridedSlice step (one entry of begin/end/stride with its mask bits,
+ * masks already padded). A NumPy expression is a list of such steps too:
+ * an integer is a shrink step, None a new-axis step, `...` an ellipsis step
+ * and an omitted slice bound a masked bound. */
+typedef struct sg_ss_step {
+    int64_t begin, end, stride;
+    bool begin_mask, end_mask, new_axis, shrink, ellipsis;
+} sg_ss_step;
+
+/* One Slice-8 entry. `axis` is as given (may be negative). */
+typedef struct sg_slice_axis {
+    int64_t start, stop, step, axis;
+} sg_slice_axis;
+
+/* One TensorRT dimension: x = y * stride + start, y in [0, size). */
+typedef struct sg_trt_dim {
+    int64_t start, size, stride;
+} sg_trt_dim;
+
+struct sg_spec {
+    sg_op op;
+    size_t len;            /* entries in the one array below that is used */
+    sg_ss_step *steps;     /* SG_OP_STRIDED_SLICE, SG_OP_NUMPY */
+    sg_slice_axis *axes;   /* SG_OP_SLICE */
+    bool axes_given;       /* SG_OP_SLICE: axes came from the user */
+    sg_trt_dim *dims;      /* SG_OP_TRT_SLICE */
+    sg_trt_mode mode;      /* SG_OP_TRT_SLICE */
+    sg_scalar fill;        /* SG_OP_TRT_SLICE */
+};
+
+/* Constructors: validate everything that does not need the input shape. */
+sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *args,
+                                     sg_spec **spec, sg_error *err);
+sg_status sg_spec_make_slice(size_t len, const int64_t *start, const int64_t *stop,
+                             const int64_t *step, const int64_t *axes,
+                             sg_spec **spec, sg_error *err);
+sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start,
+                                 const int64_t *size, const int64_t *stride,
+                                 sg_trt_mode mode, const sg_scalar *fill,
+                                 sg_spec **spec, sg_error *err);
+sg_status sg_spec_parse_numpy(const char *expr, sg_spec **spec, sg_error *err);
+sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **spec,
+                              sg_error *err);
+
+/* Checks the invariants every constructor establishes (asserts; a failure
+ * is a bug in slicegen, not in the user's input). */
+void sg_spec_check(const sg_spec *spec);
+void sg_spec_free(sg_spec *spec);
+
+/* ---- small parsers used by the frontends and the command line ------------- */
+
+/* "L": comma-separated 64-bit integers, possibly empty. *values is malloc'd
+ * (NULL when empty). `what` names the list in messages ("--begin"). */
+sg_status sg_parse_int_list(const char *text, const char *what,
+                            int64_t **values, size_t *len, sg_error *err);
+/* "B": like L, but every value must be 0 or 1. */
+sg_status sg_parse_mask_list(const char *text, const char *what,
+                             int64_t **values, size_t *len, sg_error *err);
+/* A whole decimal int64 (optional sign, no spaces). 1 on success. */
+int sg_parse_int64(const char *text, int64_t *value);
+sg_status sg_scalar_from_text(const char *text, sg_scalar *value, sg_error *err);
+/* Formats a scalar as it would be typed ("-3", "0.5", "nan", "true"). */
+#define SG_SCALAR_TEXT 40
+void sg_scalar_format(const sg_scalar *value, char text[SG_SCALAR_TEXT]);
+
+/* Converts a scalar to `dtype`, writing sg_dtype_size(dtype) little-endian
+ * bytes. Fails (SG_ERR_SLICE) if the value is out of range or not exactly
+ * representable in an integer type; floats round to nearest even. */
+sg_status sg_scalar_to_bytes(const sg_scalar *value, sg_dtype dtype,
+                             uint8_t bytes[8], sg_error *err);
+
+/* IEEE binary16 and bfloat16 bit patterns from a double, nearest even. */
+uint16_t sg_f64_to_f16(double value);
+uint16_t sg_f64_to_bf16(double value);
+double sg_f16_to_f64(uint16_t bits);
+double sg_bf16_to_f64(uint16_t bits);
+
+#endif /* SG_FRONTEND_H */

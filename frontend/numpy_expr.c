@@ -1,0 +1,216 @@
+/* NumPy basic-indexing expressions: "[1:, ..., ::-1, None, 0]", "x[2:-1:2]".
+ * Each item becomes one StridedSlice-style step; the planner applies NumPy's
+ * clamping rules to them (op SG_OP_NUMPY). Errors name the 1-based column. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend.h"
+
+typedef struct parser {
+    const char *text;
+    const char *p;
+    sg_error *err;
+} parser;
+
+static sg_status syntax_error(parser *ps, const char *what)
+{
+    int column = (int)(ps->p - ps->text) + 1;
+    if (*ps->p == '\0')
+        return sg_fail(ps->err, SG_ERR_SPEC,
+                       "failed to parse index expression '%s': %s at column %d (end of text)", ps->text,
+                       what, column);
+    return sg_fail(ps->err, SG_ERR_SPEC,
+                   "failed to parse index expression '%s': %s at column %d ('%c')", ps->text, what,
+                   column, *ps->p);
+}
+
+static void skip_space(parser *ps)
+{
+    while (isspace((unsigned char)*ps->p))
+        ps->p++;
+}
+
+static bool accept_word(parser *ps, const char *word)
+{
+    size_t n = strlen(word);
+    if (strncmp(ps->p, word, n) != 0 || isalnum((unsigned char)ps->p[n]) || ps->p[n] == '_')
+        return false;
+    ps->p += n;
+    return true;
+}
+
+/* An optionally signed decimal integer. Slice bounds saturate to the int64
+ * range as Python's slice indices do; an integer index out of range fails. */
+static sg_status parse_int(parser *ps, bool saturate, int64_t *value, bool *found)
+{
+    const char *start = ps->p;
+    bool neg = false;
+    *found = false;
+    if (*ps->p == '-' || *ps->p == '+') {
+        neg = *ps->p == '-';
+        ps->p++;
+        skip_space(ps);
+    }
+    if (!isdigit((unsigned char)*ps->p)) {
+        if (ps->p != start)
+            return syntax_error(ps, "expected digits after the sign");
+        return SG_OK;
+    }
+    uint64_t mag = 0;
+    bool overflow = false;
+    for (; isdigit((unsigned char)*ps->p) || *ps->p == '_'; ps->p++) {
+        if (*ps->p == '_')
+            continue;
+        unsigned d = (unsigned)(*ps->p - '0');
+        if (mag > (UINT64_MAX - d) / 10)
+            overflow = true;
+        else
+            mag = mag * 10 + d;
+    }
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    if (overflow || mag > limit) {
+        if (!saturate) {
+            const char *end = ps->p;
+            ps->p = start;
+            sg_fail(ps->err, SG_ERR_SPEC,
+                    "failed to parse index expression '%s': index %.*s at column %d does not fit in 64 bits",
+                    ps->text, (int)(end - start), start, (int)(start - ps->text) + 1);
+            return SG_ERR_SPEC;
+        }
+        mag = limit;
+    }
+    *value = neg ? (int64_t)((uint64_t)0 - mag) : (int64_t)mag;
+    *found = true;
+    if (isalpha((unsigned char)*ps->p) || *ps->p == '.')
+        return syntax_error(ps, "indices must be integers");
+    return SG_OK;
+}
+
+/* One item: `...`, None, an integer, or a slice. */
+static sg_status parse_item(parser *ps, sg_ss_step *step, int *ellipses)
+{
+    *step = (sg_ss_step){.stride = 1};
+    const char *item = ps->p;
+    if (strncmp(ps->p, "...", 3) == 0) {
+        if (++*ellipses > 1)
+            return syntax_error(ps, "an index can only have a single ellipsis ('...')");
+        ps->p += 3;
+        step->ellipsis = true;
+        return SG_OK;
+    }
+    if (accept_word(ps, "None") || accept_word(ps, "np.newaxis") || accept_word(ps, "numpy.newaxis")) {
+        step->new_axis = true;
+        return SG_OK;
+    }
+    if (*ps->p == '[' || *ps->p == '(')
+        return syntax_error(ps, "advanced (array or tuple) indexing is not supported");
+    if (accept_word(ps, "True") || accept_word(ps, "False")) {
+        ps->p = item;
+        return syntax_error(ps, "boolean indexing is not supported");
+    }
+    bool found;
+    int64_t value = 0;
+    if (parse_int(ps, true, &value, &found) != SG_OK)
+        return SG_ERR_SPEC;
+    skip_space(ps);
+    if (*ps->p != ':') {
+        if (!found)
+            return syntax_error(ps, "expected an integer, a slice, '...' or None");
+        ps->p = item; /* re-read strictly: an integer index must fit */
+        if (parse_int(ps, false, &value, &found) != SG_OK)
+            return SG_ERR_SPEC;
+        step->shrink = true;
+        step->begin = value;
+        step->end = value == INT64_MAX ? value : value + 1;
+        return SG_OK;
+    }
+    step->begin = value;
+    step->begin_mask = !found;
+    ps->p++;
+    skip_space(ps);
+    if (parse_int(ps, true, &step->end, &found) != SG_OK)
+        return SG_ERR_SPEC;
+    step->end_mask = !found;
+    skip_space(ps);
+    if (*ps->p != ':')
+        return SG_OK;
+    ps->p++;
+    skip_space(ps);
+    const char *stride_at = ps->p;
+    if (parse_int(ps, true, &value, &found) != SG_OK)
+        return SG_ERR_SPEC;
+    if (found) {
+        if (value == 0) {
+            ps->p = stride_at;
+            return syntax_error(ps, "slice step cannot be zero");
+        }
+        step->stride = value < -INT64_MAX ? -INT64_MAX : value; /* as Python clamps it */
+    }
+    return SG_OK;
+}
+
+sg_status sg_spec_parse_numpy(const char *expr, sg_spec **out, sg_error *err)
+{
+    parser ps = {expr, expr, err};
+    size_t cap = 1;
+    for (const char *q = expr; *q; q++)
+        cap += *q == ',';
+    sg_ss_step *steps = calloc(cap, sizeof *steps);
+    sg_spec *spec = calloc(1, sizeof *spec);
+    size_t n = 0;
+    int ellipses = 0;
+    if (steps == NULL || spec == NULL) {
+        sg_fail(err, SG_ERR_NOMEM, "failed to parse index expression: out of memory");
+        goto fail;
+    }
+    skip_space(&ps);
+    if (isalpha((unsigned char)*ps.p) || *ps.p == '_') { /* optional array name */
+        while (isalnum((unsigned char)*ps.p) || *ps.p == '_' || *ps.p == '.')
+            ps.p++;
+        skip_space(&ps);
+    }
+    if (*ps.p != '[') {
+        syntax_error(&ps, "expected '['");
+        goto fail;
+    }
+    ps.p++;
+    skip_space(&ps);
+    if (*ps.p == ']') {
+        syntax_error(&ps, "empty index (write [...] for the whole array)");
+        goto fail;
+    }
+    for (;;) {
+        skip_space(&ps);
+        if (n > 0 && *ps.p == ']') /* a trailing comma, as in x[1,] */
+            break;
+        if (parse_item(&ps, &steps[n], &ellipses) != SG_OK)
+            goto fail;
+        n++;
+        skip_space(&ps);
+        if (*ps.p == ',') {
+            ps.p++;
+            continue;
+        }
+        if (*ps.p == ']')
+            break;
+        syntax_error(&ps, "expected ',' or ']'");
+        goto fail;
+    }
+    ps.p++;
+    skip_space(&ps);
+    if (*ps.p != '\0') {
+        syntax_error(&ps, "unexpected text after ']'");
+        goto fail;
+    }
+    spec->op = SG_OP_NUMPY;
+    spec->len = n;
+    spec->steps = steps;
+    sg_spec_check(spec);
+    *out = spec;
+    return SG_OK;
+fail:
+    free(steps);
+    free(spec);
+    return err->status;
+}

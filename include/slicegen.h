@@ -1,0 +1,217 @@
+/*
+ * slicegen: machine code made for exactly one tensor slice.
+ *
+ * The pipeline is   spec  ->  plan  ->  kernel (or reference run).
+ *
+ *   sg_spec   a slice as the user wrote it: OpenVINO StridedSlice-1,
+ *             OpenVINO Slice-8, TensorRT ISliceLayer or a NumPy index
+ *             expression. It does not know the input shape.
+ *   sg_plan   a spec applied to one static input shape and element type:
+ *             the output shape and the folded loop nest that moves the bytes.
+ *             Every invalid slice is rejected when the plan is made.
+ *
+ * Ownership: every object made by a sg_*_create or sg_spec_* call belongs to
+ * the caller and is released by its sg_*_destroy. Objects never keep pointers
+ * into the caller's arrays; inputs are copied. Destroy functions accept NULL.
+ *
+ * Errors: functions return a sg_status. On failure the context holds a
+ * one-line message, "failed to <verb> <object>: <rule> (<values>)", readable
+ * with sg_context_last_error() until the next failing call on that context.
+ * Output parameters come last and are written only on success.
+ *
+ * Threads: a context may be used by one thread at a time. Specs and plans are
+ * immutable after creation and may be shared freely.
+ */
+#ifndef SLICEGEN_H
+#define SLICEGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SG_VERSION_MAJOR 0
+#define SG_VERSION_MINOR 1
+#define SG_VERSION_PATCH 0
+#define SG_VERSION_STRING "0.1.0"
+
+/* Largest rank of an input or output tensor (NumPy's limit). */
+#define SG_MAX_RANK 64
+
+typedef enum sg_status {
+    SG_OK = 0,
+    SG_ERR_USAGE,    /* a malformed call, option or argument */
+    SG_ERR_SPEC,     /* the slice description is invalid on its own */
+    SG_ERR_SLICE,    /* the slice cannot be applied to this input */
+    SG_ERR_IO,       /* a file cannot be read or written, or is malformed */
+    SG_ERR_NOMEM,    /* an allocation failed */
+    SG_ERR_INTERNAL  /* a bug or a failure inside the code generator */
+} sg_status;
+
+/* Short name of a status ("ok", "usage", "spec", ...). */
+const char *sg_status_name(sg_status status);
+
+/* ---- element types ------------------------------------------------------ */
+
+typedef enum sg_dtype {
+    SG_BOOL, SG_I8, SG_U8, SG_I16, SG_U16, SG_I32, SG_U32,
+    SG_I64, SG_U64, SG_F16, SG_BF16, SG_F32, SG_F64,
+    SG_DTYPE_COUNT
+} sg_dtype;
+
+/* "bool", "i8", ..., "f64"; NULL for a value outside the enum. */
+const char *sg_dtype_name(sg_dtype dtype);
+/* Bytes per element: 1, 2, 4 or 8; 0 for a value outside the enum. */
+size_t sg_dtype_size(sg_dtype dtype);
+/* Parses a name as printed by sg_dtype_name. Returns 1 on success, 0 if the
+ * name is unknown (then *dtype is untouched). */
+int sg_dtype_parse(const char *name, sg_dtype *dtype);
+
+/* ---- context ------------------------------------------------------------- */
+
+typedef struct sg_context sg_context;
+
+sg_status sg_context_create(sg_context **ctx);
+void sg_context_destroy(sg_context *ctx);
+/* The message of the last failure on ctx, or "" if none. The string is owned
+ * by the context and valid until the next call on it. */
+const char *sg_context_last_error(const sg_context *ctx);
+
+/* ---- specs --------------------------------------------------------------- */
+
+typedef struct sg_spec sg_spec;
+
+/* A StridedSlice-1 mask: `len` values, each 0 or 1. A mask shorter than
+ * begin is padded with zeros; values past the length of begin are ignored. */
+typedef struct sg_mask {
+    const int64_t *bits;
+    size_t len;
+} sg_mask;
+
+typedef struct sg_strided_slice_args {
+    size_t len;              /* entries of begin, end and stride */
+    const int64_t *begin;
+    const int64_t *end;
+    const int64_t *stride;   /* NULL means all ones */
+    sg_mask begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask;
+} sg_strided_slice_args;
+
+/* OpenVINO StridedSlice-1. */
+sg_status sg_spec_strided_slice(sg_context *ctx, const sg_strided_slice_args *args,
+                                sg_spec **spec);
+
+/* OpenVINO Slice-8: `len` entries each; step NULL means ones, axes NULL means
+ * 0..len-1. Negative axes count from the end. */
+sg_status sg_spec_slice(sg_context *ctx, size_t len, const int64_t *start,
+                        const int64_t *stop, const int64_t *step,
+                        const int64_t *axes, sg_spec **spec);
+
+typedef enum sg_trt_mode {
+    SG_TRT_STRICT, SG_TRT_WRAP, SG_TRT_CLAMP, SG_TRT_FILL, SG_TRT_REFLECT
+} sg_trt_mode;
+
+/* "strict", "wrap", "clamp", "fill", "reflect"; and back (1 on success). */
+const char *sg_trt_mode_name(sg_trt_mode mode);
+int sg_trt_mode_parse(const char *name, sg_trt_mode *mode);
+
+/* A scalar as written by a user, converted to the element type only when a
+ * plan is made (ints and floats convert if exactly representable; f16, bf16
+ * and f32 round to nearest even; bool takes 0/1/true/false). */
+typedef enum sg_scalar_kind {
+    SG_SCALAR_INT, SG_SCALAR_UINT, SG_SCALAR_FLOAT, SG_SCALAR_BOOL
+} sg_scalar_kind;
+
+typedef struct sg_scalar {
+    sg_scalar_kind kind;
+    int64_t i;   /* SG_SCALAR_INT, and SG_SCALAR_BOOL (0 or 1) */
+    uint64_t u;  /* SG_SCALAR_UINT: values above INT64_MAX */
+    double f;    /* SG_SCALAR_FLOAT */
+} sg_scalar;
+
+/* Parses "3", "-7", "18446744073709551615", "0.5", "1e-3", "nan", "-inf",
+ * "true", "false". */
+sg_status sg_scalar_parse(sg_context *ctx, const char *text, sg_scalar *value);
+
+/* TensorRT ISliceLayer: `len` entries each (one per input dimension);
+ * stride NULL means ones; fill NULL means 0 (used by SG_TRT_FILL only). */
+sg_status sg_spec_trt_slice(sg_context *ctx, size_t len, const int64_t *start,
+                            const int64_t *size, const int64_t *stride,
+                            sg_trt_mode mode, const sg_scalar *fill,
+                            sg_spec **spec);
+
+/* A NumPy basic-indexing expression: "[1:, ..., ::-1, None, 0]",
+ * "x[2:-1:2]", "np.newaxis" accepted for None. */
+sg_status sg_spec_numpy(sg_context *ctx, const char *expr, sg_spec **spec);
+
+/* The SPEC words of the command line (see `slicegen --help`): either one
+ * NumPy expression, or `--op NAME` followed by that op's options. */
+sg_status sg_spec_from_words(sg_context *ctx, int count, char *const *words,
+                             sg_spec **spec);
+
+/* Writes the spec in command-line form: an expression, or `--op ...`. */
+void sg_spec_print(const sg_spec *spec, FILE *out);
+void sg_spec_destroy(sg_spec *spec);
+
+/* ---- plans --------------------------------------------------------------- */
+
+typedef struct sg_plan sg_plan;
+
+/* Applies spec to an input of `rank` dimensions `shape` (rank 0 allowed,
+ * shape may then be NULL) and element type dtype. */
+sg_status sg_plan_create(sg_context *ctx, const sg_spec *spec,
+                         size_t rank, const int64_t *shape, sg_dtype dtype,
+                         sg_plan **plan);
+void sg_plan_destroy(sg_plan *plan);
+
+/* Output rank and shape; the array belongs to the plan. */
+size_t sg_plan_output_rank(const sg_plan *plan);
+const int64_t *sg_plan_output_shape(const sg_plan *plan);
+sg_dtype sg_plan_dtype(const sg_plan *plan);
+/* Bytes the input must have and the output will have. */
+uint64_t sg_plan_input_bytes(const sg_plan *plan);
+uint64_t sg_plan_output_bytes(const sg_plan *plan);
+
+/* Writes the plan in its stable text form (see docs/plan-format.md). */
+void sg_plan_print(const sg_plan *plan, FILE *out);
+/* Reads that text back; the result prints identically and compares equal. */
+sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan);
+/* 1 if the two plans describe the same computation. */
+int sg_plan_equal(const sg_plan *a, const sg_plan *b);
+
+/* ---- execution ----------------------------------------------------------- */
+
+/* Runs the plan with the reference interpreter: plain C, element by element,
+ * from the shape-inference result rather than the folded loop nest. `in`
+ * holds sg_plan_input_bytes() bytes in C order, `out` receives
+ * sg_plan_output_bytes() bytes. The buffers must not overlap. */
+sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan,
+                           const void *in, void *out);
+
+/* ---- tensors and .npy files ---------------------------------------------- */
+
+/* A dense C-order tensor. sg_npy_read allocates `data`; release it with
+ * sg_tensor_release. */
+typedef struct sg_tensor {
+    sg_dtype dtype;
+    size_t rank;
+    int64_t shape[SG_MAX_RANK];
+    void *data;
+    uint64_t bytes;
+} sg_tensor;
+
+/* Reads a NumPy .npy file (format 1.0, 2.0 or 3.0, little-endian, C order). */
+sg_status sg_npy_read(sg_context *ctx, const char *path, sg_tensor *tensor);
+/* Writes a .npy file (format 1.0, or 2.0 when the header needs it). The file
+ * appears whole or not at all: data goes to a temporary file in the same
+ * folder, which is renamed over `path` once complete. */
+sg_status sg_npy_write(sg_context *ctx, const char *path, const sg_tensor *tensor);
+void sg_tensor_release(sg_tensor *tensor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SLICEGEN_H */

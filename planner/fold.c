@@ -1,0 +1,250 @@
+/* Folding: the shape-inference result becomes the loop nest the code
+ * generator emits (see planner.h for its semantics). TensorRT dimensions
+ * are split into affine segments: the in-bounds interior and the borders
+ * (CLAMP's repeated edge, FILL's constant, WRAP's and REFLECT's folds). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner.h"
+
+sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
+                         sg_plan *p, sg_error *err);
+
+/* ---- TensorRT coordinate pieces -------------------------------------------- */
+
+/* A maximal-enough interval [lo, hi] of coordinates around x on which the
+ * mode's input index is affine: index(x') = index + slope * (x' - x). */
+typedef struct piece {
+    int64_t lo, hi, index;
+    int slope;
+    bool fill;
+} piece;
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+static piece mode_piece(sg_trt_mode mode, int64_t d, int64_t x)
+{
+    switch (mode) {
+    case SG_TRT_CLAMP:
+        if (x < 0) return (piece){INT64_MIN, -1, 0, 0, false};
+        if (x >= d) return (piece){d, INT64_MAX, d - 1, 0, false};
+        break;
+    case SG_TRT_FILL:
+        if (x < 0) return (piece){INT64_MIN, -1, 0, 0, true};
+        if (x >= d) return (piece){d, INT64_MAX, 0, 0, true};
+        break;
+    case SG_TRT_WRAP: {
+        int64_t r = x % d;
+        r += r < 0 ? d : 0;
+        int64_t lo;
+        if (__builtin_sub_overflow(x, r, &lo))
+            lo = INT64_MIN;
+        return (piece){lo, sat_add(lo, d - 1), r, 1, false};
+    }
+    case SG_TRT_REFLECT: {
+        if (d == 1)
+            return (piece){INT64_MIN, INT64_MAX, 0, 0, false};
+        /* index(x) = f(|x| mod P), P = 2d - 2: up from 0 to d - 1, then down.
+         * Work on magnitudes; a negative x mirrors the interval and slope. */
+        uint64_t ax = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+        uint64_t period = 2 * (uint64_t)d - 2, c = ax % period, base = ax - c, lo, hi;
+        piece pc = {.slope = c < (uint64_t)d ? 1 : -1};
+        pc.index = (int64_t)(c < (uint64_t)d ? c : period - c);
+        lo = c < (uint64_t)d ? base : base + (uint64_t)d;
+        hi = c < (uint64_t)d ? base + (uint64_t)d - 1 : base + period - 1;
+        if (hi < base) /* wrapped around 2^64 */
+            hi = UINT64_MAX;
+        if (x >= 0) {
+            pc.lo = (int64_t)lo;
+            pc.hi = hi > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)hi;
+            return pc;
+        }
+        pc.slope = -pc.slope;
+        pc.lo = hi >= (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)hi;
+        pc.hi = (int64_t)((uint64_t)0 - lo);
+        return pc;
+    }
+    case SG_TRT_STRICT:
+        break;
+    }
+    return (piece){0, d - 1, x, 1, false};
+}
+
+/* Appends to p->segs the segments of TensorRT dimension `dim`. */
+static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size_t *cap,
+                                 sg_error *err)
+{
+    const sg_axis_map *m = &p->map[dim];
+    int64_t d = p->in_shape[m->in_axis], start = m->start, s = m->step, n = m->count;
+    int64_t period = p->mode == SG_TRT_WRAP ? d
+                     : p->mode == SG_TRT_REFLECT && d > 1 && d < INT64_MAX / 2 ? 2 * d - 2 : 0;
+    if (period > 0) {
+        /* The index is periodic in x: reduce start and stride modulo the
+         * period (stride to the smallest magnitude) so that each segment is
+         * as long as it can be. Keep the original if that would overflow. */
+        int64_t s2 = s % period, start2 = start % period, last;
+        s2 += s2 < 0 ? period : 0;
+        s2 -= s2 > period / 2 ? period : 0;
+        start2 += start2 < 0 ? period : 0;
+        if (!__builtin_mul_overflow(n - 1, s2, &last) && !__builtin_add_overflow(last, start2, &last)) {
+            start = start2;
+            s = s2;
+        }
+    }
+    for (int64_t y = 0; y < n;) {
+        int64_t x = start + y * s; /* in range: checked above or by shape inference */
+        piece pc = mode_piece(p->mode, d, x);
+        int64_t len = n - y;
+        if (s > 0 && (uint64_t)(pc.hi - x) / (uint64_t)s < (uint64_t)len)
+            len = (int64_t)((uint64_t)(pc.hi - x) / (uint64_t)s) + 1;
+        if (s < 0 && (uint64_t)(x - pc.lo) / ((uint64_t)0 - (uint64_t)s) < (uint64_t)len)
+            len = (int64_t)((uint64_t)(x - pc.lo) / ((uint64_t)0 - (uint64_t)s)) + 1;
+        if (p->nsegs == *cap) {
+            size_t grown = *cap ? 2 * *cap : 16;
+            sg_segment *segs = realloc(p->segs, grown * sizeof *segs);
+            if (segs == NULL)
+                return sg_fail(err, SG_ERR_NOMEM, "failed to plan TrtSlice: out of memory for %zu segments",
+                               grown);
+            p->segs = segs;
+            *cap = grown;
+        }
+        p->segs[p->nsegs++] = (sg_segment){
+            .count = len, .fill = pc.fill,
+            .in_offset = pc.fill ? 0 : pc.index * in_stride,
+            .in_step = pc.fill || len == 1 ? 0 : pc.slope * s * in_stride,
+        };
+        y += len;
+    }
+    return SG_OK;
+}
+
+/* ---- the loop nest --------------------------------------------------------- */
+
+static sg_status check_after(const sg_plan *p, const char *transform, sg_error *err)
+{
+    sg_error broken = {0};
+    if (sg_plan_check(p, &broken) == SG_OK)
+        return SG_OK;
+    return sg_fail(err, SG_ERR_INTERNAL, "failed to fold plan: %s broke an invariant: %s", transform,
+                   broken.message);
+}
+
+static sg_status build_loops(sg_plan *p, sg_error *err)
+{
+    int64_t in_stride[SG_MAX_RANK], out_stride = (int64_t)p->elem_size;
+    int64_t axis_stride = (int64_t)p->elem_size;
+    for (size_t a = p->in_rank; a-- > 0;) {
+        in_stride[a] = axis_stride;
+        axis_stride *= p->in_shape[a] ? p->in_shape[a] : 1;
+    }
+    p->base = 0;
+    for (size_t f = 0; f < p->nfixed; f++)
+        p->base += p->fixed[f].index * in_stride[p->fixed[f].in_axis];
+    if (p->out_count == 0)
+        return SG_OK;
+
+    size_t cap = 0;
+    p->nloops = p->out_rank;
+    for (size_t i = p->out_rank; i-- > 0;) {
+        const sg_axis_map *m = &p->map[i];
+        sg_loop *l = &p->loops[i];
+        *l = (sg_loop){.extent = m->count, .out_stride = out_stride};
+        out_stride *= m->count;
+        if (m->in_axis < 0)
+            continue;
+        int64_t stride = in_stride[m->in_axis];
+        if (p->op != SG_OP_TRT_SLICE) {
+            p->base += m->start * stride;
+            l->in_stride = m->count > 1 ? m->step * stride : 0;
+            continue;
+        }
+        size_t first = p->nsegs;
+        if (split_dimension(p, i, stride, &cap, err) != SG_OK)
+            return err->status;
+        if (p->nsegs - first == 1 && !p->segs[first].fill) { /* one affine piece: a plain loop */
+            p->base += p->segs[first].in_offset;
+            l->in_stride = p->segs[first].in_step;
+            p->nsegs = first;
+        } else {
+            l->seg0 = first;
+            l->nseg = p->nsegs - first;
+        }
+    }
+    p->run_bytes = (int64_t)p->elem_size;
+    return check_after(p, "building loops", err);
+}
+
+static void drop_unit_loops(sg_plan *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nloops; i++)
+        if (p->loops[i].extent != 1 || p->loops[i].nseg != 0)
+            p->loops[n++] = p->loops[i];
+    p->nloops = n;
+}
+
+static void merge_contiguous_loops(sg_plan *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nloops; i++) {
+        sg_loop cur = p->loops[i];
+        sg_loop *prev = n ? &p->loops[n - 1] : NULL;
+        if (prev && prev->nseg == 0 && cur.nseg == 0 &&
+            prev->in_stride == cur.extent * cur.in_stride &&
+            prev->out_stride == cur.extent * cur.out_stride) {
+            prev->extent *= cur.extent;
+            prev->in_stride = cur.in_stride;
+            prev->out_stride = cur.out_stride;
+        } else {
+            p->loops[n++] = cur;
+        }
+    }
+    p->nloops = n;
+}
+
+static void make_inner_run(sg_plan *p)
+{
+    sg_loop *last = p->nloops ? &p->loops[p->nloops - 1] : NULL;
+    if (last && last->nseg == 0 && last->in_stride == (int64_t)p->elem_size &&
+        last->out_stride == (int64_t)p->elem_size) {
+        p->run_bytes = last->extent * (int64_t)p->elem_size;
+        p->nloops--;
+    }
+}
+
+sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
+                        sg_plan **out, sg_error *err)
+{
+    sg_plan *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
+    if (sg_infer_shape(spec, rank, shape, dtype, p, err) != SG_OK ||
+        build_loops(p, err) != SG_OK)
+        goto fail;
+    drop_unit_loops(p);
+    if (check_after(p, "dropping unit loops", err) != SG_OK)
+        goto fail;
+    merge_contiguous_loops(p);
+    if (check_after(p, "merging loops", err) != SG_OK)
+        goto fail;
+    make_inner_run(p);
+    if (check_after(p, "making the inner run", err) != SG_OK)
+        goto fail;
+    *out = p;
+    return SG_OK;
+fail:
+    sg_plan_free(p);
+    return err->status;
+}
+
+void sg_plan_free(sg_plan *plan)
+{
+    if (plan == NULL)
+        return;
+    free(plan->segs);
+    free(plan);
+}

@@ -1,0 +1,116 @@
+/*
+ * planner: sg_spec + input shape + element type -> sg_plan.
+ * No LLVM here.
+ *
+ * A plan has two layers:
+ *
+ *  1. The shape-inference result (`map`, `fixed`): for each output dimension
+ *     the input axis it reads and the affine index start + y * step, or for
+ *     TensorRT the raw coordinate x = start + y * stride that the mode then
+ *     maps. The reference interpreter runs from this layer only.
+ *
+ *  2. The folded loop nest (`loops`, `segs`, `base`, `run_bytes`) the code
+ *     generator emits: unit loops dropped, loops contiguous in both tensors
+ *     merged, the innermost contiguous run turned into one block copy, and
+ *     TensorRT dimensions split into affine segments (interior and borders).
+ *
+ * Loop-nest semantics (all offsets and strides in bytes):
+ *
+ *     copy(level, in, out):
+ *       if level == nloops: move run_bytes bytes from in to out; return
+ *       L = loops[level]
+ *       if L.nseg == 0:                         -- a plain affine loop
+ *         for i in [0, L.extent): copy(level+1, in + i*L.in_stride, out + i*L.out_stride)
+ *       else:                                   -- a segmented (TensorRT) loop
+ *         i = 0
+ *         for s in segs[L.seg0 .. L.seg0+L.nseg):
+ *           for k in [0, s.count):
+ *             if s.fill: fill the L.out_stride bytes at out + i*L.out_stride
+ *             else:      copy(level+1, in + s.in_offset + k*s.in_step, out + i*L.out_stride)
+ *             i += 1
+ *     copy(0, input + base, output)
+ *
+ * The output is dense, so out_stride of the innermost loop is run_bytes and
+ * each outer out_stride is the next one times its extent. An empty output
+ * has out_count == 0 and no loops.
+ */
+#ifndef SG_PLANNER_H
+#define SG_PLANNER_H
+
+#include "../frontend/frontend.h"
+
+/* One output dimension as shape inference sees it. */
+typedef struct sg_axis_map {
+    int in_axis;     /* input axis read, or -1 for a new axis (count 1) */
+    int64_t start;   /* index (TensorRT: coordinate) for y = 0 */
+    int64_t step;    /* added per output index */
+    int64_t count;   /* output extent */
+} sg_axis_map;
+
+/* An input axis removed by a shrink (integer index) step. */
+typedef struct sg_fixed_axis {
+    int in_axis;
+    int64_t index;
+} sg_fixed_axis;
+
+/* A run of consecutive iterations of a segmented loop. */
+typedef struct sg_segment {
+    int64_t count;      /* iterations */
+    bool fill;          /* the iterations write the fill value */
+    int64_t in_offset;  /* bytes from the loop's input pointer, first iteration */
+    int64_t in_step;    /* bytes added per iteration */
+} sg_segment;
+
+typedef struct sg_loop {
+    int64_t extent;
+    int64_t in_stride;   /* plain loops only */
+    int64_t out_stride;
+    size_t seg0, nseg;   /* nseg == 0: plain affine loop */
+} sg_loop;
+
+struct sg_plan {
+    sg_op op;
+    sg_trt_mode mode;         /* SG_OP_TRT_SLICE */
+    sg_dtype dtype;
+    size_t elem_size;
+    uint8_t fill[8];          /* fill value in the element type (FILL mode) */
+
+    size_t in_rank;
+    int64_t in_shape[SG_MAX_RANK];
+    size_t out_rank;
+    int64_t out_shape[SG_MAX_RANK];
+    sg_axis_map map[SG_MAX_RANK];     /* out_rank entries */
+    size_t nfixed;
+    sg_fixed_axis fixed[SG_MAX_RANK];
+
+    int64_t in_count, out_count;      /* elements */
+    uint64_t in_bytes, out_bytes;
+
+    int64_t base;                     /* input byte offset of the first read */
+    int64_t run_bytes;                /* bytes moved per innermost iteration */
+    size_t nloops;
+    sg_loop loops[SG_MAX_RANK];
+    size_t nsegs;
+    sg_segment *segs;                 /* malloc'd, nsegs entries */
+};
+
+/* Shape inference and folding; the result has passed sg_plan_check. */
+sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape,
+                        sg_dtype dtype, sg_plan **plan, sg_error *err);
+void sg_plan_free(sg_plan *plan);
+
+/* Verifies every invariant of both layers: shapes and counts agree, every
+ * byte the loop nest reads lies inside the input, the output is covered
+ * densely. Returns SG_OK, or SG_ERR_INTERNAL with the broken rule (for a
+ * parsed plan the caller reports it as bad input). */
+sg_status sg_plan_check(const sg_plan *plan, sg_error *err);
+
+/* Input element index read for output dimension `dim` at index y, or -1 for
+ * the fill value: the TensorRT mode formulas, or start + y*step. */
+int64_t sg_plan_axis_index(const sg_plan *plan, size_t dim, int64_t y);
+
+void sg_plan_write(const sg_plan *plan, FILE *out);
+sg_status sg_plan_read(const char *text, sg_plan **plan, sg_error *err);
+bool sg_plan_same(const sg_plan *a, const sg_plan *b);
+
+#endif /* SG_PLANNER_H */

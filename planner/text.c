@@ -1,0 +1,298 @@
+/* The plan's stable text form (docs/plan-format.md), its reader, and plan
+ * equality. The text holds both layers, so read(write(p)) equals p. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner.h"
+
+static void write_shape(FILE *out, const char *label, const int64_t *shape, size_t rank)
+{
+    fprintf(out, "%s [", label);
+    for (size_t i = 0; i < rank; i++)
+        fprintf(out, "%s%" PRId64, i ? "," : "", shape[i]);
+    fputs("]\n", out);
+}
+
+void sg_plan_write(const sg_plan *p, FILE *out)
+{
+    fprintf(out, "op %s\ndtype %s\n", sg_op_name(p->op), sg_dtype_name(p->dtype));
+    if (p->op == SG_OP_TRT_SLICE)
+        fprintf(out, "mode %s\n", sg_trt_mode_name(p->mode));
+    if (p->op == SG_OP_TRT_SLICE && p->mode == SG_TRT_FILL) {
+        uint64_t bits = 0;
+        memcpy(&bits, p->fill, p->elem_size);
+        fprintf(out, "fill 0x%0*" PRIx64 "\n", (int)(2 * p->elem_size), bits);
+    }
+    write_shape(out, "input", p->in_shape, p->in_rank);
+    write_shape(out, "output", p->out_shape, p->out_rank);
+    for (size_t i = 0; i < p->out_rank; i++) {
+        const sg_axis_map *m = &p->map[i];
+        if (m->in_axis < 0)
+            fprintf(out, "dim %zu new\n", i);
+        else
+            fprintf(out, "dim %zu axis %d start %" PRId64 " step %" PRId64 " count %" PRId64 "\n", i,
+                    m->in_axis, m->start, m->step, m->count);
+    }
+    for (size_t f = 0; f < p->nfixed; f++)
+        fprintf(out, "fixed axis %d index %" PRId64 "\n", p->fixed[f].in_axis, p->fixed[f].index);
+    fprintf(out, "base %" PRId64 "\n", p->base);
+    for (size_t i = 0; i < p->nloops; i++) {
+        const sg_loop *l = &p->loops[i];
+        if (l->nseg == 0) {
+            fprintf(out, "loop extent %" PRId64 " in %" PRId64 " out %" PRId64 "\n", l->extent,
+                    l->in_stride, l->out_stride);
+            continue;
+        }
+        fprintf(out, "loop extent %" PRId64 " out %" PRId64 " segments %zu\n", l->extent,
+                l->out_stride, l->nseg);
+        for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
+            const sg_segment *s = &p->segs[k];
+            if (s->fill)
+                fprintf(out, "  segment count %" PRId64 " fill\n", s->count);
+            else
+                fprintf(out, "  segment count %" PRId64 " in %" PRId64 " step %" PRId64 "\n", s->count,
+                        s->in_offset, s->in_step);
+        }
+    }
+    fprintf(out, "run %" PRId64 "\n", p->run_bytes);
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+typedef struct reader {
+    char *line;      /* the current line, split in place into words */
+    char *words[16];
+    int nwords;
+    int lineno;
+    sg_error *err;
+} reader;
+
+static sg_status bad(reader *r, const char *what)
+{
+    return sg_fail(r->err, SG_ERR_SPEC, "failed to read plan: line %d: %s", r->lineno, what);
+}
+
+static bool int_at(reader *r, int k, int64_t *v)
+{
+    return k < r->nwords && sg_parse_int64(r->words[k], v);
+}
+
+static sg_status read_shape(reader *r, int64_t *shape, size_t *rank)
+{
+    char *s = r->nwords == 2 ? r->words[1] : NULL;
+    size_t n = s ? strlen(s) : 0;
+    if (n < 2 || s[0] != '[' || s[n - 1] != ']')
+        return bad(r, "expected a shape such as [2,3]");
+    s[n - 1] = '\0';
+    *rank = 0;
+    for (char *item = strtok(s + 1, ","); item; item = strtok(NULL, ",")) {
+        if (*rank == SG_MAX_RANK || !sg_parse_int64(item, &shape[*rank]) || shape[*rank] < 0)
+            return bad(r, "bad shape");
+        (*rank)++;
+    }
+    return SG_OK;
+}
+
+static bool is(const reader *r, int k, const char *word)
+{
+    return k < r->nwords && strcmp(r->words[k], word) == 0;
+}
+
+static sg_status read_line(reader *r, sg_plan *p, size_t *seg_cap, size_t *pending_segs)
+{
+    int64_t a, b, c, d, e;
+    const char *w0 = r->words[0];
+    if (*pending_segs > 0) {
+        if (!is(r, 0, "segment") || !is(r, 1, "count") || !int_at(r, 2, &a))
+            return bad(r, "expected a segment line");
+        sg_segment s = {.count = a};
+        if (r->nwords == 4 && is(r, 3, "fill"))
+            s.fill = true;
+        else if (r->nwords == 7 && is(r, 3, "in") && int_at(r, 4, &b) && is(r, 5, "step") && int_at(r, 6, &c))
+            s.in_offset = b, s.in_step = c;
+        else
+            return bad(r, "expected 'fill' or 'in N step N' after the segment count");
+        if (p->nsegs == *seg_cap) {
+            size_t grown = *seg_cap ? 2 * *seg_cap : 16;
+            sg_segment *segs = realloc(p->segs, grown * sizeof *segs);
+            if (segs == NULL)
+                return sg_fail(r->err, SG_ERR_NOMEM, "failed to read plan: out of memory");
+            p->segs = segs;
+            *seg_cap = grown;
+        }
+        p->segs[p->nsegs++] = s;
+        (*pending_segs)--;
+        return SG_OK;
+    }
+    if (strcmp(w0, "op") == 0 && r->nwords == 2) {
+        for (int op = SG_OP_STRIDED_SLICE; op <= SG_OP_NUMPY; op++)
+            if (strcmp(r->words[1], sg_op_name((sg_op)op)) == 0)
+                return p->op = (sg_op)op, SG_OK;
+        return bad(r, "unknown op");
+    }
+    if (strcmp(w0, "dtype") == 0 && r->nwords == 2)
+        return sg_dtype_parse(r->words[1], &p->dtype) ? SG_OK : bad(r, "unknown dtype");
+    if (strcmp(w0, "mode") == 0 && r->nwords == 2)
+        return sg_trt_mode_parse(r->words[1], &p->mode) ? SG_OK : bad(r, "unknown mode");
+    if (strcmp(w0, "fill") == 0 && r->nwords == 2) {
+        char *end;
+        uint64_t bits = strtoull(r->words[1], &end, 16);
+        if (*end != '\0')
+            return bad(r, "bad fill bits");
+        memcpy(p->fill, &bits, sizeof p->fill);
+        return SG_OK;
+    }
+    if (strcmp(w0, "input") == 0)
+        return read_shape(r, p->in_shape, &p->in_rank);
+    if (strcmp(w0, "output") == 0)
+        return read_shape(r, p->out_shape, &p->out_rank);
+    if (strcmp(w0, "dim") == 0) {
+        if (!int_at(r, 1, &a) || a < 0 || a >= SG_MAX_RANK)
+            return bad(r, "bad dimension number");
+        if (r->nwords == 3 && is(r, 2, "new")) {
+            p->map[a] = (sg_axis_map){-1, 0, 0, 1};
+            return SG_OK;
+        }
+        if (r->nwords == 10 && is(r, 2, "axis") && int_at(r, 3, &b) && is(r, 4, "start") &&
+            int_at(r, 5, &c) && is(r, 6, "step") && int_at(r, 7, &d) && is(r, 8, "count") &&
+            int_at(r, 9, &e) && b >= 0 && b < SG_MAX_RANK) {
+            p->map[a] = (sg_axis_map){(int)b, c, d, e};
+            return SG_OK;
+        }
+        return bad(r, "expected 'dim N new' or 'dim N axis N start N step N count N'");
+    }
+    if (strcmp(w0, "fixed") == 0) {
+        if (r->nwords != 5 || !is(r, 1, "axis") || !int_at(r, 2, &a) || !is(r, 3, "index") ||
+            !int_at(r, 4, &b) || a < 0 || a >= SG_MAX_RANK || p->nfixed == SG_MAX_RANK)
+            return bad(r, "expected 'fixed axis N index N'");
+        p->fixed[p->nfixed++] = (sg_fixed_axis){(int)a, b};
+        return SG_OK;
+    }
+    if (strcmp(w0, "base") == 0 && int_at(r, 1, &p->base) && r->nwords == 2)
+        return SG_OK;
+    if (strcmp(w0, "run") == 0 && int_at(r, 1, &p->run_bytes) && r->nwords == 2)
+        return SG_OK;
+    if (strcmp(w0, "loop") == 0 && is(r, 1, "extent") && int_at(r, 2, &a) && p->nloops < SG_MAX_RANK) {
+        sg_loop *l = &p->loops[p->nloops];
+        if (r->nwords == 7 && is(r, 3, "in") && int_at(r, 4, &b) && is(r, 5, "out") && int_at(r, 6, &c)) {
+            *l = (sg_loop){.extent = a, .in_stride = b, .out_stride = c};
+        } else if (r->nwords == 7 && is(r, 3, "out") && int_at(r, 4, &b) && is(r, 5, "segments") &&
+                   int_at(r, 6, &c) && c > 0) {
+            *l = (sg_loop){.extent = a, .out_stride = b, .seg0 = p->nsegs, .nseg = (size_t)c};
+            *pending_segs = (size_t)c;
+        } else {
+            return bad(r, "expected 'loop extent N in N out N' or 'loop extent N out N segments N'");
+        }
+        p->nloops++;
+        return SG_OK;
+    }
+    return bad(r, "unknown line");
+}
+
+sg_status sg_plan_read(const char *text, sg_plan **out, sg_error *err)
+{
+    sg_plan *p = calloc(1, sizeof *p);
+    size_t text_len = strlen(text);
+    char *copy = malloc(text_len + 1);
+    size_t seg_cap = 0, pending = 0;
+    reader r = {.err = err};
+    if (p == NULL || copy == NULL) {
+        sg_fail(err, SG_ERR_NOMEM, "failed to read plan: out of memory");
+        goto fail;
+    }
+    memcpy(copy, text, text_len + 1);
+    p->dtype = SG_DTYPE_COUNT;
+    char *next = copy;
+    while (next != NULL) {
+        r.line = next;
+        next = strchr(next, '\n');
+        if (next)
+            *next++ = '\0';
+        r.lineno++;
+        r.nwords = 0;
+        for (char *w = strtok(r.line, " \t\r"); w && r.nwords < 16; w = strtok(NULL, " \t\r"))
+            r.words[r.nwords++] = w;
+        if (r.nwords == 0 || r.words[0][0] == '#')
+            continue;
+        if (read_line(&r, p, &seg_cap, &pending) != SG_OK)
+            goto fail;
+    }
+    if (pending > 0) {
+        bad(&r, "missing segment lines at the end");
+        goto fail;
+    }
+    p->elem_size = sg_dtype_size(p->dtype);
+    if (p->elem_size == 0) {
+        bad(&r, "no dtype line");
+        goto fail;
+    }
+    int64_t counts[2] = {1, 1};
+    uint64_t *bytes[2] = {&p->in_bytes, &p->out_bytes};
+    const int64_t *shapes[2] = {p->in_shape, p->out_shape};
+    size_t ranks[2] = {p->in_rank, p->out_rank};
+    for (int t = 0; t < 2; t++) {
+        bool zero = false, overflow = false;
+        for (size_t i = 0; i < ranks[t]; i++) {
+            zero |= shapes[t][i] == 0;
+            overflow |= __builtin_mul_overflow(counts[t], shapes[t][i], &counts[t]);
+        }
+        int64_t b = 0;
+        if (zero)
+            counts[t] = 0;
+        else if (overflow || __builtin_mul_overflow(counts[t], (int64_t)p->elem_size, &b)) {
+            bad(&r, "shape too large");
+            goto fail;
+        }
+        *bytes[t] = (uint64_t)counts[t] * p->elem_size;
+    }
+    p->in_count = counts[0];
+    p->out_count = counts[1];
+    sg_error broken = {0};
+    if (sg_plan_check(p, &broken) != SG_OK) {
+        sg_fail(err, SG_ERR_SPEC, "failed to read plan: %s", broken.message);
+        goto fail;
+    }
+    free(copy);
+    *out = p;
+    return SG_OK;
+fail:
+    free(copy);
+    sg_plan_free(p);
+    return err->status;
+}
+
+bool sg_plan_same(const sg_plan *a, const sg_plan *b)
+{
+    if (a->op != b->op || a->dtype != b->dtype || a->in_rank != b->in_rank ||
+        a->out_rank != b->out_rank || a->nfixed != b->nfixed || a->nloops != b->nloops ||
+        a->nsegs != b->nsegs || a->base != b->base || a->run_bytes != b->run_bytes)
+        return false;
+    if (a->op == SG_OP_TRT_SLICE &&
+        (a->mode != b->mode || memcmp(a->fill, b->fill, sizeof a->fill) != 0))
+        return false;
+    for (size_t i = 0; i < a->in_rank; i++)
+        if (a->in_shape[i] != b->in_shape[i])
+            return false;
+    for (size_t i = 0; i < a->out_rank; i++) {
+        const sg_axis_map *x = &a->map[i], *y = &b->map[i];
+        if (x->in_axis != y->in_axis || x->start != y->start || x->step != y->step || x->count != y->count)
+            return false;
+    }
+    for (size_t i = 0; i < a->nfixed; i++)
+        if (a->fixed[i].in_axis != b->fixed[i].in_axis || a->fixed[i].index != b->fixed[i].index)
+            return false;
+    for (size_t i = 0; i < a->nloops; i++) {
+        const sg_loop *x = &a->loops[i], *y = &b->loops[i];
+        if (x->extent != y->extent || x->in_stride != y->in_stride || x->out_stride != y->out_stride ||
+            x->seg0 != y->seg0 || x->nseg != y->nseg)
+            return false;
+    }
+    for (size_t i = 0; i < a->nsegs; i++) {
+        const sg_segment *x = &a->segs[i], *y = &b->segs[i];
+        if (x->count != y->count || x->fill != y->fill || x->in_offset != y->in_offset ||
+            x->in_step != y->in_step)
+            return false;
+    }
+    return true;
+}

@@ -1,0 +1,129 @@
+/* The public C API: thin wrappers that run a stage and record its error in
+ * the context. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+sg_status sg_context_report(sg_context *ctx, const sg_error *err)
+{
+    if (err->status != SG_OK && ctx != NULL)
+        ctx->last = *err;
+    return err->status;
+}
+
+sg_status sg_context_create(sg_context **ctx)
+{
+    sg_context *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return SG_ERR_NOMEM;
+    *ctx = c;
+    return SG_OK;
+}
+
+void sg_context_destroy(sg_context *ctx)
+{
+    free(ctx);
+}
+
+const char *sg_context_last_error(const sg_context *ctx)
+{
+    return ctx->last.message;
+}
+
+/* Runs `call` with a fresh error record and reports it to ctx. */
+#define REPORT(ctx, call)                  \
+    do {                                   \
+        sg_error err_ = {0};               \
+        sg_error *err = &err_;             \
+        (void)(call);                      \
+        return sg_context_report(ctx, err); \
+    } while (0)
+
+sg_status sg_scalar_parse(sg_context *ctx, const char *text, sg_scalar *value)
+{
+    REPORT(ctx, sg_scalar_from_text(text, value, err));
+}
+
+sg_status sg_spec_strided_slice(sg_context *ctx, const sg_strided_slice_args *args, sg_spec **spec)
+{
+    REPORT(ctx, sg_spec_make_strided_slice(args, spec, err));
+}
+
+sg_status sg_spec_slice(sg_context *ctx, size_t len, const int64_t *start, const int64_t *stop,
+                        const int64_t *step, const int64_t *axes, sg_spec **spec)
+{
+    REPORT(ctx, sg_spec_make_slice(len, start, stop, step, axes, spec, err));
+}
+
+sg_status sg_spec_trt_slice(sg_context *ctx, size_t len, const int64_t *start, const int64_t *size,
+                            const int64_t *stride, sg_trt_mode mode, const sg_scalar *fill,
+                            sg_spec **spec)
+{
+    REPORT(ctx, sg_spec_make_trt_slice(len, start, size, stride, mode, fill, spec, err));
+}
+
+sg_status sg_spec_numpy(sg_context *ctx, const char *expr, sg_spec **spec)
+{
+    REPORT(ctx, sg_spec_parse_numpy(expr, spec, err));
+}
+
+sg_status sg_spec_from_words(sg_context *ctx, int count, char *const *words, sg_spec **spec)
+{
+    REPORT(ctx, sg_spec_parse_words(count, words, spec, err));
+}
+
+void sg_spec_destroy(sg_spec *spec)
+{
+    sg_spec_free(spec);
+}
+
+sg_status sg_plan_create(sg_context *ctx, const sg_spec *spec, size_t rank, const int64_t *shape,
+                         sg_dtype dtype, sg_plan **plan)
+{
+    REPORT(ctx, sg_plan_build(spec, rank, shape, dtype, plan, err));
+}
+
+void sg_plan_destroy(sg_plan *plan) { sg_plan_free(plan); }
+size_t sg_plan_output_rank(const sg_plan *plan) { return plan->out_rank; }
+const int64_t *sg_plan_output_shape(const sg_plan *plan) { return plan->out_shape; }
+sg_dtype sg_plan_dtype(const sg_plan *plan) { return plan->dtype; }
+uint64_t sg_plan_input_bytes(const sg_plan *plan) { return plan->in_bytes; }
+uint64_t sg_plan_output_bytes(const sg_plan *plan) { return plan->out_bytes; }
+void sg_plan_print(const sg_plan *plan, FILE *out) { sg_plan_write(plan, out); }
+int sg_plan_equal(const sg_plan *a, const sg_plan *b) { return sg_plan_same(a, b); }
+
+sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan)
+{
+    REPORT(ctx, sg_plan_read(text, plan, err));
+}
+
+sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan, const void *in, void *out)
+{
+    if (plan->out_bytes > 0 && (in == NULL && plan->in_bytes > 0 ? 1 : out == NULL)) {
+        sg_error err = {0};
+        sg_fail(&err, SG_ERR_USAGE, "failed to run plan: NULL %s buffer", out == NULL ? "output" : "input");
+        return sg_context_report(ctx, &err);
+    }
+    sg_interpret(plan, in, out);
+    return SG_OK;
+}
+
+sg_status sg_npy_read(sg_context *ctx, const char *path, sg_tensor *tensor)
+{
+    REPORT(ctx, sg_npy_load(path, tensor, err));
+}
+
+sg_status sg_npy_write(sg_context *ctx, const char *path, const sg_tensor *tensor)
+{
+    REPORT(ctx, sg_npy_store(path, tensor, err));
+}
+
+void sg_tensor_release(sg_tensor *tensor)
+{
+    if (tensor == NULL)
+        return;
+    free(tensor->data);
+    tensor->data = NULL;
+    tensor->bytes = 0;
+}
