@@ -19,8 +19,9 @@
  * with sg_context_last_error() until the next failing call on that context.
  * Output parameters come last and are written only on success.
  *
- * Threads: a context may be used by one thread at a time. Specs and plans are
- * immutable after creation and may be shared freely.
+ * Threads: a context may be used by one thread at a time, except for the
+ * kernel calls that say otherwise. Specs and plans are immutable after
+ * creation and may be shared freely.
  */
 #ifndef SLICEGEN_H
 #define SLICEGEN_H
@@ -38,7 +39,7 @@ extern "C" {
 #define SG_VERSION_PATCH 0
 #define SG_VERSION_STRING "0.1.0"
 
-/* Largest rank of an input or output tensor (NumPy's limit). */
+/* Largest rank of an input or output tensor (NumPy 2 allows 64, NumPy 1 32). */
 #define SG_MAX_RANK 64
 
 typedef enum sg_status {
@@ -189,6 +190,55 @@ int sg_plan_equal(const sg_plan *a, const sg_plan *b);
  * sg_plan_output_bytes() bytes. The buffers must not overlap. */
 sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan,
                            const void *in, void *out);
+
+/* ---- generated kernels ------------------------------------------------------
+ *
+ * A kernel is machine code for one plan's loop nest, JIT-compiled with LLVM.
+ * Kernels are keyed by element size, not type: every plan with the same loop
+ * nest, element size, fill bytes and optimization level shares one kernel,
+ * compiled once per context and cached there.
+ *
+ * The kernel ABI (the same for JIT kernels and for `slicegen emit` objects):
+ *
+ *     void kernel(const void *in, void *out, int64_t begin, int64_t end);
+ *
+ * runs iterations [begin, end) of the outermost loop of the plan's nest,
+ * 0 <= begin <= end <= sg_kernel_outer_extent(). Disjoint ranges write
+ * disjoint output bytes, so threads may run them concurrently. A plan with no
+ * loops has an outer extent of 1; an empty output has 0.
+ *
+ * Threads: sg_kernel_compile, sg_kernel_run and sg_kernel_release may be
+ * called concurrently on one context; the last error is then that of
+ * whichever call failed last. */
+
+typedef struct sg_kernel sg_kernel;
+typedef void (*sg_kernel_fn)(const void *in, void *out, int64_t begin, int64_t end);
+
+/* Default LLVM optimization level of sg_kernel_compile (0 = no IR passes). */
+#define SG_DEFAULT_OPT_LEVEL 2
+
+/* Compiles (or finds in the context's cache) the kernel for plan at
+ * opt_level 0..3. The kernel holds no reference to the plan. Release it
+ * with sg_kernel_release; it lives at most as long as the context. */
+sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level,
+                            sg_kernel **kernel);
+void sg_kernel_release(sg_kernel *kernel);
+
+/* The compiled function, valid until the kernel is released. */
+sg_kernel_fn sg_kernel_function(const sg_kernel *kernel);
+int64_t sg_kernel_outer_extent(const sg_kernel *kernel);
+
+/* Runs the whole kernel, splitting the outer range over `threads` threads
+ * (1 runs on the calling thread). Buffers as for sg_run_reference. */
+sg_status sg_kernel_run(sg_context *ctx, const sg_kernel *kernel, const void *in, void *out,
+                        int threads);
+
+/* The LLVM IR of plan's kernel as text: before any pass at opt_level 0,
+ * after the pass pipeline otherwise. *text is malloc'd; free() it. */
+sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char **text);
+
+/* The LLVM version slicegen was built with, e.g. "14.0.6". */
+const char *sg_llvm_version(void);
 
 /* ---- tensors and .npy files ---------------------------------------------- */
 

@@ -98,11 +98,11 @@ static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size
     for (int64_t y = 0; y < n;) {
         int64_t x = start + y * s; /* in range: checked above or by shape inference */
         piece pc = mode_piece(p->mode, d, x);
-        int64_t len = n - y;
-        if (s > 0 && (uint64_t)(pc.hi - x) / (uint64_t)s < (uint64_t)len)
-            len = (int64_t)((uint64_t)(pc.hi - x) / (uint64_t)s) + 1;
-        if (s < 0 && (uint64_t)(x - pc.lo) / ((uint64_t)0 - (uint64_t)s) < (uint64_t)len)
-            len = (int64_t)((uint64_t)(x - pc.lo) / ((uint64_t)0 - (uint64_t)s)) + 1;
+        /* Iterations left in this piece; differences taken in uint64_t. */
+        uint64_t room = s > 0 ? ((uint64_t)pc.hi - (uint64_t)x) / (uint64_t)s
+                      : s < 0 ? ((uint64_t)x - (uint64_t)pc.lo) / ((uint64_t)0 - (uint64_t)s)
+                              : UINT64_MAX;
+        int64_t len = room < (uint64_t)(n - y) ? (int64_t)room + 1 : n - y;
         if (p->nsegs == *cap) {
             size_t grown = *cap ? 2 * *cap : 16;
             sg_segment *segs = realloc(p->segs, grown * sizeof *segs);

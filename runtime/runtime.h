@@ -22,7 +22,8 @@ void sg_interpret(const sg_plan *plan, const void *in, void *out);
 sg_status sg_npy_load(const char *path, sg_tensor *tensor, sg_error *err);
 sg_status sg_npy_store(const char *path, const sg_tensor *tensor, sg_error *err);
 
-/* Writes `size` bytes to path atomically: a temporary file in the same folder
+/* Writes the `nparts` buffers (parts[i], sizes[i] bytes) to path atomically:
+ * a temporary file in the same folder
  * (same name plus a unique suffix), fsync'd, then renamed over path. On any
  * failure the temporary file is removed and path is untouched. */
 sg_status sg_write_file_atomic(const char *path, const void *const *parts,

@@ -1,0 +1,362 @@
+/* The test corpus runner. Each file in tests/corpus holds cases such as
+ *
+ *     case slice8-example-3
+ *     spec --op Slice --start 1 --stop 8 --step 2 --axes 0
+ *     input i32 [10] iota
+ *     output [4] 1 3 5 7
+ *
+ * `spec` takes command-line SPEC words ('' is the empty word, '...' quotes).
+ * `input DTYPE [SHAPE] iota|VALUES|shape-only`: iota numbers the elements
+ * 0, 1, 2, ...; shape-only plans without running (for huge shapes).
+ * `output [SHAPE] [VALUES]`: the expected shape and, if given, values
+ * (numbers converted to the type, or 0x... raw bit patterns).
+ * `error KIND TEXT`: the spec or plan must fail with status KIND (usage,
+ * spec, slice) and a message containing TEXT.
+ *
+ * Every case runs on every engine against the same expected output.
+ * Usage: test_corpus FILE...   Prints `corpus: N passed, M failed`. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/runtime.h"
+
+#define MAX_WORDS 64
+
+typedef struct test_case {
+    char name[128];
+    const char *file;
+    int line;
+    int nspec;
+    char *spec[MAX_WORDS];
+    sg_dtype dtype;
+    size_t in_rank, out_rank;
+    int64_t in_shape[SG_MAX_RANK], out_shape[SG_MAX_RANK];
+    bool iota, shape_only, has_output, has_values;
+    char *in_values, *out_values;  /* whitespace-separated scalars */
+    const char *error_kind;
+    char *error_text;
+} test_case;
+
+static int passed, failed;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void fail_case(const test_case *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL %s (%s:%d): ", c->name, c->file, c->line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    failed++;
+}
+
+/* Splits s in place into words; '...' quotes (possibly empty). */
+static int split_words(char *s, char **words, int max)
+{
+    int n = 0;
+    while (*s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s || n == max)
+            break;
+        if (*s == '\'') {
+            char *end = strchr(s + 1, '\'');
+            if (!end)
+                return -1;
+            *end = '\0';
+            words[n++] = s + 1;
+            s = end + 1;
+            continue;
+        }
+        words[n++] = s;
+        while (*s && *s != ' ' && *s != '\t')
+            s++;
+        if (*s)
+            *s++ = '\0';
+    }
+    return n;
+}
+
+/* "[2,3,4]" -> shape; returns the rest of the text after ']' or NULL. */
+static char *parse_shape(char *s, int64_t *shape, size_t *rank)
+{
+    while (*s == ' ')
+        s++;
+    if (*s != '[')
+        return NULL;
+    char *end = strchr(s, ']');
+    if (!end)
+        return NULL;
+    *end = '\0';
+    *rank = 0;
+    for (char *p = s + 1; *p;) {
+        char *next;
+        shape[(*rank)++] = strtoll(p, &next, 10);
+        if (next == p)
+            return NULL;
+        p = *next == ',' ? next + 1 : next;
+    }
+    return end + 1;
+}
+
+/* Writes `count` elements of dtype from whitespace-separated scalars. */
+static bool fill_values(const test_case *c, const char *text, sg_dtype dtype, int64_t count,
+                        uint8_t *out)
+{
+    size_t elem = sg_dtype_size(dtype);
+    char *copy = strdup(text), *save = NULL;
+    int64_t k = 0;
+    for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save), k++) {
+        uint8_t bytes[8];
+        sg_error err = {0};
+        sg_scalar v;
+        if (k == count)
+            break;
+        if (strncmp(w, "0x", 2) == 0) {
+            uint64_t bits = strtoull(w + 2, NULL, 16);
+            memcpy(bytes, &bits, 8);
+        } else if (sg_scalar_from_text(w, &v, &err) != SG_OK ||
+                   sg_scalar_to_bytes(&v, dtype, bytes, &err) != SG_OK) {
+            fail_case(c, "bad value '%s': %s", w, err.message);
+            free(copy);
+            return false;
+        }
+        memcpy(out + k * (int64_t)elem, bytes, elem);
+    }
+    free(copy);
+    if (k != count) {
+        fail_case(c, "%lld values given, %lld expected", (long long)k, (long long)count);
+        return false;
+    }
+    return true;
+}
+
+static void make_iota(sg_dtype dtype, int64_t count, uint8_t *out)
+{
+    size_t elem = sg_dtype_size(dtype);
+    for (int64_t k = 0; k < count; k++) {
+        sg_scalar v = {.kind = SG_SCALAR_INT, .i = dtype == SG_BOOL ? k % 2 : k};
+        uint8_t bytes[8];
+        if (dtype >= SG_F16 || dtype == SG_BOOL) {
+            sg_scalar_to_bytes(&v, dtype, bytes, NULL);
+        } else {
+            uint64_t bits = (uint64_t)k; /* integers wrap */
+            memcpy(bytes, &bits, 8);
+        }
+        memcpy(out + k * (int64_t)elem, bytes, elem);
+    }
+}
+
+/* ---- engines ---------------------------------------------------------------- */
+
+typedef struct engine {
+    const char *name;
+    int opt_level; /* -1: the reference interpreter */
+    int threads;
+} engine;
+
+static const engine engines[] = {
+    {"ref", -1, 1},
+};
+
+static sg_status run_engine(sg_context *ctx, const engine *e, const sg_plan *plan, const void *in,
+                            void *out)
+{
+    if (e->opt_level < 0)
+        return sg_run_reference(ctx, plan, in, out);
+    return SG_ERR_INTERNAL;
+}
+
+static int64_t product(const int64_t *shape, size_t rank)
+{
+    int64_t n = 1;
+    for (size_t i = 0; i < rank; i++)
+        n *= shape[i];
+    return n;
+}
+
+static void run_case(sg_context *ctx, test_case *c)
+{
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    uint8_t *in = NULL, *expected = NULL, *out = NULL;
+    sg_status st = sg_spec_from_words(ctx, c->nspec, c->spec, &spec);
+    if (st == SG_OK)
+        st = sg_plan_create(ctx, spec, c->in_rank, c->in_shape, c->dtype, &plan);
+    if (c->error_kind) {
+        const char *msg = sg_context_last_error(ctx);
+        if (st == SG_OK)
+            fail_case(c, "expected a %s error containing '%s', got success", c->error_kind, c->error_text);
+        else if (strcmp(sg_status_name(st), c->error_kind) != 0 || strstr(msg, c->error_text) == NULL)
+            fail_case(c, "expected a %s error containing '%s', got %s: %s", c->error_kind, c->error_text,
+                      sg_status_name(st), msg);
+        else
+            passed++;
+        goto done;
+    }
+    if (st != SG_OK) {
+        fail_case(c, "unexpected failure: %s", sg_context_last_error(ctx));
+        goto done;
+    }
+    if (c->has_output) {
+        bool same = sg_plan_output_rank(plan) == c->out_rank;
+        for (size_t i = 0; same && i < c->out_rank; i++)
+            same = sg_plan_output_shape(plan)[i] == c->out_shape[i];
+        if (!same) {
+            fprintf(stderr, "got shape [");
+            for (size_t i = 0; i < sg_plan_output_rank(plan); i++)
+                fprintf(stderr, "%s%lld", i ? "," : "", (long long)sg_plan_output_shape(plan)[i]);
+            fprintf(stderr, "]\n");
+            fail_case(c, "output shape differs");
+            goto done;
+        }
+    }
+    if (c->shape_only) {
+        passed++;
+        goto done;
+    }
+    uint64_t in_bytes = sg_plan_input_bytes(plan), out_bytes = sg_plan_output_bytes(plan);
+    int64_t in_count = product(c->in_shape, c->in_rank);
+    in = calloc(1, in_bytes + 1);
+    out = calloc(1, out_bytes + 1);
+    expected = calloc(1, out_bytes + 1);
+    if (c->iota)
+        make_iota(c->dtype, in_count, in);
+    else if (!fill_values(c, c->in_values ? c->in_values : "", c->dtype, in_count, in))
+        goto done;
+    if (c->has_values && !fill_values(c, c->out_values, c->dtype,
+                                      (int64_t)(out_bytes / sg_dtype_size(c->dtype)), expected))
+        goto done;
+    for (size_t e = 0; e < sizeof engines / sizeof engines[0]; e++) {
+        memset(out, 0xA5, out_bytes);
+        if ((st = run_engine(ctx, &engines[e], plan, in, out)) != SG_OK) {
+            fail_case(c, "engine %s failed: %s", engines[e].name, sg_context_last_error(ctx));
+            goto done;
+        }
+        if (!c->has_values) { /* the reference result is the expectation */
+            memcpy(expected, out, out_bytes);
+            c->has_values = true;
+        } else if (memcmp(out, expected, out_bytes) != 0) {
+            for (uint64_t b = 0; b < out_bytes; b++) {
+                if (out[b] != expected[b]) {
+                    fail_case(c, "engine %s: output differs first at byte %llu (element %llu)",
+                              engines[e].name, (unsigned long long)b,
+                              (unsigned long long)(b / sg_dtype_size(c->dtype)));
+                    break;
+                }
+            }
+            goto done;
+        }
+    }
+    passed++;
+done:
+    free(in);
+    free(out);
+    free(expected);
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
+}
+
+/* ---- the corpus file -------------------------------------------------------- */
+
+static void run_file(sg_context *ctx, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "FAIL cannot open %s\n", path);
+        failed++;
+        return;
+    }
+    char *lines[4096];
+    int nlines = 0;
+    char buf[8192];
+    while (nlines < 4096 && fgets(buf, sizeof buf, f)) {
+        buf[strcspn(buf, "\r\n")] = '\0';
+        lines[nlines++] = strdup(buf);
+    }
+    fclose(f);
+    test_case c;
+    bool open = false;
+    for (int i = 0; i <= nlines; i++) {
+        char *l = i < nlines ? lines[i] : NULL;
+        while (l && (*l == ' ' || *l == '\t'))
+            l++;
+        if (l && (*l == '\0' || *l == '#'))
+            continue;
+        if ((l == NULL || strncmp(l, "case ", 5) == 0) && open) {
+            run_case(ctx, &c);
+            open = false;
+        }
+        if (l == NULL)
+            break;
+        char *rest = strchr(l, ' ');
+        rest = rest ? rest + 1 : l + strlen(l);
+        if (strncmp(l, "case ", 5) == 0) {
+            memset(&c, 0, sizeof c);
+            snprintf(c.name, sizeof c.name, "%s", rest);
+            c.file = path;
+            c.line = i + 1;
+            open = true;
+        } else if (!open) {
+            fprintf(stderr, "FAIL %s:%d: text before the first case\n", path, i + 1);
+            failed++;
+        } else if (strncmp(l, "spec ", 5) == 0 || strcmp(l, "spec") == 0) {
+            c.nspec = split_words(rest, c.spec, MAX_WORDS);
+        } else if (strncmp(l, "input ", 6) == 0) {
+            char *sp = strchr(rest, ' ');
+            if (sp)
+                *sp = '\0';
+            char *values = sp ? parse_shape(sp + 1, c.in_shape, &c.in_rank) : NULL;
+            if (!sg_dtype_parse(rest, &c.dtype) || values == NULL) {
+                fprintf(stderr, "FAIL %s:%d: bad input line\n", path, i + 1);
+                failed++;
+                open = false;
+                continue;
+            }
+            while (*values == ' ')
+                values++;
+            c.iota = strcmp(values, "iota") == 0;
+            c.shape_only = strcmp(values, "shape-only") == 0;
+            c.in_values = values;
+        } else if (strncmp(l, "output ", 7) == 0) {
+            char *values = parse_shape(rest, c.out_shape, &c.out_rank);
+            if (values == NULL) {
+                fprintf(stderr, "FAIL %s:%d: bad output line\n", path, i + 1);
+                failed++;
+                open = false;
+                continue;
+            }
+            c.has_output = true;
+            c.out_values = values;
+            c.has_values = strspn(values, " ") != strlen(values);
+        } else if (strncmp(l, "error ", 6) == 0) {
+            char *sp = strchr(rest, ' ');
+            c.error_kind = rest;
+            c.error_text = sp ? sp + 1 : "";
+            if (sp)
+                *sp = '\0';
+        } else {
+            fprintf(stderr, "FAIL %s:%d: unknown line '%s'\n", path, i + 1, l);
+            failed++;
+        }
+    }
+    for (int i = 0; i < nlines; i++)
+        free(lines[i]);
+}
+
+int main(int argc, char **argv)
+{
+    sg_context *ctx;
+    if (sg_context_create(&ctx) != SG_OK)
+        return 1;
+    for (int i = 1; i < argc; i++)
+        run_file(ctx, argv[i]);
+    sg_context_destroy(ctx);
+    printf("corpus: %d passed, %d failed\n", passed, failed);
+    return failed != 0 || passed == 0;
+}
