@@ -149,11 +149,13 @@ static sg_status build_loops(sg_plan *p, sg_error *err)
 
     size_t cap = 0;
     p->nloops = p->out_rank;
-    for (size_t i = p->out_rank; i-- > 0;) {
+    for (size_t i = p->out_rank; i-- > 0;) { /* the output is dense */
+        p->loops[i] = (sg_loop){.extent = p->map[i].count, .out_stride = out_stride};
+        out_stride *= p->map[i].count;
+    }
+    for (size_t i = 0; i < p->out_rank; i++) { /* outer to inner: segments in loop order */
         const sg_axis_map *m = &p->map[i];
         sg_loop *l = &p->loops[i];
-        *l = (sg_loop){.extent = m->count, .out_stride = out_stride};
-        out_stride *= m->count;
         if (m->in_axis < 0)
             continue;
         int64_t stride = in_stride[m->in_axis];
