@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Command-line tests: exit codes, one-line errors, no partial output files,
+# --help/--version, and golden `slicegen plan` output (tests/golden/*.plan).
+# usage: cli_test.sh path/to/slicegen
+set -u
+SLICEGEN=$(realpath "${1:?usage: cli_test.sh path/to/slicegen}")
+GOLDEN=$(cd "$(dirname "$0")/golden" && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+passed=0 failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+
+# make_npy FILE DESCR SHAPE BYTES: a format-1.0 .npy file; BYTES in printf \x form.
+make_npy() {
+    local dict="{'descr': '$2', 'fortran_order': ${5:-False}, 'shape': $3, }"
+    local pad=$(( 64 - (10 + ${#dict} + 1) % 64 ))
+    [ "$pad" -eq 64 ] && pad=0
+    local header="$dict$(printf '%*s' "$pad" '')"
+    local len=$(( ${#header} + 1 ))
+    printf '\x93NUMPY\x01\x00'"$(printf '\\x%02x\\x%02x' $((len & 255)) $((len >> 8)))" > "$1"
+    printf '%s\n' "$header" >> "$1"
+    printf "$4" >> "$1"
+}
+
+# expect_error STATUS TEXT ARGS...: exit STATUS, one stderr line with TEXT, no out.npy.
+expect_error() {
+    local want=$1 text=$2; shift 2
+    rm -f out.npy
+    "$SLICEGEN" "$@" > stdout.txt 2> stderr.txt
+    local rc=$?
+    local lines=$(wc -l < stderr.txt)
+    if [ "$rc" -ne "$want" ]; then bad "exit $rc, expected $want: $*"; cat stderr.txt >&2; return; fi
+    if [ "$lines" -ne 1 ]; then bad "$lines lines on stderr, expected 1: $*"; cat stderr.txt >&2; return; fi
+    if ! grep -q "^slicegen: error: .*$text" stderr.txt; then bad "message lacks '$text': $(cat stderr.txt)"; return; fi
+    if [ -e out.npy ]; then bad "an output file was left behind: $*"; return; fi
+    if ls | grep -q '\.tmp'; then bad "a temporary file was left behind: $*"; return; fi
+    ok
+}
+
+# i32 [2,3] = 0..5, and a big-endian and a Fortran-order file.
+make_npy a.npy '<i4' '(2, 3)' '\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00'
+make_npy be.npy '>i4' '(1,)' '\x00\x00\x00\x01'
+make_npy fortran.npy '<i4' '(1,)' '\x01\x00\x00\x00' True
+printf 'not a numpy file' > junk.npy
+# the expected result of '[::-1, 1:]': [[4,5],[1,2]]
+make_npy expected.npy '<i4' '(2, 2)' '\x04\x00\x00\x00\x05\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00'
+
+# ---- success paths ----
+for args in "--help" "run --help" "plan --help" "--version"; do
+    # shellcheck disable=SC2086
+    if "$SLICEGEN" $args > help.txt 2>&1 && [ -s help.txt ]; then ok; else bad "slicegen $args"; fi
+done
+grep -q "^slicegen [0-9]" help.txt && ok || bad "--version prints 'slicegen N.N.N'"
+
+for engine in "" "--engine ref"; do
+    # shellcheck disable=SC2086
+    if "$SLICEGEN" run '[::-1, 1:]' --in a.npy --out out.npy $engine && cmp -s out.npy expected.npy; then ok
+    else bad "run '[::-1, 1:]' $engine"; fi
+done
+if "$SLICEGEN" run --op StridedSlice --begin=0,1 --end 0,0 --stride -1,1 --begin-mask 1,0 --end-mask 1,1 \
+    --in a.npy --out out.npy && cmp -s out.npy expected.npy; then ok; else bad "run StridedSlice"; fi
+if "$SLICEGEN" run --op Slice --start -1,1 --stop -3,3 --step -1,1 --in a.npy --out out.npy --threads 2 \
+    && cmp -s out.npy expected.npy; then ok; else bad "run Slice"; fi
+
+# an existing output is replaced whole on success and untouched on failure
+cp a.npy keep.npy
+"$SLICEGEN" run '[::-1, 1:]' --in a.npy --out keep.npy && cmp -s keep.npy expected.npy && ok || bad "overwrite"
+cp a.npy keep.npy
+"$SLICEGEN" run '[5]' --in a.npy --out keep.npy 2> /dev/null
+[ $? -eq 2 ] && cmp -s keep.npy a.npy && ok || bad "a failed run must leave the existing output as it was"
+
+# ---- errors: exit 2, one line, no output ----
+expect_error 2 "unknown command 'frobnicate'" frobnicate
+expect_error 2 "stride must not be zero" run --op StridedSlice --begin 0 --end 1 --stride 0 --in a.npy --out out.npy
+expect_error 2 "index out of range" run '[5]' --in a.npy --out out.npy
+expect_error 2 "expected ',' or ']' at column 5" run '[1:2;]' --in a.npy --out out.npy
+expect_error 2 "is not an option of --op Slice" run --op Slice --start 0 --stop 1 --begin-mask 1 --in a.npy --out out.npy
+expect_error 2 "cannot be combined with --op" run '[1:]' --op Slice --start 0 --stop 1 --in a.npy --out out.npy
+expect_error 2 "unknown option '--bogus'" run '[1:]' --bogus 1 --in a.npy --out out.npy
+expect_error 2 "needs --in IN.npy and --out OUT.npy" run '[1:]' --in a.npy
+expect_error 2 "--shape is not an option of 'slicegen run'" run '[1:]' --shape 2 --in a.npy --out out.npy
+expect_error 2 "--out is not an option of 'slicegen plan'" plan '[1:]' --shape 2 --dtype f32 --out out.npy
+expect_error 2 "unknown --engine 'gpu'" run '[1:]' --engine gpu --in a.npy --out out.npy
+expect_error 2 "bad --threads '0'" run '[1:]' --threads 0 --in a.npy --out out.npy
+expect_error 2 "No such file" run '[1:]' --in missing.npy --out out.npy
+expect_error 2 "big-endian" run '[1:]' --in be.npy --out out.npy
+expect_error 2 "Fortran" run '[1:]' --in fortran.npy --out out.npy
+expect_error 2 "junk.npy" run '[1:]' --in junk.npy --out out.npy
+expect_error 2 "does not exist" run '[1:]' --in a.npy --out no/such/dir/out.npy
+expect_error 2 "unknown --dtype 'f128'" plan '[1:]' --shape 2 --dtype f128
+expect_error 2 "bad --shape '2,x'" plan '[1:]' --shape 2,x --dtype f32
+expect_error 2 "either --in or --shape" plan '[1:]' --shape 2 --dtype f32 --in a.npy
+expect_error 2 "strict mode coordinate outside" plan --op TrtSlice --start 0 --size 3 --shape 2 --dtype f32
+expect_error 2 "needs a value" run '[1:]' --in a.npy --out
+if "$SLICEGEN" > /dev/null 2>&1; then bad "no arguments must fail"; else [ $? -eq 2 ] && ok || bad "no arguments: exit 2"; fi
+
+# ---- golden plans: the first line of each file holds the arguments ----
+for golden in "$GOLDEN"/*.plan; do
+    args=$(head -n 1 "$golden" | sed 's/^# slicegen plan //')
+    eval "set -- $args"
+    if "$SLICEGEN" plan "$@" > got.txt 2> err.txt && diff -u <(tail -n +2 "$golden") got.txt > diff.txt; then ok
+    else bad "golden $(basename "$golden")"; cat err.txt diff.txt >&2; fi
+done
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
