@@ -13,12 +13,17 @@
  * `error KIND TEXT`: the spec or plan must fail with status KIND (usage,
  * spec, slice) and a message containing TEXT.
  *
- * Every case runs on every engine against the same expected output.
- * Usage: test_corpus FILE...   Prints `corpus: N passed, M failed`. */
+ * Every case runs on every engine against the same expected output. With
+ * `--cli PATH` every case also runs through the slicegen program: errors
+ * must exit 2 with the same message on one line and leave no output file.
+ * Usage: test_corpus [--cli PATH] FILE...   Prints `corpus: N passed, M failed`. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../runtime/runtime.h"
 
@@ -40,6 +45,8 @@ typedef struct test_case {
 } test_case;
 
 static int passed, failed;
+static const char *cli_path;  /* --cli: the slicegen program */
+static char work_dir[] = "/tmp/slicegen-corpus-XXXXXX";
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
@@ -180,6 +187,96 @@ static int64_t product(const int64_t *shape, size_t rank)
     return n;
 }
 
+/* ---- the command line as one more engine -------------------------------- */
+
+/* Runs argv with stdout discarded and stderr in `err_path`; the exit status. */
+static int run_program(char *const *argv, const char *err_path)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), null = open("/dev/null", O_WRONLY);
+        dup2(err, 2);
+        dup2(null, 1);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* The case through the program: `plan` for shape-only inputs, else `run`. */
+static void run_cli(sg_context *ctx, const test_case *c, const uint8_t *in, uint64_t in_bytes,
+                    const sg_plan *plan, const uint8_t *expected)
+{
+    char in_path[64], out_path[64], err_path[64], shape[SG_MAX_RANK * 21 + 1] = "";
+    char *argv[MAX_WORDS + 10];
+    int n = 0;
+    snprintf(in_path, sizeof in_path, "%s/in.npy", work_dir);
+    snprintf(out_path, sizeof out_path, "%s/out.npy", work_dir);
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", work_dir);
+    for (size_t i = 0, len = 0; i < c->in_rank; i++)
+        len += (size_t)snprintf(shape + len, sizeof shape - len, "%s%lld", i ? "," : "", (long long)c->in_shape[i]);
+    argv[n++] = (char *)cli_path;
+    argv[n++] = c->shape_only ? "plan" : "run";
+    for (int i = 0; i < c->nspec; i++)
+        argv[n++] = c->spec[i];
+    if (c->shape_only) {
+        argv[n++] = "--shape", argv[n++] = shape;
+        argv[n++] = "--dtype", argv[n++] = (char *)sg_dtype_name(c->dtype);
+    } else {
+        sg_tensor t = {.dtype = c->dtype, .rank = c->in_rank, .data = (void *)in, .bytes = in_bytes};
+        memcpy(t.shape, c->in_shape, c->in_rank * sizeof *t.shape);
+        if (sg_npy_write(ctx, in_path, &t) != SG_OK) {
+            fail_case(c, "cli: cannot write the input: %s", sg_context_last_error(ctx));
+            return;
+        }
+        argv[n++] = "--in", argv[n++] = in_path;
+        argv[n++] = "--out", argv[n++] = out_path;
+    }
+    argv[n] = NULL;
+    unlink(out_path);
+    int status = run_program(argv, err_path);
+    char message[1024] = "";
+    FILE *f = fopen(err_path, "r");
+    int lines = 0;
+    if (f) {
+        char line[1024];
+        while (fgets(line, sizeof line, f))
+            if (lines++ == 0)
+                snprintf(message, sizeof message, "%s", line);
+        fclose(f);
+    }
+    bool out_exists = access(out_path, F_OK) == 0;
+    if (c->error_kind) {
+        if (status != 2 || lines != 1 || strncmp(message, "slicegen: error: ", 17) != 0 ||
+            strstr(message, c->error_text) == NULL || out_exists)
+            fail_case(c, "cli: expected exit 2 and one line with '%s', no output; got exit %d, %d lines: %s%s",
+                      c->error_text, status, lines, message, out_exists ? " (output file left behind)" : "");
+        return;
+    }
+    if (status != 0) {
+        fail_case(c, "cli: exit %d: %s", status, message);
+        return;
+    }
+    if (c->shape_only)
+        return;
+    sg_tensor got = {0};
+    if (sg_npy_read(ctx, out_path, &got) != SG_OK) {
+        fail_case(c, "cli: %s", sg_context_last_error(ctx));
+        return;
+    }
+    bool same = got.dtype == c->dtype && got.rank == sg_plan_output_rank(plan) &&
+                got.bytes == sg_plan_output_bytes(plan) &&
+                memcmp(got.shape, sg_plan_output_shape(plan), got.rank * sizeof *got.shape) == 0 &&
+                memcmp(got.data, expected, got.bytes) == 0;
+    if (!same)
+        fail_case(c, "cli: the output file differs from the expected output");
+    sg_tensor_release(&got);
+}
+
 static void run_case(sg_context *ctx, test_case *c)
 {
     sg_spec *spec = NULL;
@@ -189,7 +286,22 @@ static void run_case(sg_context *ctx, test_case *c)
     if (st == SG_OK)
         st = sg_plan_create(ctx, spec, c->in_rank, c->in_shape, c->dtype, &plan);
     if (c->error_kind) {
-        const char *msg = sg_context_last_error(ctx);
+        sg_error keep = {.status = st}; /* the API's message, kept across the CLI run */
+        snprintf(keep.message, sizeof keep.message, "%s", sg_context_last_error(ctx));
+        const char *msg = keep.message;
+        int failures = failed;
+        if (cli_path) {
+            int64_t count = c->shape_only ? 0 : product(c->in_shape, c->in_rank);
+            size_t bytes = (size_t)count * sg_dtype_size(c->dtype);
+            in = calloc(1, bytes + 1);
+            if (c->iota)
+                make_iota(c->dtype, count, in);
+            else if (!c->shape_only && !fill_values(c, c->in_values ? c->in_values : "", c->dtype, count, in))
+                goto done;
+            run_cli(ctx, c, in, bytes, NULL, NULL);
+            if (failed != failures)
+                goto done;
+        }
         if (st == SG_OK)
             fail_case(c, "expected a %s error containing '%s', got success", c->error_kind, c->error_text);
         else if (strcmp(sg_status_name(st), c->error_kind) != 0 || strstr(msg, c->error_text) == NULL)
@@ -217,6 +329,8 @@ static void run_case(sg_context *ctx, test_case *c)
         }
     }
     if (c->shape_only) {
+        if (cli_path)
+            run_cli(ctx, c, NULL, 0, plan, NULL);
         passed++;
         goto done;
     }
@@ -252,6 +366,12 @@ static void run_case(sg_context *ctx, test_case *c)
             }
             goto done;
         }
+    }
+    if (cli_path) {
+        int failures = failed;
+        run_cli(ctx, c, in, in_bytes, plan, expected);
+        if (failed != failures)
+            goto done;
     }
     passed++;
 done:
@@ -354,8 +474,26 @@ int main(int argc, char **argv)
     sg_context *ctx;
     if (sg_context_create(&ctx) != SG_OK)
         return 1;
-    for (int i = 1; i < argc; i++)
+    int first = 1;
+    if (argc > 2 && strcmp(argv[1], "--cli") == 0) {
+        cli_path = argv[2];
+        first = 3;
+        if (mkdtemp(work_dir) == NULL) {
+            perror("mkdtemp");
+            return 1;
+        }
+    }
+    for (int i = first; i < argc; i++)
         run_file(ctx, argv[i]);
+    if (cli_path) {
+        char path[64];
+        const char *names[] = {"in.npy", "out.npy", "stderr.txt"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "%s/%s", work_dir, names[i]);
+            unlink(path);
+        }
+        rmdir(work_dir);
+    }
     sg_context_destroy(ctx);
     printf("corpus: %d passed, %d failed\n", passed, failed);
     return failed != 0 || passed == 0;
