@@ -7,8 +7,11 @@
 
 sg_status sg_context_report(sg_context *ctx, const sg_error *err)
 {
-    if (err->status != SG_OK && ctx != NULL)
+    if (err->status != SG_OK && ctx != NULL) {
+        pthread_mutex_lock(&ctx->lock); /* kernel calls may fail concurrently */
         ctx->last = *err;
+        pthread_mutex_unlock(&ctx->lock);
+    }
     return err->status;
 }
 
@@ -17,12 +20,20 @@ sg_status sg_context_create(sg_context **ctx)
     sg_context *c = calloc(1, sizeof *c);
     if (c == NULL)
         return SG_ERR_NOMEM;
+    if (pthread_mutex_init(&c->lock, NULL) != 0) {
+        free(c);
+        return SG_ERR_NOMEM;
+    }
     *ctx = c;
     return SG_OK;
 }
 
 void sg_context_destroy(sg_context *ctx)
 {
+    if (ctx == NULL)
+        return;
+    sg_kernel_cache_destroy(ctx);
+    pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }
 
@@ -100,9 +111,9 @@ sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan)
 
 sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan, const void *in, void *out)
 {
-    if (plan->out_bytes > 0 && (in == NULL && plan->in_bytes > 0 ? 1 : out == NULL)) {
+    if ((in == NULL && plan->in_bytes > 0) || (out == NULL && plan->out_bytes > 0)) {
         sg_error err = {0};
-        sg_fail(&err, SG_ERR_USAGE, "failed to run plan: NULL %s buffer", out == NULL ? "output" : "input");
+        sg_fail(&err, SG_ERR_USAGE, "failed to run plan: the %s buffer is NULL", in == NULL ? "input" : "output");
         return sg_context_report(ctx, &err);
     }
     sg_interpret(plan, in, out);
