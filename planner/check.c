@@ -32,9 +32,17 @@ static sg_status check_map(const sg_plan *p, sg_error *err)
         REQUIRE((size_t)m->in_axis < p->in_rank && !used[m->in_axis], "output dimension %zu reads axis %d twice or out of range",
                 i, m->in_axis);
         used[m->in_axis] = true;
-        if (p->op == SG_OP_TRT_SLICE || m->count == 0)
+        if (m->count == 0)
             continue;
-        int64_t d = p->in_shape[m->in_axis], last = sg_plan_axis_index(p, i, m->count - 1);
+        int64_t d = p->in_shape[m->in_axis], last;
+        REQUIRE(!__builtin_mul_overflow(m->count - 1, m->step, &last) &&
+                    !__builtin_add_overflow(last, m->start, &last),
+                "output dimension %zu: last index overflows", i);
+        if (p->op == SG_OP_TRT_SLICE && p->mode != SG_TRT_STRICT) {
+            REQUIRE(d > 0 || p->mode == SG_TRT_FILL, "output dimension %zu: %s mode on an empty axis", i,
+                    sg_trt_mode_name(p->mode));
+            continue;
+        }
         REQUIRE(m->start >= 0 && m->start < d && last >= 0 && last < d,
                 "output dimension %zu reads indices %lld..%lld of an axis of size %lld", i,
                 (long long)m->start, (long long)last, (long long)d);
@@ -106,6 +114,7 @@ sg_status sg_plan_check(const sg_plan *p, sg_error *err)
 {
     REQUIRE(sg_dtype_size(p->dtype) == p->elem_size && p->elem_size > 0, "element size %zu for type %d",
             p->elem_size, (int)p->dtype);
+    REQUIRE(p->op != SG_OP_TRT_SLICE || (unsigned)p->mode <= SG_TRT_REFLECT, "unknown mode %d", (int)p->mode);
     if (check_map(p, err) != SG_OK)
         return err->status;
     return check_nest(p, err);
