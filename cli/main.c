@@ -2,6 +2,7 @@
  * it runs: spec -> (input) -> plan -> engine -> output. Exit status 0 on
  * success, 2 for bad usage or input, 1 for anything else. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,9 @@
 #include "slicegen.h"
 
 static const char usage_text[] =
-    "usage: slicegen run   SPEC --in IN.npy --out OUT.npy [--engine ref] [--threads N]\n"
+    "usage: slicegen run   SPEC --in IN.npy --out OUT.npy [--engine jit|ref] [--threads N]\n"
     "       slicegen plan  SPEC (--in IN.npy | --shape D0,D1,... --dtype T)\n"
+    "       slicegen ir    SPEC (--in IN.npy | --shape D0,D1,... --dtype T) [-O0|-O1|-O2|-O3]\n"
     "       slicegen --help | --version\n"
     "\n"
     "SPEC is one of:\n"
@@ -27,13 +29,14 @@ static const char usage_text[] =
     "spec or input, 1 other failures.\n";
 
 static const char run_help[] =
-    "usage: slicegen run SPEC --in IN.npy --out OUT.npy [--engine ref] [--threads N]\n"
+    "usage: slicegen run SPEC --in IN.npy --out OUT.npy [--engine jit|ref] [--threads N]\n"
     "\n"
     "Slices IN.npy and writes the result to OUT.npy (written whole or not at all).\n"
     "  --in FILE      input array (.npy 1.0-3.0, little-endian, C order)\n"
     "  --out FILE     output array; its folder must exist\n"
-    "  --engine ref   the reference interpreter (the default)\n"
-    "  --threads N    worker threads (N >= 1; the reference engine uses one)\n"
+    "  --engine jit   a kernel compiled for this slice with LLVM (the default)\n"
+    "  --engine ref   the reference interpreter\n"
+    "  --threads N    split the outermost loop over N threads (default 1; jit only)\n"
     "\n"
     "example: slicegen run '[::-1, 1:]' --in a.npy --out b.npy\n"
     "         slicegen run --op TrtSlice --start -1,0 --size 4,3 --mode reflect --in a.npy --out b.npy\n";
@@ -47,9 +50,19 @@ static const char plan_help[] =
     "\n"
     "example: slicegen plan --op Slice --start 1 --stop 8 --step 2 --shape 10 --dtype f32\n";
 
+static const char ir_help[] =
+    "usage: slicegen ir SPEC (--in IN.npy | --shape D0,D1,... --dtype T) [-O0|-O1|-O2|-O3]\n"
+    "\n"
+    "Prints the LLVM IR of the kernel generated for the slice: before any pass at\n"
+    "-O0, after the pass pipeline at -O1 to -O3 (default -O2). The kernel's\n"
+    "signature is void(const void *in, void *out, int64_t begin, int64_t end).\n"
+    "\n"
+    "example: slicegen ir '[:, ::2]' --shape 64,64 --dtype f32 -O0\n";
+
 /* The command-line options that are not part of SPEC. */
 typedef struct options {
     const char *in, *out, *engine, *threads, *shape, *dtype;
+    int opt_level;  /* -O0..-O3; -1 when not given */
     int nspec;
     char **spec; /* SPEC words, in order */
 } options;
@@ -80,6 +93,8 @@ static int usage_error(const char *fmt, ...)
     return 2;
 }
 
+enum { OPT_IN = 1, OPT_OUT = 2, OPT_ENGINE = 4, OPT_THREADS = 8, OPT_SHAPE = 16, OPT_DTYPE = 32, OPT_LEVEL = 64 };
+
 /* Splits argv into our options (those in `allowed`) and SPEC words.
  * Returns -1 to go on, or an exit status (0 after --help). */
 static int parse_options(int argc, char **argv, const char *command, unsigned allowed,
@@ -97,6 +112,12 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(help, stdout);
             return 0;
+        }
+        if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && a[3] == '\0') {
+            if (!(allowed & OPT_LEVEL))
+                return usage_error("%s is not an option of 'slicegen %s'", a, command);
+            o->opt_level = a[2] - '0';
+            continue;
         }
         int k = -1;
         for (int j = 0; j < 6; j++)
@@ -119,7 +140,6 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
     return -1;
 }
 
-enum { OPT_IN = 1, OPT_OUT = 2, OPT_ENGINE = 4, OPT_THREADS = 8, OPT_SHAPE = 16, OPT_DTYPE = 32 };
 
 /* "--shape 2,3,4" ('' for rank 0). Returns -1 on success, else an exit status. */
 static int parse_shape(const char *text, int64_t *shape, size_t *rank)
@@ -161,26 +181,52 @@ static int input_description(sg_context *ctx, const options *o, sg_tensor *input
     return parse_shape(o->shape, input->shape, &input->rank);
 }
 
+/* Spec and plan for `plan` and `ir`; returns -1 on success, else an exit status. */
+static int make_plan(sg_context *ctx, const options *o, sg_spec **spec, sg_plan **plan)
+{
+    sg_tensor input = {0};
+    sg_status st;
+    int rc = input_description(ctx, o, &input);
+    if (rc < 0 && ((st = sg_spec_from_words(ctx, o->nspec, o->spec, spec)) != SG_OK ||
+                   (st = sg_plan_create(ctx, *spec, input.rank, input.shape, input.dtype, plan)) != SG_OK))
+        rc = failed(ctx, st);
+    sg_tensor_release(&input);
+    return rc;
+}
+
 static int cmd_plan(sg_context *ctx, const options *o)
 {
     sg_spec *spec = NULL;
     sg_plan *plan = NULL;
-    sg_tensor input = {0};
-    sg_status st;
-    int rc = input_description(ctx, o, &input);
-    if (rc >= 0)
-        goto done;
-    if ((st = sg_spec_from_words(ctx, o->nspec, o->spec, &spec)) != SG_OK ||
-        (st = sg_plan_create(ctx, spec, input.rank, input.shape, input.dtype, &plan)) != SG_OK) {
-        rc = failed(ctx, st);
-        goto done;
+    int rc = make_plan(ctx, o, &spec, &plan);
+    if (rc < 0) {
+        sg_plan_print(plan, stdout);
+        rc = 0;
     }
-    sg_plan_print(plan, stdout);
-    rc = 0;
-done:
     sg_plan_destroy(plan);
     sg_spec_destroy(spec);
-    sg_tensor_release(&input);
+    return rc;
+}
+
+static int cmd_ir(sg_context *ctx, const options *o)
+{
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    char *text = NULL;
+    sg_status st;
+    int rc = make_plan(ctx, o, &spec, &plan);
+    if (rc < 0) {
+        int level = o->opt_level >= 0 ? o->opt_level : SG_DEFAULT_OPT_LEVEL;
+        if ((st = sg_kernel_ir(ctx, plan, level, &text)) != SG_OK) {
+            rc = failed(ctx, st);
+        } else {
+            fputs(text, stdout);
+            rc = 0;
+        }
+    }
+    free(text);
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
     return rc;
 }
 
@@ -188,17 +234,20 @@ static int cmd_run(sg_context *ctx, const options *o)
 {
     sg_spec *spec = NULL;
     sg_plan *plan = NULL;
+    sg_kernel *kernel = NULL;
     sg_tensor input = {0}, output = {0};
     sg_status st;
     int rc = 2;
     if (!o->in || !o->out)
         return usage_error("'slicegen run' needs --in IN.npy and --out OUT.npy");
-    if (o->engine && strcmp(o->engine, "ref") != 0)
-        return usage_error("unknown --engine '%s' (expected ref)", o->engine);
+    bool jit = o->engine == NULL || strcmp(o->engine, "jit") == 0;
+    if (!jit && strcmp(o->engine, "ref") != 0)
+        return usage_error("unknown --engine '%s' (expected jit or ref)", o->engine);
+    long threads = 1;
     if (o->threads) {
         char *end;
-        long n = strtol(o->threads, &end, 10);
-        if (*end != '\0' || end == o->threads || n < 1 || n > 1024)
+        threads = strtol(o->threads, &end, 10);
+        if (*end != '\0' || end == o->threads || threads < 1 || threads > 1024)
             return usage_error("bad --threads '%s': expected a number from 1 to 1024", o->threads);
     }
     if ((st = sg_spec_from_words(ctx, o->nspec, o->spec, &spec)) != SG_OK)
@@ -218,8 +267,14 @@ static int cmd_run(sg_context *ctx, const options *o)
         rc = 1;
         goto done;
     }
-    if ((st = sg_run_reference(ctx, plan, input.data, output.data)) != SG_OK ||
-        (st = sg_npy_write(ctx, o->out, &output)) != SG_OK)
+    if (jit) {
+        if ((st = sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel)) != SG_OK ||
+            (st = sg_kernel_run(ctx, kernel, input.data, output.data, (int)threads)) != SG_OK)
+            goto report;
+    } else if ((st = sg_run_reference(ctx, plan, input.data, output.data)) != SG_OK) {
+        goto report;
+    }
+    if ((st = sg_npy_write(ctx, o->out, &output)) != SG_OK)
         goto report;
     rc = 0;
     goto done;
@@ -228,6 +283,7 @@ report:
 done:
     sg_tensor_release(&output);
     sg_tensor_release(&input);
+    sg_kernel_release(kernel);
     sg_plan_destroy(plan);
     sg_spec_destroy(spec);
     return rc;
@@ -245,7 +301,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(command, "--version") == 0) {
-        printf("slicegen %s\n", SG_VERSION_STRING);
+        printf("slicegen %s (LLVM %s)\n", SG_VERSION_STRING, sg_llvm_version());
         return 0;
     }
     static const struct {
@@ -256,11 +312,12 @@ int main(int argc, char **argv)
     } commands[] = {
         {"run", OPT_IN | OPT_OUT | OPT_ENGINE | OPT_THREADS, run_help, cmd_run},
         {"plan", OPT_IN | OPT_SHAPE | OPT_DTYPE, plan_help, cmd_plan},
+        {"ir", OPT_IN | OPT_SHAPE | OPT_DTYPE | OPT_LEVEL, ir_help, cmd_ir},
     };
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
         if (strcmp(command, commands[c].name) != 0)
             continue;
-        options o = {0};
+        options o = {.opt_level = -1};
         sg_context *ctx = NULL;
         int rc = parse_options(argc - 2, argv + 2, command, commands[c].allowed, commands[c].help, &o);
         if (rc < 0 && sg_context_create(&ctx) != SG_OK) {

@@ -6,14 +6,36 @@
 #ifndef SG_RUNTIME_H
 #define SG_RUNTIME_H
 
+#include <pthread.h>
+
 #include "../planner/planner.h"
 
 struct sg_context {
     sg_error last;   /* last failure; status SG_OK and "" when none */
+    pthread_mutex_t lock;             /* guards `last` and `kernels` */
+    struct sg_kernel_cache *kernels;  /* kernel.c; made at the first compile */
 };
 
 /* Copies err into the context's last error and returns err->status. */
 sg_status sg_context_report(sg_context *ctx, const sg_error *err);
+
+/* The kernel cache (kernel.c). Kernels are keyed by the canonical nest
+ * (codegen.h: sg_nest_key) and the optimization level; the target is the
+ * host, fixed per context. A kernel whose last reference is released stays
+ * cached, idle, so that compiling it again is a hit; once more than
+ * `idle_max` kernels are idle (SG_KERNEL_IDLE_MAX by default) the least
+ * recently released one is unloaded. sg_context_destroy unloads all. */
+#define SG_KERNEL_IDLE_MAX 1024
+void sg_kernel_cache_destroy(sg_context *ctx);
+
+typedef struct sg_kernel_stats {
+    uint64_t compiles; /* kernels compiled (cache misses) */
+    uint64_t hits;     /* sg_kernel_compile calls served from the cache */
+    uint64_t cached;   /* kernels loaded now (in use or idle) */
+    uint64_t idle;     /* of which no reference is held */
+} sg_kernel_stats;
+void sg_kernel_cache_stats(sg_context *ctx, sg_kernel_stats *stats);
+void sg_kernel_cache_set_idle_max(sg_context *ctx, size_t idle_max);
 
 /* The reference interpreter (see sg_run_reference). */
 void sg_interpret(const sg_plan *plan, const void *in, void *out);

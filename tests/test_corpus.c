@@ -169,6 +169,9 @@ typedef struct engine {
 
 static const engine engines[] = {
     {"ref", -1, 1},
+    {"jit -O0", 0, 1},
+    {"jit -O2", SG_DEFAULT_OPT_LEVEL, 1},
+    {"jit -O3 with 3 threads", 3, 3},
 };
 
 static sg_status run_engine(sg_context *ctx, const engine *e, const sg_plan *plan, const void *in,
@@ -176,7 +179,12 @@ static sg_status run_engine(sg_context *ctx, const engine *e, const sg_plan *pla
 {
     if (e->opt_level < 0)
         return sg_run_reference(ctx, plan, in, out);
-    return SG_ERR_INTERNAL;
+    sg_kernel *kernel = NULL;
+    sg_status st = sg_kernel_compile(ctx, plan, e->opt_level, &kernel);
+    if (st == SG_OK)
+        st = sg_kernel_run(ctx, kernel, in, out, e->threads);
+    sg_kernel_release(kernel);
+    return st;
 }
 
 static int64_t product(const int64_t *shape, size_t rank)

@@ -1,0 +1,155 @@
+/*
+ * codegen: sg_plan -> LLVM IR -> machine code. The only stage that includes
+ * the llvm-c headers; nothing of LLVM leaks out of this folder: LLVM errors
+ * become sg_error (SG_ERR_INTERNAL, LLVM's message), LLVM objects stay
+ * inside. Functions taking an sg_error need a non-NULL, fresh one (status
+ * SG_OK) and return its status. Plans must have passed sg_plan_check.
+ *
+ * What a kernel is (the ABI of include/slicegen.h, also what `slicegen emit`
+ * objects will export):
+ *
+ *     void kernel(const void *in, void *out, int64_t begin, int64_t end);
+ *
+ * It runs iterations [begin, end) of the outermost loop of the plan's folded
+ * nest (planner.h), 0 <= begin <= end <= sg_nest_outer_extent(plan). `in`
+ * points at the input tensor (the kernel adds plan->base itself), `out` at
+ * the output tensor; iteration i of the outer loop writes output bytes
+ * [i * out_stride, (i + 1) * out_stride) and nothing else. Buffers need no
+ * alignment (every access is align 1) and must not overlap. Every number of
+ * the plan is a constant in the code; nothing about the slice is read at run
+ * time. The code calls memcpy and memset (through llvm.memcpy/llvm.memset)
+ * and nothing else. Targets are assumed little-endian (fill values are the
+ * plan's little-endian bytes).
+ *
+ * The code made for a nest, level by level (see emit.c):
+ *   - the run: up to 128 bytes are straight-line loads and stores (vector
+ *     chunks of 32/16 bytes, then 8/4/2/1), larger runs one llvm.memcpy;
+ *   - a plain loop: a counted loop with pointer induction variables,
+ *     marked not to be vectorized or unrolled by the optimizer (the IR is
+ *     already wide; the vectorizer would make gathers). The innermost one
+ *     is specialised: contiguous (one memcpy for the whole range),
+ *     broadcast (in_stride 0: one load, splat stores), small stride (runs
+ *     of 1-8 bytes, |in_stride| <= 4 runs, reversed included: one wide
+ *     vector load + one shufflevector per 32 output bytes, no gathers,
+ *     scalar remainder), short constant trip counts fully unrolled;
+ *   - a segmented (TensorRT) loop: with few segments, one code path per
+ *     segment, each a plain loop as above (so the interior has no per-element
+ *     modulo or branch), FILL segments one memset or splat-store loop over the
+ *     whole sub-block; with many segments (or when unrolling every segmented
+ *     loop would multiply code size), a constant segment table in the module
+ *     (consecutive equal segments run-length encoded) walked by one loop.
+ *   The outermost loop clamps each segment to [begin, end), so any split of
+ *   the range is correct.
+ *
+ * Threads: sg_jit_compile and sg_jit_free may be called concurrently on one
+ * jit; every other function is reentrant (each compile has its own
+ * LLVMContext and target machine).
+ */
+#ifndef SG_CODEGEN_H
+#define SG_CODEGEN_H
+
+#include "../planner/planner.h"
+
+/* ---- the canonical nest (no LLVM) ----------------------------------------- */
+
+/* Everything a kernel depends on, as bytes: element size, base, run, loops,
+ * the segments of segmented loops, and the fill bytes when a FILL segment
+ * uses them. Two plans with equal keys share one kernel (a Slice and the
+ * equivalent StridedSlice, i32 and f32). `hash` is a 64-bit hash of bytes. */
+typedef struct sg_nest_key {
+    uint8_t *bytes; /* malloc'd */
+    size_t len;
+    uint64_t hash;
+} sg_nest_key;
+
+sg_status sg_nest_key_make(const sg_plan *plan, sg_nest_key *key, sg_error *err);
+void sg_nest_key_free(sg_nest_key *key);
+
+/* Iterations of the outermost loop: loops[0].extent, 1 without loops, 0 for
+ * an empty output. */
+int64_t sg_nest_outer_extent(const sg_plan *plan);
+
+/* The symbol that describes a plan: "sg_x<elem size>_l<loops>_r<run bytes>_
+ * <16 hex digits of the key hash>", e.g. "sg_x4_l1_r16_8c1f0e3a5b7d9e21". */
+#define SG_SYMBOL_MAX 96
+void sg_codegen_symbol(const sg_plan *plan, const sg_nest_key *key, char symbol[SG_SYMBOL_MAX]);
+
+/* ---- IR, objects, versions -------------------------------------------------- */
+
+/* The kernel's IR for the host target as text (symbol as sg_codegen_symbol):
+ * as emitted at opt_level 0, after "default<O1..O3>" otherwise. *text is
+ * malloc'd. */
+sg_status sg_codegen_ir_text(const sg_plan *plan, int opt_level, char **text, sg_error *err);
+
+/* Writes the kernel as a relocatable object file defining `symbol` for any
+ * LLVM triple (NULL triple/cpu/features: the host). Room for `slicegen
+ * emit`; the object needs memcpy and memset from its C library. */
+sg_status sg_codegen_emit_object(const sg_plan *plan, const char *symbol, const char *triple, const char *cpu,
+                                 const char *features, int opt_level, const char *path, sg_error *err);
+
+/* "14.0.6": the LLVM slicegen was built with. Static storage. */
+const char *sg_codegen_llvm_version(void);
+
+/* ---- the JIT ---------------------------------------------------------------------- */
+
+/* One ORC LLJIT for the host serving many kernels. sg_jit_create only
+ * detects the host (cheap); the LLJIT itself is made at the first compile.
+ * Each kernel is an object file compiled by a target machine at its own
+ * optimisation level (IR passes and code generator level match), linked in
+ * its own ResourceTracker, so sg_jit_free can unload it. */
+typedef struct sg_jit sg_jit;
+
+sg_status sg_jit_create(sg_jit **jit, sg_error *err);
+/* Frees every kernel still loaded. Accepts NULL. */
+void sg_jit_destroy(sg_jit *jit);
+
+/* Compiles plan at opt_level 0..3 under `symbol` (unique in this jit: the
+ * caller names each compile differently) and returns the function and the
+ * resource to pass to sg_jit_free. */
+sg_status sg_jit_compile(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
+                         sg_kernel_fn *fn, void **resource, sg_error *err);
+/* Unloads one kernel's code. Accepts NULL resource. */
+void sg_jit_free(sg_jit *jit, void *resource);
+
+/* ---- inside codegen only ---------------------------------------------------- */
+
+#ifdef SG_CODEGEN_INTERNAL
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/TargetMachine.h>
+
+/* A target: triple, CPU and feature string (malloc'd) and the LLVM target. */
+typedef struct sg_target {
+    char *triple, *cpu, *features;
+    LLVMTargetRef target;
+} sg_target;
+
+/* Initialises LLVM's native target once per process (pthread_once). */
+sg_status sg_llvm_init(sg_error *err);
+/* The host (LLVMGetHostCPUName + LLVMGetHostCPUFeatures) or a named target;
+ * NULL strings mean the host's. */
+sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, const char *features,
+                         sg_error *err);
+void sg_target_fini(sg_target *t);
+/* A target machine for t at opt_level (PIC, default code model). */
+sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachineRef *tm, sg_error *err);
+
+/* Emits the kernel for plan as function `symbol` into a new module of ctx,
+ * with tm's triple and data layout and t's CPU and features, verified.
+ * Runs the pass pipeline when opt_level > 0. */
+sg_status sg_codegen_module(const sg_plan *plan, const char *symbol, const sg_target *t,
+                            LLVMTargetMachineRef tm, int opt_level, LLVMContextRef ctx, LLVMModuleRef *module,
+                            sg_error *err);
+
+/* The kernel compiled by tm (made by sg_target_machine for t at
+ * opt_level) as an object file in memory. tm is used by one thread at a
+ * time: a target machine caches its subtargets without a lock. */
+sg_status sg_codegen_object(const sg_plan *plan, const char *symbol, const sg_target *t,
+                            LLVMTargetMachineRef tm, int opt_level, LLVMMemoryBufferRef *object,
+                            sg_error *err);
+
+/* Records an LLVM error (consumed) as SG_ERR_INTERNAL "failed to <what>: <message>". */
+sg_status sg_llvm_fail(sg_error *err, LLVMErrorRef e, const char *what);
+#endif
+
+#endif /* SG_CODEGEN_H */

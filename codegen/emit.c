@@ -1,0 +1,705 @@
+/* IR emission: one function per plan, every number of the folded nest a
+ * constant (see codegen.h for the shape of the code). The IR is meant to be
+ * good as emitted, at -O0: phis instead of allocas, pointer induction
+ * variables, vector code written out rather than left to the vectorizer. */
+#define SG_CODEGEN_INTERNAL
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/DebugInfo.h>
+#include <llvm/Config/llvm-config.h>
+
+#include "codegen.h"
+
+enum {
+    VEC_BYTES = 32,        /* bytes per vector store (shuffles, splats) */
+    INLINE_COPY = 128,     /* runs up to this size are straight-line loads/stores */
+    MAX_STRIDE_RUNS = 4,   /* shuffle-vectorise innermost |in_stride| <= 4 runs */
+    UNROLL_TRIPS = 8,      /* innermost constant loops of at most 8 trips ... */
+    UNROLL_BYTES = 128,    /* ... and 128 bytes are unrolled */
+    MAX_UNROLLED_SEGS = 8, /* segmented loops with more segments use a table */
+    MAX_BODIES = 64,       /* bound on the code paths of unrolled segmented loops */
+    FIELDS = 6             /* segment table: start, count, repeat, offset, step, fill */
+};
+
+typedef struct gen {
+    const sg_plan *plan;
+    LLVMContextRef c;
+    LLVMModuleRef m;
+    LLVMBuilderRef b;
+    LLVMValueRef fn;
+    LLVMTypeRef i8, i32, i64, ptr;
+    bool table[SG_MAX_RANK]; /* this segmented loop walks a segment table */
+    sg_error *err;           /* set (and the module abandoned) on failure */
+} gen;
+
+/* ---- small builders ------------------------------------------------------------- */
+
+static LLVMValueRef c64(gen *g, int64_t v)
+{
+    return LLVMConstInt(g->i64, (unsigned long long)v, 1);
+}
+
+static bool is_const(LLVMValueRef v, int64_t *value)
+{
+    if (!LLVMIsAConstantInt(v))
+        return false;
+    *value = LLVMConstIntGetSExtValue(v);
+    return true;
+}
+
+/* ptr + offset bytes (a plain GEP: pointers past the end are never used). */
+static LLVMValueRef gep(gen *g, LLVMValueRef p, LLVMValueRef offset)
+{
+    int64_t k;
+    if (is_const(offset, &k) && k == 0)
+        return p;
+    return LLVMBuildGEP2(g->b, g->i8, p, &offset, 1, "");
+}
+
+static LLVMValueRef gep_c(gen *g, LLVMValueRef p, int64_t offset)
+{
+    return gep(g, p, c64(g, offset));
+}
+
+/* Arithmetic on i64: the builder folds constants, these skip identities. */
+static LLVMValueRef add(gen *g, LLVMValueRef a, LLVMValueRef b)
+{
+    int64_t k;
+    if (is_const(b, &k) && k == 0)
+        return a;
+    return is_const(a, &k) && k == 0 ? b : LLVMBuildAdd(g->b, a, b, "");
+}
+
+static LLVMValueRef sub(gen *g, LLVMValueRef a, LLVMValueRef b)
+{
+    int64_t k;
+    return is_const(b, &k) && k == 0 ? a : LLVMBuildSub(g->b, a, b, "");
+}
+
+static LLVMValueRef mul(gen *g, LLVMValueRef a, LLVMValueRef b)
+{
+    int64_t k;
+    if (is_const(b, &k) && k == 1)
+        return a;
+    return is_const(a, &k) && k == 1 ? b : LLVMBuildMul(g->b, a, b, "");
+}
+
+static LLVMValueRef smax(gen *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, a, b, ""), a, b, "");
+}
+
+static LLVMValueRef smin(gen *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, a, b, ""), a, b, "");
+}
+
+/* min(max(v, 0), n) */
+static LLVMValueRef clamp(gen *g, LLVMValueRef v, LLVMValueRef n)
+{
+    return smin(g, smax(g, v, c64(g, 0)), n);
+}
+
+/* With typed pointers (LLVM 14) a load or store needs a pointer to its type. */
+static LLVMValueRef typed(gen *g, LLVMValueRef p, LLVMTypeRef type)
+{
+#if LLVM_VERSION_MAJOR < 15
+    return LLVMBuildBitCast(g->b, p, LLVMPointerType(type, 0), "");
+#else
+    (void)g;
+    (void)type;
+    return p;
+#endif
+}
+
+static LLVMValueRef load(gen *g, LLVMTypeRef type, LLVMValueRef p)
+{
+    LLVMValueRef v = LLVMBuildLoad2(g->b, type, typed(g, p, type), "");
+    LLVMSetAlignment(v, 1);
+    return v;
+}
+
+static void store(gen *g, LLVMValueRef v, LLVMValueRef p)
+{
+    LLVMSetAlignment(LLVMBuildStore(g->b, v, typed(g, p, LLVMTypeOf(v))), 1);
+}
+
+static LLVMTypeRef int_type(gen *g, int64_t bytes)
+{
+    return LLVMIntTypeInContext(g->c, (unsigned)(8 * bytes));
+}
+
+/* The type a chunk of `bytes` (a power of two) moves as: integers up to 8
+ * bytes, byte vectors above. */
+static LLVMTypeRef chunk_type(gen *g, int64_t bytes)
+{
+    return bytes > 8 ? LLVMVectorType(g->i8, (unsigned)bytes) : int_type(g, bytes);
+}
+
+static int64_t chunk_at_most(int64_t n)
+{
+    int64_t c = VEC_BYTES;
+    while (c > n)
+        c /= 2;
+    return c;
+}
+
+static LLVMBasicBlockRef block(gen *g, const char *name)
+{
+    return LLVMAppendBasicBlockInContext(g->c, g->fn, name);
+}
+
+/* ---- moving bytes ------------------------------------------------------------------ */
+
+static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+{
+    int64_t n;
+    if (!is_const(bytes, &n) || n > INLINE_COPY) {
+        LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
+        return;
+    }
+    for (int64_t at = 0; at < n;) {
+        int64_t c = chunk_at_most(n - at);
+        store(g, load(g, chunk_type(g, c), gep_c(g, in, at)), gep_c(g, out, at));
+        at += c;
+    }
+}
+
+/* <lanes x T> with v in every lane. */
+static LLVMValueRef splat(gen *g, LLVMValueRef v, unsigned lanes)
+{
+    if (lanes == 1)
+        return v;
+    LLVMTypeRef type = LLVMVectorType(LLVMTypeOf(v), lanes);
+    if (LLVMIsConstant(v)) {
+        LLVMValueRef elems[VEC_BYTES];
+        for (unsigned i = 0; i < lanes; i++)
+            elems[i] = v;
+        return LLVMConstVector(elems, lanes);
+    }
+    LLVMValueRef one = LLVMBuildInsertElement(g->b, LLVMGetUndef(type), v, c64(g, 0), "");
+    return LLVMBuildShuffleVector(g->b, one, LLVMGetUndef(type), LLVMConstNull(LLVMVectorType(g->i32, lanes)),
+                                  "");
+}
+
+typedef struct loop {
+    LLVMBasicBlockRef pre, body, latch, exit;
+    LLVMValueRef lo, lim, step, in_step, out_step;
+    LLVMValueRef i, in, out; /* this iteration's index and pointers (in and out may be NULL) */
+    bool enters_always;      /* lo < lim is known: no edge from pre to exit */
+} loop;
+
+/* for (i = lo; i < lim; i += step), with in = in_base + i * in_stride and
+ * out = out_base + i * out_stride as pointer induction variables (either
+ * base may be NULL). The builder is left in the body. */
+static void loop_begin(gen *g, loop *l, LLVMValueRef lo, LLVMValueRef lim, int64_t step, LLVMValueRef in_base,
+                       LLVMValueRef in_stride, LLVMValueRef out_base, LLVMValueRef out_stride)
+{
+    int64_t a, z;
+    *l = (loop){.lo = lo, .lim = lim, .step = c64(g, step)};
+    l->enters_always = is_const(lo, &a) && is_const(lim, &z) && a < z;
+    LLVMValueRef in0 = in_base ? gep(g, in_base, mul(g, lo, in_stride)) : NULL;
+    LLVMValueRef out0 = out_base ? gep(g, out_base, mul(g, lo, out_stride)) : NULL;
+    l->in_step = in_base ? mul(g, l->step, in_stride) : NULL;
+    l->out_step = out_base ? mul(g, l->step, out_stride) : NULL;
+    l->pre = LLVMGetInsertBlock(g->b);
+    l->body = block(g, "loop");
+    l->exit = block(g, "next");
+    if (l->enters_always)
+        LLVMBuildBr(g->b, l->body);
+    else
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, lo, lim, ""), l->body, l->exit);
+    LLVMPositionBuilderAtEnd(g->b, l->body);
+    l->i = LLVMBuildPhi(g->b, g->i64, "i");
+    LLVMAddIncoming(l->i, &lo, &l->pre, 1);
+    if (in0) {
+        l->in = LLVMBuildPhi(g->b, g->ptr, "src");
+        LLVMAddIncoming(l->in, &in0, &l->pre, 1);
+    }
+    if (out0) {
+        l->out = LLVMBuildPhi(g->b, g->ptr, "dst");
+        LLVMAddIncoming(l->out, &out0, &l->pre, 1);
+    }
+}
+
+/* A loop ID, !{self, !{"llvm.loop.vectorize.enable", false},
+ * !{"llvm.loop.unroll.disable"}}: the loop vectorizer would turn strided
+ * remainder loops into gathers (the pass builder's option to turn it off
+ * does not reach it in LLVM 14 or 19), and unrolling loops that are
+ * already wide mostly costs compile time. */
+static LLVMValueRef loop_hints(gen *g)
+{
+    static const char vectorize[] = "llvm.loop.vectorize.enable", unroll[] = "llvm.loop.unroll.disable";
+    LLVMMetadataRef pair[2] = {LLVMMDStringInContext2(g->c, vectorize, sizeof vectorize - 1),
+                               LLVMValueAsMetadata(LLVMConstInt(LLVMInt1TypeInContext(g->c), 0, 0))};
+    LLVMMetadataRef one = LLVMMDStringInContext2(g->c, unroll, sizeof unroll - 1);
+    LLVMMetadataRef self = LLVMTemporaryMDNode(g->c, NULL, 0);
+    LLVMMetadataRef ops[3] = {self, LLVMMDNodeInContext2(g->c, pair, 2), LLVMMDNodeInContext2(g->c, &one, 1)};
+    LLVMMetadataRef id = LLVMMDNodeInContext2(g->c, ops, 3);
+    LLVMMetadataReplaceAllUsesWith(self, id); /* also frees the temporary */
+    return LLVMMetadataAsValue(g->c, id);
+}
+
+/* Closes the loop. With `index`, returns the index after it (lo if it
+ * never ran, else the first i >= lim). The builder is left after the loop. */
+static LLVMValueRef loop_end(gen *g, loop *l, bool index)
+{
+    l->latch = LLVMGetInsertBlock(g->b);
+    LLVMValueRef next = LLVMBuildAdd(g->b, l->i, l->step, "");
+    LLVMAddIncoming(l->i, &next, &l->latch, 1);
+    if (l->in) {
+        LLVMValueRef p = gep(g, l->in, l->in_step);
+        LLVMAddIncoming(l->in, &p, &l->latch, 1);
+    }
+    if (l->out) {
+        LLVMValueRef p = gep(g, l->out, l->out_step);
+        LLVMAddIncoming(l->out, &p, &l->latch, 1);
+    }
+    LLVMValueRef br =
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, next, l->lim, ""), l->body, l->exit);
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->c, "llvm.loop", 9), loop_hints(g));
+    LLVMMoveBasicBlockAfter(l->exit, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, l->exit);
+    if (!index)
+        return NULL;
+    if (l->enters_always)
+        return next;
+    LLVMValueRef after = LLVMBuildPhi(g->b, g->i64, "");
+    LLVMValueRef values[2] = {l->lo, next};
+    LLVMBasicBlockRef from[2] = {l->pre, l->latch};
+    LLVMAddIncoming(after, values, from, 2);
+    return after;
+}
+
+/* Stores `bytes` bytes (a multiple of the unit) at out, repeating the
+ * `unit`-byte integer v: straight-line when short, else 32-byte splat
+ * stores and a unit-store tail; memset when v is a constant of one repeated
+ * byte. */
+static void store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
+{
+    int64_t n = -1;
+    bool known = is_const(bytes, &n);
+    if (known && n == 0)
+        return;
+    if (LLVMIsAConstantInt(v)) {
+        unsigned long long bits = LLVMConstIntGetZExtValue(v), byte = bits & 0xff;
+        bool same = true;
+        for (int64_t k = 1; k < unit; k++)
+            same = same && ((bits >> (8 * k)) & 0xff) == byte;
+        if (same) {
+            LLVMBuildMemSet(g->b, out, LLVMConstInt(g->i8, byte, 0), bytes, 1);
+            return;
+        }
+    }
+    if (known && n <= INLINE_COPY) {
+        for (int64_t at = 0; at < n;) {
+            int64_t c = chunk_at_most(n - at);
+            store(g, splat(g, v, (unsigned)(c / unit)), gep_c(g, out, at));
+            at += c;
+        }
+        return;
+    }
+    loop wide, tail;
+    LLVMValueRef whole = LLVMBuildAnd(g->b, bytes, c64(g, -VEC_BYTES), "");
+    LLVMValueRef wide_v = splat(g, v, (unsigned)(VEC_BYTES / unit));
+    loop_begin(g, &wide, c64(g, 0), whole, VEC_BYTES, NULL, NULL, out, c64(g, 1));
+    store(g, wide_v, wide.out);
+    loop_end(g, &wide, false);
+    if (known && n % VEC_BYTES == 0)
+        return;
+    loop_begin(g, &tail, whole, bytes, unit, NULL, NULL, out, c64(g, 1));
+    store(g, v, tail.out);
+    loop_end(g, &tail, false);
+}
+
+/* FILL: the plan's fill value over `bytes` output bytes. */
+static void fill(gen *g, LLVMValueRef out, LLVMValueRef bytes)
+{
+    uint64_t bits = 0;
+    memcpy(&bits, g->plan->fill, g->plan->elem_size); /* little-endian targets */
+    int64_t unit = (int64_t)g->plan->elem_size;
+    store_pattern(g, out, LLVMConstInt(int_type(g, unit), bits, 0), unit, bytes);
+}
+
+/* ---- the innermost loop ------------------------------------------------------------ */
+
+/* Shuffle vectorisation of an innermost loop moving runs of r bytes with
+ * constant input stride s: VL runs per block, from a window of VL * |K|
+ * units of u bytes. The window reads past the runs only into the gap before
+ * the next run (K > 0) or after the previous one (K < 0), which lie inside
+ * the input while iteration i + VL exists; hence `extra`. */
+typedef struct shuffle {
+    int64_t u, R, K, VL, extra;
+} shuffle;
+
+static bool plan_shuffle(int64_t s, int64_t r, int64_t n, shuffle *sh)
+{
+    int64_t mag = s < 0 ? -s : s;
+    if (r > 8 || (r & (r - 1)) != 0 || s == 0 || s == r || mag < r || mag > MAX_STRIDE_RUNS * r)
+        return false;
+    int64_t u = r < 8 ? r : 8;
+    while (mag % u != 0)
+        u /= 2;
+    *sh = (shuffle){.u = u, .R = r / u, .K = s / u, .VL = VEC_BYTES / r, .extra = mag > r};
+    while (n >= 0 && sh->VL * r > 16 && sh->VL + sh->extra > n) /* a short constant loop */
+        sh->VL /= 2;
+    return n < 0 || sh->VL + sh->extra <= n;
+}
+
+static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMValueRef out)
+{
+    int64_t mag = sh->K < 0 ? -sh->K : sh->K, lanes = sh->VL * sh->R;
+    int64_t start = sh->K < 0 ? sh->VL * sh->K + sh->R : 0; /* window start, in units */
+    LLVMTypeRef unit = int_type(g, sh->u);
+    LLVMValueRef window =
+        load(g, LLVMVectorType(unit, (unsigned)(sh->VL * mag)), gep_c(g, in, start * sh->u));
+    LLVMValueRef mask[VEC_BYTES];
+    for (int64_t m = 0; m < sh->VL; m++)
+        for (int64_t t = 0; t < sh->R; t++)
+            mask[m * sh->R + t] = LLVMConstInt(g->i32, (unsigned long long)(m * sh->K + t - start), 0);
+    LLVMValueRef v = LLVMBuildShuffleVector(g->b, window, LLVMGetUndef(LLVMTypeOf(window)),
+                                            LLVMConstVector(mask, (unsigned)lanes), "");
+    store(g, v, out);
+}
+
+/* Iterations [lo, hi) of the innermost loop with a constant input stride s
+ * (0 <= lo <= hi <= extent): iteration k moves r bytes from in + k * s to
+ * out + k * r. */
+static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi,
+                       int64_t extent)
+{
+    int64_t r = g->plan->run_bytes, a = 0, z = 0, n = -1;
+    if (is_const(lo, &a) && is_const(hi, &z))
+        n = z - a;
+    if (n == 0)
+        return;
+    /* A short dense range of unknown length: runs beat a memcpy call. */
+    bool dense = s == r && (n >= 0 || extent * r > INLINE_COPY);
+    bool broadcast = s == 0 && r <= 8 && (r & (r - 1)) == 0;
+    bool unroll = n > 0 && n <= UNROLL_TRIPS && n * r <= UNROLL_BYTES;
+    if (dense || broadcast || unroll) {
+        LLVMValueRef in0 = gep(g, in, mul(g, lo, c64(g, s)));
+        LLVMValueRef out0 = gep(g, out, mul(g, lo, c64(g, r)));
+        LLVMValueRef bytes = mul(g, sub(g, hi, lo), c64(g, r));
+        if (dense)
+            copy_bytes(g, in0, out0, bytes);
+        else if (broadcast)
+            store_pattern(g, out0, load(g, int_type(g, r), in0), r, bytes);
+        else
+            for (int64_t k = 0; k < n; k++)
+                copy_bytes(g, gep_c(g, in0, k * s), gep_c(g, out0, k * r), c64(g, r));
+        return;
+    }
+    shuffle sh;
+    if (plan_shuffle(s, r, n, &sh)) {
+        loop v;
+        LLVMValueRef lim = sub(g, hi, c64(g, sh.VL + sh.extra - 1)); /* i + VL + extra <= hi */
+        loop_begin(g, &v, lo, lim, sh.VL, in, c64(g, s), out, c64(g, r));
+        emit_shuffle_block(g, &sh, v.in, v.out);
+        lo = loop_end(g, &v, true);
+    }
+    loop l;
+    loop_begin(g, &l, lo, hi, 1, in, c64(g, s), out, c64(g, r));
+    copy_bytes(g, l.in, l.out, c64(g, r));
+    loop_end(g, &l, false);
+}
+
+/* The innermost loop with a stride known only at run time (segment
+ * tables): one memcpy when contiguous, else run by run. */
+static void emit_inner_dynamic(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValueRef out, LLVMValueRef lo,
+                               LLVMValueRef hi)
+{
+    int64_t r = g->plan->run_bytes;
+    LLVMBasicBlockRef dense = block(g, "dense"), runs = block(g, "runs"), done = block(g, "done");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, s, c64(g, r), ""), dense, runs);
+    LLVMPositionBuilderAtEnd(g->b, dense);
+    copy_bytes(g, gep(g, in, mul(g, lo, s)), gep(g, out, mul(g, lo, c64(g, r))),
+               mul(g, sub(g, hi, lo), c64(g, r)));
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, runs);
+    loop l;
+    loop_begin(g, &l, lo, hi, 1, in, s, out, c64(g, r));
+    copy_bytes(g, l.in, l.out, c64(g, r));
+    loop_end(g, &l, false);
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* ---- levels ---------------------------------------------------------------------------- */
+
+static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                       LLVMValueRef hi);
+
+/* Iterations [lo, hi) of an affine loop at `level` of `extent` iterations
+ * (a plain loop or one segment): iteration k runs the level below on
+ * in + k * s and out + k * out_stride. */
+static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, LLVMValueRef out,
+                        LLVMValueRef lo, LLVMValueRef hi, int64_t extent)
+{
+    const sg_plan *p = g->plan;
+    int64_t stride;
+    if (level + 1 == p->nloops) {
+        if (is_const(s, &stride))
+            emit_inner(g, in, stride, out, lo, hi, extent);
+        else
+            emit_inner_dynamic(g, in, s, out, lo, hi);
+        return;
+    }
+    int64_t a, z;
+    if (is_const(lo, &a) && is_const(hi, &z) && a >= z)
+        return;
+    loop l;
+    loop_begin(g, &l, lo, hi, 1, in, s, out, c64(g, p->loops[level].out_stride));
+    emit_level(g, level + 1, l.in, l.out, c64(g, 0), c64(g, p->loops[level + 1].extent));
+    loop_end(g, &l, false);
+}
+
+/* A segmented loop, one code path per segment. Segment iterations are
+ * clamped to [lo, hi), which folds away below the outermost level. */
+static void emit_segments(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                          LLVMValueRef hi)
+{
+    const sg_loop *l = &g->plan->loops[level];
+    int64_t c0 = 0, a, z;
+    for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
+        const sg_segment *s = &g->plan->segs[k];
+        LLVMValueRef n = c64(g, s->count);
+        LLVMValueRef klo = clamp(g, sub(g, lo, c64(g, c0)), n), khi = clamp(g, sub(g, hi, c64(g, c0)), n);
+        LLVMValueRef seg_out = gep_c(g, out, c0 * l->out_stride);
+        c0 += s->count;
+        if (is_const(klo, &a) && is_const(khi, &z) && a >= z)
+            continue;
+        if (s->fill)
+            fill(g, gep(g, seg_out, mul(g, klo, c64(g, l->out_stride))),
+                 mul(g, sub(g, khi, klo), c64(g, l->out_stride)));
+        else
+            emit_affine(g, level, gep_c(g, in, s->in_offset), c64(g, s->in_step), seg_out, klo, khi,
+                        s->count);
+    }
+}
+
+/* A segmented loop walking a constant table of run-length encoded
+ * segments: entry = {start, count, repeat, in_offset, in_step, fill}. */
+static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                       LLVMValueRef hi)
+{
+    const sg_loop *l = &g->plan->loops[level];
+    const sg_segment *segs = &g->plan->segs[l->seg0];
+    int64_t *t = malloc(l->nseg * FIELDS * sizeof *t); /* sg_codegen_module checked nseg */
+    LLVMValueRef *vals = malloc(l->nseg * FIELDS * sizeof *vals);
+    if (t == NULL || vals == NULL) {
+        sg_fail(g->err, SG_ERR_NOMEM, "failed to compile kernel: out of memory for %zu segments", l->nseg);
+        free(t);
+        free(vals);
+        return;
+    }
+    size_t n = 0;
+    int64_t start = 0;
+    bool fills = false;
+    for (size_t k = 0; k < l->nseg;) {
+        size_t same = 1;
+        while (k + same < l->nseg && segs[k + same].fill == segs[k].fill &&
+               (segs[k].fill ||
+                (segs[k + same].count == segs[k].count && segs[k + same].in_offset == segs[k].in_offset &&
+                 segs[k + same].in_step == segs[k].in_step)))
+            same++;
+        int64_t count = segs[k].count, repeat = (int64_t)same;
+        if (segs[k].fill) { /* consecutive fills: one block */
+            count = 0;
+            for (size_t j = k; j < k + same; j++)
+                count += segs[j].count;
+            repeat = 1;
+        }
+        int64_t *e = &t[n++ * FIELDS];
+        e[0] = start, e[1] = count, e[2] = repeat;
+        e[3] = segs[k].fill ? 0 : segs[k].in_offset, e[4] = segs[k].fill ? 0 : segs[k].in_step;
+        e[5] = segs[k].fill;
+        fills = fills || segs[k].fill;
+        start += count * repeat;
+        k += same;
+    }
+    for (size_t i = 0; i < n * FIELDS; i++)
+        vals[i] = c64(g, t[i]);
+    LLVMTypeRef type = LLVMArrayType(g->i64, (unsigned)(n * FIELDS));
+    LLVMValueRef table = LLVMAddGlobal(g->m, type, "segments");
+    LLVMSetInitializer(table, LLVMConstArray(g->i64, vals, (unsigned)(n * FIELDS)));
+    LLVMSetGlobalConstant(table, 1);
+    LLVMSetLinkage(table, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(table, LLVMGlobalUnnamedAddr);
+    free(t);
+    free(vals);
+
+    LLVMValueRef O = c64(g, l->out_stride);
+    loop e;
+    loop_begin(g, &e, c64(g, 0), c64(g, (int64_t)n), 1, NULL, NULL, NULL, NULL);
+    LLVMValueRef f[FIELDS];
+    for (int k = 0; k < FIELDS; k++) {
+        LLVMValueRef idx[2] = {c64(g, 0), add(g, mul(g, e.i, c64(g, FIELDS)), c64(g, k))};
+        LLVMValueRef at = LLVMBuildGEP2(g->b, type, table, idx, 2, "");
+        f[k] = LLVMBuildLoad2(g->b, g->i64, at, "");
+    }
+    LLVMValueRef first = smax(g, lo, f[0]), last = smin(g, hi, add(g, f[0], mul(g, f[1], f[2])));
+    LLVMBasicBlockRef work = block(g, "segment"), copies = block(g, "copy"), latch = block(g, "next_segment");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, first, last, ""), work, latch);
+    LLVMPositionBuilderAtEnd(g->b, work);
+    if (fills) {
+        LLVMBasicBlockRef filling = block(g, "fill");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, f[5], c64(g, 0), ""), filling, copies);
+        LLVMPositionBuilderAtEnd(g->b, filling);
+        fill(g, gep(g, out, mul(g, first, O)), mul(g, sub(g, last, first), O));
+        LLVMBuildBr(g->b, latch);
+    } else {
+        LLVMBuildBr(g->b, copies);
+    }
+    LLVMPositionBuilderAtEnd(g->b, copies);
+    loop rep;
+    loop_begin(g, &rep, c64(g, 0), f[2], 1, NULL, NULL, NULL, NULL);
+    LLVMValueRef s0 = add(g, f[0], mul(g, rep.i, f[1]));
+    emit_affine(g, level, gep(g, in, f[3]), f[4], gep(g, out, mul(g, s0, O)), clamp(g, sub(g, lo, s0), f[1]),
+                clamp(g, sub(g, hi, s0), f[1]), -1);
+    loop_end(g, &rep, false);
+    LLVMBuildBr(g->b, latch);
+    LLVMMoveBasicBlockAfter(latch, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, latch);
+    loop_end(g, &e, false);
+}
+
+/* Level `level` of the nest over iterations [lo, hi); in and out point at
+ * the level's iteration 0. Below the nest: the run. */
+static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                       LLVMValueRef hi)
+{
+    const sg_plan *p = g->plan;
+    if (level == p->nloops) {
+        copy_bytes(g, in, out, c64(g, p->run_bytes));
+        return;
+    }
+    const sg_loop *l = &p->loops[level];
+    if (l->nseg == 0)
+        emit_affine(g, level, in, c64(g, l->in_stride), out, lo, hi, l->extent);
+    else if (g->table[level])
+        emit_table(g, level, in, out, lo, hi);
+    else
+        emit_segments(g, level, in, out, lo, hi);
+}
+
+/* Which segmented loops walk a table: those with many segments, then from
+ * the outermost in until the unrolled ones multiply to at most MAX_BODIES
+ * code paths. */
+static void choose_tables(gen *g)
+{
+    const sg_plan *p = g->plan;
+    for (size_t i = 0; i < p->nloops; i++)
+        g->table[i] = p->loops[i].nseg > MAX_UNROLLED_SEGS;
+    for (size_t first = 0; first <= p->nloops; first++) {
+        double bodies = 1;
+        for (size_t i = 0; i < p->nloops; i++) {
+            const sg_loop *l = &p->loops[i];
+            if (l->nseg == 0 || g->table[i])
+                continue;
+            size_t copies = 0;
+            for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++)
+                copies += !p->segs[k].fill;
+            bodies *= copies > 1 ? (double)copies : 1;
+        }
+        if (bodies <= MAX_BODIES || first == p->nloops)
+            return;
+        g->table[first] = p->loops[first].nseg > 0;
+    }
+}
+
+/* ---- the function ---------------------------------------------------------------------- */
+
+static void add_attr(gen *g, LLVMAttributeIndex index, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    if (kind != 0)
+        LLVMAddAttributeAtIndex(g->fn, index, LLVMCreateEnumAttribute(g->c, kind, 0));
+}
+
+static void add_string_attr(gen *g, const char *name, const char *value)
+{
+    if (value[0] != '\0')
+        LLVMAddAttributeAtIndex(
+            g->fn, LLVMAttributeFunctionIndex,
+            LLVMCreateStringAttribute(g->c, name, (unsigned)strlen(name), value, (unsigned)strlen(value)));
+}
+
+static void emit_function(gen *g, const char *symbol, const sg_target *t)
+{
+    const sg_plan *p = g->plan;
+    LLVMTypeRef params[4] = {g->ptr, g->ptr, g->i64, g->i64};
+    g->fn = LLVMAddFunction(g->m, symbol, LLVMFunctionType(LLVMVoidTypeInContext(g->c), params, 4, 0));
+    add_attr(g, LLVMAttributeFunctionIndex, "nounwind");
+    add_string_attr(g, "target-cpu", t->cpu);
+    add_string_attr(g, "target-features", t->features);
+    static const char *const names[4] = {"in", "out", "begin", "end"};
+    for (unsigned i = 0; i < 4; i++)
+        LLVMSetValueName2(LLVMGetParam(g->fn, i), names[i], strlen(names[i]));
+    for (unsigned i = 1; i <= 2; i++) {
+        add_attr(g, i, "noalias");
+        add_attr(g, i, "nocapture");
+        add_attr(g, i, i == 1 ? "readonly" : "writeonly");
+    }
+    LLVMPositionBuilderAtEnd(g->b, block(g, "entry"));
+    LLVMValueRef in = gep_c(g, LLVMGetParam(g->fn, 0), p->base), out = LLVMGetParam(g->fn, 1);
+    LLVMValueRef begin = LLVMGetParam(g->fn, 2), end = LLVMGetParam(g->fn, 3);
+    if (p->out_count > 0 && p->nloops == 0) { /* one run: outer extent 1 */
+        LLVMBasicBlockRef run = block(g, "run"), done = block(g, "done");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, begin, end, ""), run, done);
+        LLVMPositionBuilderAtEnd(g->b, run);
+        emit_level(g, 0, in, out, begin, end);
+        LLVMBuildBr(g->b, done);
+        LLVMPositionBuilderAtEnd(g->b, done);
+    } else if (p->out_count > 0) {
+        choose_tables(g);
+        emit_level(g, 0, in, out, begin, end);
+    }
+    LLVMBuildRetVoid(g->b);
+}
+
+sg_status sg_codegen_module(const sg_plan *plan, const char *symbol, const sg_target *t,
+                            LLVMTargetMachineRef tm, int opt_level, LLVMContextRef ctx, LLVMModuleRef *module,
+                            sg_error *err)
+{
+    (void)opt_level;
+    for (size_t i = 0; i < plan->nloops; i++)
+        if (plan->loops[i].nseg > UINT32_MAX / FIELDS)
+            return sg_fail(err, SG_ERR_SLICE, "failed to compile kernel: %zu segments in loop %zu",
+                           plan->loops[i].nseg, i);
+    gen g = {.plan = plan, .c = ctx, .err = err};
+    g.m = LLVMModuleCreateWithNameInContext(symbol, ctx);
+    g.b = LLVMCreateBuilderInContext(ctx);
+    g.i8 = LLVMInt8TypeInContext(ctx);
+    g.i32 = LLVMInt32TypeInContext(ctx);
+    g.i64 = LLVMInt64TypeInContext(ctx);
+#if LLVM_VERSION_MAJOR < 15
+    g.ptr = LLVMPointerType(g.i8, 0);
+#else
+    g.ptr = LLVMPointerTypeInContext(ctx, 0);
+#endif
+    LLVMSetTarget(g.m, t->triple);
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(g.m, layout);
+    LLVMDisposeTargetData(layout);
+    emit_function(&g, symbol, t);
+    LLVMDisposeBuilder(g.b);
+    if (err->status != SG_OK) {
+        LLVMDisposeModule(g.m);
+        return err->status;
+    }
+
+    char *message = NULL;
+    if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &message)) {
+        sg_fail(err, SG_ERR_INTERNAL, "failed to verify kernel %s: %s", symbol, message);
+        LLVMDisposeMessage(message);
+        LLVMDisposeModule(g.m);
+        return SG_ERR_INTERNAL;
+    }
+    LLVMDisposeMessage(message);
+    *module = g.m;
+    return SG_OK;
+}

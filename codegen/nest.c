@@ -1,0 +1,87 @@
+/* The canonical nest of a plan as bytes: the kernel cache key and the hash
+ * in symbol names. No LLVM here. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+
+int64_t sg_nest_outer_extent(const sg_plan *plan)
+{
+    if (plan->out_count == 0)
+        return 0;
+    return plan->nloops ? plan->loops[0].extent : 1;
+}
+
+static bool uses_fill(const sg_plan *plan)
+{
+    for (size_t i = 0; i < plan->nloops; i++) {
+        const sg_loop *l = &plan->loops[i];
+        for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++)
+            if (plan->segs[k].fill)
+                return true;
+    }
+    return false;
+}
+
+static uint8_t *put(uint8_t *at, int64_t v)
+{
+    memcpy(at, &v, sizeof v);
+    return at + sizeof v;
+}
+
+sg_status sg_nest_key_make(const sg_plan *plan, sg_nest_key *key, sg_error *err)
+{
+    size_t nsegs = 0;
+    for (size_t i = 0; i < plan->nloops; i++)
+        nsegs += plan->loops[i].nseg;
+    size_t len = 8 * (5 + 4 * plan->nloops + 4 * nsegs);
+    uint8_t *bytes = malloc(len), *at = bytes;
+    if (bytes == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to key kernel: out of memory for %zu segments", nsegs);
+    int64_t fill = 0;
+    if (uses_fill(plan))
+        memcpy(&fill, plan->fill, sizeof plan->fill);
+    at = put(at, (int64_t)plan->elem_size);
+    at = put(at, plan->out_count == 0 ? 0 : plan->base); /* an empty nest reads nothing */
+    at = put(at, plan->run_bytes);
+    at = put(at, (int64_t)plan->nloops);
+    at = put(at, fill);
+    for (size_t i = 0; i < plan->nloops; i++) {
+        const sg_loop *l = &plan->loops[i];
+        at = put(at, l->extent);
+        at = put(at, l->nseg ? 0 : l->in_stride);
+        at = put(at, l->out_stride);
+        at = put(at, (int64_t)l->nseg);
+        for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
+            const sg_segment *s = &plan->segs[k];
+            at = put(at, s->count);
+            at = put(at, s->fill);
+            at = put(at, s->fill ? 0 : s->in_offset);
+            at = put(at, s->fill ? 0 : s->in_step);
+        }
+    }
+    /* FNV-1a, then a final avalanche (splitmix64) so every bit depends on all. */
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ bytes[i]) * 0x100000001b3u;
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9u;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebu;
+    h ^= h >> 31;
+    *key = (sg_nest_key){.bytes = bytes, .len = len, .hash = h};
+    return SG_OK;
+}
+
+void sg_nest_key_free(sg_nest_key *key)
+{
+    free(key->bytes);
+    *key = (sg_nest_key){0};
+}
+
+void sg_codegen_symbol(const sg_plan *plan, const sg_nest_key *key, char symbol[SG_SYMBOL_MAX])
+{
+    snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_l%zu_r%" PRId64 "_%016" PRIx64, plan->elem_size, plan->nloops,
+             plan->run_bytes, key->hash);
+}

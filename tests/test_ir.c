@@ -1,0 +1,332 @@
+/*
+ * The structure of the emitted IR (sg_kernel_ir), checked by instruction
+ * and block shape rather than register names: memcpy for contiguous runs,
+ * straight-line moves for short ones, shufflevector (never a gather) for
+ * small strides, no modulo, select or extra branch inside TensorRT loops,
+ * constant stores for FILL borders, a segment table for many segments, and
+ * -O0 text before passes, -O2 after; and an object file for the host
+ * (the AOT path, sg_codegen_emit_object). Prints failed checks, then
+ * "ir: N passed, M failed"; exits nonzero on failure.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include "../codegen/codegen.h"
+
+typedef struct suite {
+    int passed, failed;
+    sg_context *ctx;
+} suite;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static int
+check(suite *s, int ok, int line, const char *fmt, ...)
+{
+    if (ok) {
+        s->passed++;
+        return 1;
+    }
+    s->failed++;
+    printf("test_ir.c:%d: ", line);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    return 0;
+}
+
+#define CHECK(s, cond, ...) check((s), (cond), __LINE__, __VA_ARGS__)
+
+/* The IR for SPEC words (space-separated) on shape/dtype at opt_level;
+ * NULL (and a failed check) if any step fails. */
+static char *ir_of(suite *s, const char *spec_words, const char *shape, const char *dtype, int opt_level)
+{
+    char buf[512], *words[32];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", spec_words);
+    if (buf[0] == '[') { /* a NumPy expression is one word */
+        words[n++] = buf;
+    } else {
+        for (char *w = strtok(buf, " "); w && n < 32; w = strtok(NULL, " "))
+            words[n++] = w;
+    }
+    int64_t dims[8];
+    size_t rank = 0;
+    for (const char *p = shape; *p && rank < 8; p += *p == ',') {
+        char *end;
+        dims[rank++] = strtoll(p, &end, 10);
+        p = end;
+    }
+    sg_dtype type;
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    char *text = NULL;
+    if (!sg_dtype_parse(dtype, &type) || sg_spec_from_words(s->ctx, n, words, &spec) != SG_OK ||
+        sg_plan_create(s->ctx, spec, rank, dims, type, &plan) != SG_OK ||
+        sg_kernel_ir(s->ctx, plan, opt_level, &text) != SG_OK)
+        CHECK(s, 0, "%s on [%s] %s: %s", spec_words, shape, dtype, sg_context_last_error(s->ctx));
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
+    return text;
+}
+
+static int count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* What the single-block loops of the IR (a block whose terminator branches
+ * back to itself: the innermost copy loops) contain. */
+typedef struct loop_scan {
+    int loops, selects, modulos, extra_branches;
+} loop_scan;
+
+static bool is_label(const char *line, size_t len, char *label, size_t cap)
+{
+    const char *colon = memchr(line, ':', len);
+    if (len == 0 || line[0] == ' ' || line[0] == ';' || colon == NULL || (size_t)(colon - line) >= cap ||
+        strncmp(line, "define", 6) == 0)
+        return false;
+    snprintf(label, cap, "%.*s", (int)(colon - line), line);
+    return strchr(label, ' ') == NULL;
+}
+
+static loop_scan scan_loops(const char *text)
+{
+    loop_scan scan = {0};
+    char label[64] = "";
+    int selects = 0, modulos = 0, icmps = 0;
+    for (const char *line = text; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        char ins[512], self[80];
+        snprintf(ins, sizeof ins, "%.*s", (int)(len < 511 ? len : 511), line);
+        if (is_label(line, len, label, sizeof label)) {
+            selects = modulos = icmps = 0; /* a new block */
+        } else if (strncmp(ins, "  br i1 ", 8) == 0) {
+            snprintf(self, sizeof self, "label %%%s,", label);
+            char self_last[80];
+            snprintf(self_last, sizeof self_last, "label %%%s", label);
+            size_t n = strlen(ins), k = strlen(self_last);
+            if (strstr(ins, self) || (n >= k && strcmp(ins + n - k, self_last) == 0)) {
+                scan.loops++;
+                scan.selects += selects;
+                scan.modulos += modulos;
+                scan.extra_branches += icmps > 1; /* more than the latch compare */
+            }
+        } else {
+            selects += strstr(ins, " select ") != NULL;
+            modulos += strstr(ins, " urem ") || strstr(ins, " srem ") || strstr(ins, " udiv ") ||
+                       strstr(ins, " sdiv ");
+            icmps += strstr(ins, " icmp ") != NULL;
+        }
+        line = eol ? eol + 1 : line + len;
+    }
+    return scan;
+}
+
+static void contiguous(suite *s)
+{
+    for (int opt = 0; opt <= 2; opt += 2) {
+        char *ir = ir_of(s, "[1:3]", "4,1024", "f32", opt);
+        if (!ir)
+            continue;
+        CHECK(s, count(ir, "call void @llvm.memcpy") == 1, "-O%d [1:3]: one llvm.memcpy call", opt);
+        CHECK(s, count(ir, "define void @sg_x4_l0_r8192_") == 1, "-O%d: symbol describes the plan", opt);
+        free(ir);
+    }
+    /* Short runs: straight-line moves, no call. */
+    char *ir = ir_of(s, "[:, 1:3]", "64,8", "f32", 0);
+    if (ir) {
+        CHECK(s, count(ir, "call ") == 0, "8-byte runs: no call");
+        CHECK(s, count(ir, "load i64") == 1 && count(ir, "store i64") == 1, "8-byte runs: one i64 move");
+        free(ir);
+    }
+    ir = ir_of(s, "[:, 1:13]", "64,16", "i16", 0);
+    if (ir) {
+        CHECK(s, count(ir, "call ") == 0, "24-byte runs: no call");
+        CHECK(s, count(ir, "load <16 x i8>") == 1 && count(ir, "load i64") == 1,
+              "24-byte runs: a 16-byte and an 8-byte move");
+        free(ir);
+    }
+}
+
+static void strided(suite *s)
+{
+    char *ir = ir_of(s, "[:, ::2]", "16,64", "f32", 0);
+    if (ir) {
+        CHECK(s, count(ir, "shufflevector") >= 1, "stride 2 at -O0: shufflevector");
+        CHECK(s, count(ir, "gather") == 0, "stride 2: no gather");
+        CHECK(s, count(ir, "<i32 0, i32 2, i32 4, i32 6, i32 8, i32 10, i32 12, i32 14>") == 1,
+              "stride 2: even lanes");
+        free(ir);
+    }
+    ir = ir_of(s, "[::-1]", "1000", "i16", 0);
+    if (ir) {
+        CHECK(s, count(ir, "shufflevector") == 1 && count(ir, "gather") == 0, "reversed: one shuffle");
+        CHECK(s, count(ir, "<i32 15, i32 14, i32 13,") == 1, "reversed: descending lanes");
+        free(ir);
+    }
+    ir = ir_of(s, "[:, ::-2]", "16,64", "u8", 0);
+    if (ir) {
+        CHECK(s, count(ir, "shufflevector") == 1 && count(ir, "gather") == 0, "u8 stride -2: a shuffle");
+        free(ir);
+    }
+    ir = ir_of(s, "[:, ::2]", "16,64", "f64", 2);
+    if (ir) {
+        CHECK(s, count(ir, "gather") == 0, "stride 2 at -O2: no gather");
+        free(ir);
+    }
+}
+
+/* TensorRT: per-segment code, no modulo or select inside the copy loops. */
+static void trt(suite *s)
+{
+    static const char *const cases[] = {
+        "--op TrtSlice --start 1,2 --size 5,6 --stride 1,2 --mode strict",
+        "--op TrtSlice --start -3,-2 --size 20,40 --mode clamp",
+        "--op TrtSlice --start -3,-2 --size 20,40 --mode reflect",
+        "--op TrtSlice --start -3,-2 --size 11,13 --stride 1,-1 --mode wrap",
+        "--op TrtSlice --start -3,-2 --size 20,40 --mode fill --fill 7",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        for (int opt = 0; opt <= 2; opt += 2) {
+            char *ir = ir_of(s, cases[i], "8,16", "i32", opt);
+            if (!ir)
+                continue;
+            loop_scan scan = scan_loops(ir);
+            CHECK(s, count(ir, " urem ") + count(ir, " srem ") == 0, "-O%d %s: no modulo", opt, cases[i]);
+            if (opt == 0) {
+                CHECK(s, scan.loops >= 1, "-O0 %s: innermost loops found", cases[i]);
+                CHECK(s, scan.selects == 0 && scan.modulos == 0 && scan.extra_branches == 0,
+                      "-O0 %s: copy loops without select (%d), modulo (%d) or extra branch (%d)", cases[i],
+                      scan.selects, scan.modulos, scan.extra_branches);
+                CHECK(s, count(ir, "@segments") == 0, "-O0 %s: few segments need no table", cases[i]);
+            }
+            free(ir);
+        }
+    }
+}
+
+static void fills(suite *s)
+{
+    char *ir = ir_of(s, "--op TrtSlice --start -3 --size 10 --mode fill --fill 7", "4", "i32", 0);
+    if (ir) { /* borders of 3 elements: straight-line constant stores */
+        CHECK(s, count(ir, "store i32 7,") + count(ir, "store <2 x i32> <i32 7, i32 7>,") >= 2,
+              "fill 7: constant stores");
+        CHECK(s, count(ir, "call ") == 0, "short fill 7: no call");
+        free(ir);
+    }
+    ir = ir_of(s, "--op TrtSlice --start -300 --size 1000 --mode fill --fill 1.5", "4", "f32", 0);
+    if (ir) { /* long borders: splat-vector store loop of 1.5f = 0x3fc00000 */
+        CHECK(s, count(ir, "store <8 x i32> <i32 1069547520, i32 1069547520,") >= 1,
+              "long fill 1.5: 32-byte splat stores");
+        free(ir);
+    }
+    ir = ir_of(s, "--op TrtSlice --start -3,-300 --size 10,1000 --mode fill", "4,4", "i16", 0);
+    if (ir) { /* fill 0: every byte equal, memset */
+        CHECK(s, count(ir, "call void @llvm.memset") >= 1, "fill 0: llvm.memset");
+        free(ir);
+    }
+}
+
+static void tables(suite *s)
+{
+    char *ir = ir_of(s, "--op TrtSlice --start -1 --size 200 --mode reflect", "3", "f32", 0);
+    if (ir) {
+        CHECK(s, count(ir, "@segments = private unnamed_addr constant") == 1, "many segments: a table");
+        CHECK(s, count(ir, " urem ") + count(ir, " srem ") == 0, "table: no modulo");
+        free(ir);
+    }
+}
+
+static void levels(suite *s)
+{
+    char *o0 = ir_of(s, "[1:, ::2]", "40,33", "f32", 0), *o2 = ir_of(s, "[1:, ::2]", "40,33", "f32", 2);
+    if (o0 && o2) {
+        CHECK(s, count(o0, "%i = phi i64") >= 1 && count(o0, "nofree") == 0, "-O0: as emitted");
+        CHECK(s, count(o2, "nofree") >= 1, "-O2: after the pipeline (attributes inferred)");
+        CHECK(s, strcmp(o0, o2) != 0, "-O0 and -O2 differ");
+    }
+    free(o0);
+    free(o2);
+    char *text = NULL;
+    sg_spec *spec;
+    sg_plan *plan;
+    int64_t shape[1] = {4};
+    if (sg_spec_numpy(s->ctx, "[1:]", &spec) == SG_OK) {
+        if (sg_plan_create(s->ctx, spec, 1, shape, SG_I8, &plan) == SG_OK) {
+            CHECK(s, sg_kernel_ir(s->ctx, plan, 4, &text) == SG_ERR_USAGE, "-O4 is bad usage");
+            CHECK(s, strstr(sg_context_last_error(s->ctx), "optimization level 4") != NULL, "-O4 message: %s",
+                  sg_context_last_error(s->ctx));
+            sg_plan_destroy(plan);
+        }
+        sg_spec_destroy(spec);
+    }
+}
+
+static void object(suite *s)
+{
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    int64_t shape[2] = {8, 9};
+    char path[] = "/tmp/slicegen_test_ir_XXXXXX";
+    int fd = mkstemp(path);
+    if (!CHECK(s, fd >= 0, "temporary file"))
+        return;
+    close(fd);
+    if (sg_spec_numpy(s->ctx, "[::-1, 1::2]", &spec) == SG_OK &&
+        sg_plan_create(s->ctx, spec, 2, shape, SG_F32, &plan) == SG_OK) {
+        sg_error err = {0};
+        CHECK(s, sg_codegen_emit_object(plan, "my_kernel", NULL, NULL, NULL, 2, path, &err) == SG_OK,
+              "emit object: %s", err.message);
+        unsigned char bytes[4096] = {0};
+        FILE *f = fopen(path, "rb");
+        size_t n = f ? fread(bytes, 1, sizeof bytes, f) : 0;
+        if (f)
+            fclose(f);
+        CHECK(s, n > 64 && memcmp(bytes, "\177ELF", 4) == 0, "an ELF object (%zu bytes)", n);
+        bool named = false;
+        for (size_t i = 0; i + 9 < n && !named; i++)
+            named = memcmp(bytes + i, "my_kernel", 9) == 0;
+        CHECK(s, named, "the object defines my_kernel");
+        err = (sg_error){0};
+        CHECK(s,
+              sg_codegen_emit_object(plan, "k", "no-such-triple", NULL, NULL, 0, path, &err) != SG_OK &&
+                  strstr(err.message, "no-such-triple") != NULL,
+              "an unknown triple fails: %s", err.message);
+    }
+    unlink(path);
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
+}
+
+int main(void)
+{
+    suite s = {0};
+    if (sg_context_create(&s.ctx) != SG_OK)
+        return 1;
+    contiguous(&s);
+    strided(&s);
+    trt(&s);
+    fills(&s);
+    tables(&s);
+    levels(&s);
+    object(&s);
+    sg_context_destroy(s.ctx);
+    printf("ir: %d passed, %d failed\n", s.passed, s.failed);
+    return s.failed != 0;
+}

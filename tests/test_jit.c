@@ -1,0 +1,648 @@
+/*
+ * Random differential test of the JIT against the reference interpreter.
+ *
+ * Each case draws an element type, an input shape (rank 0-6, empty
+ * dimensions included) and a slice through the public API: StridedSlice
+ * (every mask, ellipsis, new axis, shrink), Slice-8 (axes, negative ones),
+ * a NumPy expression string, or TrtSlice in all five modes. Values include
+ * negative, out-of-range and extreme begin/end/stride. Cases the frontend or
+ * the planner rejects are counted, not run. Every other case runs the
+ * reference interpreter and the JIT kernel (-O0 and the default level in
+ * turn, sometimes on 2-3 threads, sometimes as direct calls over a random
+ * split of the outer range) and compares the outputs byte for byte. The
+ * input sits against a PROT_NONE page (after it or before it, in turn) so a
+ * kernel reading outside it faults; the output has 64 guard bytes on each
+ * side that must stay untouched.
+ *
+ * Every 50th case is directed instead: a plan built as text (sg_plan_parse)
+ * with a loop nest the planner does not produce today but the format allows:
+ * segmented loops with many FILL segments (segment tables with fills),
+ * segmented loops nested four deep, tens of thousands of segments. Their
+ * oracle is a walker of the loop-nest semantics of planner.h.
+ *
+ * SLICEGEN_SEED=N reproduces a run (the seed is always printed first);
+ * SLICEGEN_CASES=N changes the 20000 compared cases; SLICEGEN_SOAK_SECONDS=N
+ * runs for N seconds instead. A failure prints the seed, the case index,
+ * the spec and the plan. The last line is "jit: N passed, M failed".
+ */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../runtime/runtime.h"
+
+enum { GUARD = 64, MAX_ELEMS = 1 << 15, MAX_FAILURES = 10 };
+
+/* ---- random numbers -------------------------------------------------------------- */
+
+typedef struct rng {
+    uint64_t state;
+} rng;
+
+static uint64_t next(rng *r) /* splitmix64 */
+{
+    uint64_t z = (r->state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi]. */
+static int64_t range(rng *r, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(next(r) % ((uint64_t)hi - (uint64_t)lo + 1));
+}
+
+static int chance(rng *r, int percent)
+{
+    return (int)(next(r) % 100) < percent;
+}
+
+static const int64_t extremes[] = {INT64_MIN,        INT64_MIN + 1, -(INT64_C(1) << 62),
+                                   INT64_C(1) << 62, INT64_MAX - 1, INT64_MAX};
+
+/* A begin/end value for an axis of size d: mostly near the axis, sometimes
+ * far outside it or extreme. */
+static int64_t bound(rng *r, int64_t d)
+{
+    if (chance(r, 8))
+        return extremes[range(r, 0, 5)];
+    if (chance(r, 15))
+        return range(r, -1, 0);
+    return range(r, -d - 3, d + 3);
+}
+
+static int64_t stride(rng *r, int64_t d)
+{
+    if (chance(r, 4))
+        return extremes[range(r, 0, 5)];
+    if (chance(r, 8))
+        return (chance(r, 50) ? 1 : -1) * range(r, d + 1, d + 10);
+    int64_t s = range(r, -4, 4);
+    return s ? s : 1;
+}
+
+/* ---- cases ---------------------------------------------------------------------- */
+
+typedef struct tcase {
+    sg_dtype dtype;
+    size_t rank;
+    int64_t shape[8];
+    char text[512]; /* NumPy expressions */
+} tcase;
+
+static const sg_dtype dtypes[] = {SG_BOOL, SG_I8,  SG_U8,  SG_I16, SG_U16, SG_F16, SG_BF16,
+                                  SG_I32,  SG_U32, SG_F32, SG_I64, SG_U64, SG_F64};
+
+static void draw_shape(rng *r, tcase *t)
+{
+    t->dtype = dtypes[range(r, 0, sizeof dtypes / sizeof *dtypes - 1)];
+    t->rank = (size_t)range(r, 0, 6);
+    int64_t budget = MAX_ELEMS;
+    for (size_t a = 0; a < t->rank; a++) {
+        int64_t d = chance(r, 5) ? 0 : chance(r, 20) ? range(r, 8, 200) : range(r, 1, 7);
+        if (d > budget)
+            d = budget > 1 ? range(r, 1, budget) : 1;
+        budget /= d ? d : 1;
+        t->shape[a] = d;
+    }
+}
+
+/* The input axis each of n steps reads (-1: none), given their new-axis and
+ * ellipsis flags: the axes before the ellipsis, then the ones after it
+ * counted from the end. */
+static void step_axes(const tcase *t, size_t n, const int64_t *new_axis, const int64_t *ellipsis,
+                      int64_t *axis)
+{
+    size_t consuming = 0, at = 0, first_ellipsis = n;
+    for (size_t i = 0; i < n; i++) {
+        if (ellipsis[i] && first_ellipsis == n)
+            first_ellipsis = i;
+        consuming += !new_axis[i] && !ellipsis[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (i == first_ellipsis)
+            at += t->rank > consuming ? t->rank - consuming : 0;
+        axis[i] = new_axis[i] || ellipsis[i] || at >= t->rank ? -1 : (int64_t)at++;
+    }
+}
+
+static int64_t dim_of(const tcase *t, int64_t axis)
+{
+    return axis >= 0 ? t->shape[axis] : 4;
+}
+
+static sg_status make_strided_slice(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
+{
+    size_t n = (size_t)range(r, 0, (int64_t)t->rank + 2);
+    int64_t begin[10], end[10], step[10], axis[10];
+    int64_t bm[10] = {0}, em[10] = {0}, nm[10] = {0}, sm[10] = {0}, elm[10] = {0};
+    for (size_t i = 0; i < n; i++) {
+        bm[i] = chance(r, 25);
+        em[i] = chance(r, 25);
+        nm[i] = chance(r, 10);
+        sm[i] = chance(r, 20);
+        elm[i] = chance(r, 8);
+    }
+    step_axes(t, n, nm, elm, axis);
+    for (size_t i = 0; i < n; i++) {
+        int64_t d = dim_of(t, axis[i]);
+        begin[i] = sm[i] && chance(r, 80) && d > 0 ? range(r, -d, d - 1) : bound(r, d);
+        end[i] = bound(r, d);
+        step[i] = stride(r, d);
+    }
+    sg_strided_slice_args args = {
+        .len = n,
+        .begin = begin,
+        .end = end,
+        .stride = chance(r, 15) ? NULL : step,
+        .begin_mask = {bm, (size_t)range(r, 0, (int64_t)n)},
+        .end_mask = {em, n},
+        .new_axis_mask = {nm, n},
+        .shrink_axis_mask = {sm, n},
+        .ellipsis_mask = {elm, n},
+    };
+    return sg_spec_strided_slice(ctx, &args, spec);
+}
+
+static sg_status make_slice(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
+{
+    size_t n = (size_t)range(r, 0, (int64_t)t->rank);
+    int64_t start[8], stop[8], step[8], axes[8], order[8];
+    for (size_t a = 0; a < t->rank; a++)
+        order[a] = (int64_t)a;
+    for (size_t a = t->rank; a > 1; a--) { /* shuffle */
+        size_t b = (size_t)range(r, 0, (int64_t)a - 1);
+        int64_t x = order[a - 1];
+        order[a - 1] = order[b];
+        order[b] = x;
+    }
+    bool given = chance(r, 85);
+    for (size_t i = 0; i < n; i++) {
+        int64_t axis = given ? order[i] : (int64_t)i, d = t->shape[axis];
+        axes[i] = chance(r, 30) ? axis - (int64_t)t->rank : axis;
+        if (chance(r, 3))
+            axes[i] = axes[0]; /* a repeated axis: rejected */
+        start[i] = bound(r, d);
+        stop[i] = bound(r, d);
+        step[i] = chance(r, 2) ? 0 : stride(r, d);
+    }
+    return sg_spec_slice(ctx, n, start, stop, chance(r, 15) ? NULL : step, given ? axes : NULL, spec);
+}
+
+static sg_status make_numpy(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
+{
+    size_t n = (size_t)range(r, 1, (int64_t)t->rank + 2);
+    int64_t kind[10], new_axis[10] = {0}, ellipsis[10] = {0}, axis[10];
+    bool have_ellipsis = false;
+    for (size_t i = 0; i < n; i++) {
+        kind[i] = range(r, 0, 99); /* <15 integer, <25 None, <33 ..., else a slice */
+        if (kind[i] >= 25 && kind[i] < 33 && have_ellipsis && chance(r, 90))
+            kind[i] = 50;
+        have_ellipsis = have_ellipsis || (kind[i] >= 25 && kind[i] < 33);
+        new_axis[i] = kind[i] >= 15 && kind[i] < 25;
+        ellipsis[i] = kind[i] >= 25 && kind[i] < 33;
+    }
+    step_axes(t, n, new_axis, ellipsis, axis);
+    size_t len = 0;
+    len += (size_t)snprintf(t->text + len, sizeof t->text - len, "%s[", chance(r, 20) ? "x" : "");
+    for (size_t i = 0; i < n && len < sizeof t->text - 100; i++) {
+        int64_t d = dim_of(t, axis[i]);
+        char item[100] = "";
+        if (kind[i] < 15)
+            snprintf(item, sizeof item, "%" PRId64,
+                     d > 0 && chance(r, 80) ? range(r, -d, d - 1) : bound(r, d));
+        else if (kind[i] < 25)
+            snprintf(item, sizeof item, "%s", chance(r, 80) ? "None" : "np.newaxis");
+        else if (kind[i] < 33)
+            snprintf(item, sizeof item, "...");
+        else {
+            size_t k = 0;
+            if (chance(r, 60))
+                k += (size_t)snprintf(item + k, sizeof item - k, "%" PRId64, bound(r, d));
+            k += (size_t)snprintf(item + k, sizeof item - k, ":");
+            if (chance(r, 60))
+                k += (size_t)snprintf(item + k, sizeof item - k, "%" PRId64, bound(r, d));
+            if (chance(r, 50)) {
+                k += (size_t)snprintf(item + k, sizeof item - k, ":");
+                if (chance(r, 80))
+                    snprintf(item + k, sizeof item - k, "%" PRId64, chance(r, 2) ? 0 : stride(r, d));
+            }
+        }
+        len += (size_t)snprintf(t->text + len, sizeof t->text - len, "%s%s", i ? ", " : "", item);
+    }
+    snprintf(t->text + len, sizeof t->text - len, "%s]", n == 1 && chance(r, 20) ? "," : "");
+    return sg_spec_numpy(ctx, t->text, spec);
+}
+
+static sg_scalar fill_value(rng *r, sg_dtype dtype)
+{
+    static const double floats[] = {0.0, -0.0, 1.5, -2.25, 1e30, 65504.0, 0.1, -1.0};
+    switch (dtype) {
+    case SG_BOOL:
+        return (sg_scalar){.kind = SG_SCALAR_BOOL, .i = range(r, 0, 1)};
+    case SG_F16:
+    case SG_BF16:
+    case SG_F32:
+    case SG_F64:
+        return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = floats[range(r, 0, 7)]};
+    case SG_U8:
+    case SG_U16:
+    case SG_U32:
+    case SG_U64:
+        return (sg_scalar){.kind = SG_SCALAR_INT, .i = chance(r, 30) ? 0 : range(r, 1, 255)};
+    default:
+        return (sg_scalar){.kind = SG_SCALAR_INT, .i = chance(r, 30) ? -1 : range(r, -128, 127)};
+    }
+}
+
+static sg_status make_trt(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
+{
+    sg_trt_mode mode = (sg_trt_mode)range(r, 0, 4);
+    int64_t start[8], size[8], step[8], budget = MAX_ELEMS;
+    for (size_t a = 0; a < t->rank; a++) {
+        int64_t d = t->shape[a];
+        if (mode == SG_TRT_STRICT) { /* a box inside the input */
+            step[a] = range(r, -3, 3);
+            size[a] = d == 0 ? 0 : range(r, chance(r, 10) ? 0 : 1, 6);
+            int64_t mag = step[a] < 0 ? -step[a] : step[a];
+            if (size[a] > 1 && mag > 0 && (size[a] - 1) * mag > d - 1)
+                size[a] = (d - 1) / mag + 1;
+            int64_t span = size[a] > 0 ? (size[a] - 1) * step[a] : 0;
+            int64_t lo = span < 0 ? -span : 0, hi = d - 1 - (span > 0 ? span : 0);
+            start[a] = hi >= lo ? range(r, lo, hi) : 0;
+        } else {
+            start[a] = chance(r, 5) ? range(r, -1000, 1000) : range(r, -2 * d - 3, 2 * d + 3);
+            size[a] = chance(r, 10) ? range(r, 8, 60) : range(r, 0, 7);
+            step[a] = chance(r, 5) ? range(r, -3 * d - 2, 3 * d + 2) : range(r, -5, 5);
+        }
+        if (size[a] > budget)
+            size[a] = budget;
+        budget /= size[a] ? size[a] : 1;
+    }
+    sg_scalar value = fill_value(r, t->dtype);
+    return sg_spec_trt_slice(ctx, t->rank, start, size, chance(r, 10) ? NULL : step, mode,
+                             chance(r, 10) ? NULL : &value, spec);
+}
+
+/* ---- running ---------------------------------------------------------------------------- */
+
+/* An input buffer against a PROT_NONE page: after it (at_end) or before it. */
+typedef struct guarded {
+    unsigned char *map, *data;
+    size_t map_bytes;
+} guarded;
+
+static int guarded_alloc(guarded *g, uint64_t bytes, bool at_end)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = (size_t)(bytes + page - 1) / page;
+    g->map_bytes = (pages + 2) * page;
+    g->map = mmap(NULL, g->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (g->map == MAP_FAILED)
+        return 0;
+    mprotect(g->map, page, PROT_NONE);
+    mprotect(g->map + (pages + 1) * page, page, PROT_NONE);
+    g->data = g->map + page + (at_end ? pages * page - bytes : 0);
+    return 1;
+}
+
+static void guarded_free(guarded *g)
+{
+    munmap(g->map, g->map_bytes);
+}
+
+typedef struct stats {
+    long passed, failed, rejected, too_big, directed;
+    long by_op[4];
+} stats;
+
+static void report(uint64_t seed, long index, const char *what, const sg_spec *spec, const sg_plan *plan,
+                   int opt, int threads, long offset)
+{
+    printf("FAIL seed %" PRIu64 " case %ld: %s (opt %d, threads %d, byte %ld)\n  spec: ", seed, index, what,
+           opt, threads, offset);
+    sg_spec_print(spec, stdout);
+    printf("\n  plan:\n");
+    sg_plan_print(plan, stdout);
+    fflush(stdout);
+}
+
+static long first_difference(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return (long)i;
+    return -1;
+}
+
+/* Runs one planned case on both engines; 1 if they agree. */
+static int run_case(rng *r, sg_context *ctx, uint64_t seed, long index, const sg_spec *spec,
+                    const sg_plan *plan)
+{
+    uint64_t in_bytes = sg_plan_input_bytes(plan), out_bytes = sg_plan_output_bytes(plan);
+    int opt = index % 2 ? SG_DEFAULT_OPT_LEVEL : 0;
+    int threads = chance(r, 20) ? (int)range(r, 2, 3) : 1;
+    bool split = threads == 1 && chance(r, 15);
+    guarded in = {0};
+    unsigned char *want = malloc(out_bytes + 2 * GUARD), *got = malloc(out_bytes + 2 * GUARD);
+    sg_kernel *kernel = NULL;
+    int ok = 0;
+    if (!want || !got || !guarded_alloc(&in, in_bytes, index % 4 < 2)) {
+        printf("FAIL seed %" PRIu64 " case %ld: out of memory\n", seed, index);
+        goto done;
+    }
+    for (uint64_t i = 0; i < in_bytes; i++)
+        in.data[i] = (unsigned char)next(r);
+    memset(want, 0xA5, out_bytes + 2 * GUARD);
+    memset(got, 0xA5, GUARD);
+    memset(got + GUARD, 0x3C, out_bytes);
+    memset(got + GUARD + out_bytes, 0xA5, GUARD);
+    if (sg_run_reference(ctx, plan, in.data, want + GUARD) != SG_OK ||
+        sg_kernel_compile(ctx, plan, opt, &kernel) != SG_OK) {
+        report(seed, index, sg_context_last_error(ctx), spec, plan, opt, threads, -1);
+        goto done;
+    }
+    int64_t extent = sg_kernel_outer_extent(kernel);
+    if ((extent == 0) != (out_bytes == 0)) {
+        report(seed, index, "outer extent disagrees with output size", spec, plan, opt, threads, extent);
+        goto done;
+    }
+    if (split) { /* direct calls over a random split, in random order */
+        int64_t cut[5] = {0, range(r, 0, extent), range(r, 0, extent), range(r, 0, extent), extent};
+        for (int i = 1; i < 4; i++)
+            for (int j = i + 1; j < 4; j++)
+                if (cut[j] < cut[i]) {
+                    int64_t x = cut[i];
+                    cut[i] = cut[j];
+                    cut[j] = x;
+                }
+        int first = (int)range(r, 0, 3);
+        for (int i = 0; i < 4; i++) {
+            int k = (first + i) % 4;
+            sg_kernel_function(kernel)(in.data, got + GUARD, cut[k], cut[k + 1]);
+        }
+    } else if (sg_kernel_run(ctx, kernel, in.data, got + GUARD, threads) != SG_OK) {
+        report(seed, index, sg_context_last_error(ctx), spec, plan, opt, threads, -1);
+        goto done;
+    }
+    long at = first_difference(want, got, out_bytes + 2 * GUARD);
+    if (at >= 0) {
+        const char *what = at < GUARD                      ? "wrote before the output"
+                           : at >= GUARD + (long)out_bytes ? "wrote after the output"
+                                                           : "output differs";
+        report(seed, index, what, spec, plan, opt, split ? -1 : threads, at - GUARD);
+        goto done;
+    }
+    ok = 1;
+done:
+    sg_kernel_release(kernel);
+    if (in.map)
+        guarded_free(&in);
+    free(want);
+    free(got);
+    return ok;
+}
+
+/* ---- directed nests ----------------------------------------------------------------- */
+
+/* The loop-nest semantics of planner.h, run directly: the oracle for plans
+ * whose nest is written by hand. */
+static void walk(const sg_plan *p, size_t level, const unsigned char *in, unsigned char *out)
+{
+    if (level == p->nloops) {
+        memcpy(out, in, (size_t)p->run_bytes);
+        return;
+    }
+    const sg_loop *l = &p->loops[level];
+    if (l->nseg == 0) {
+        for (int64_t i = 0; i < l->extent; i++)
+            walk(p, level + 1, in + i * l->in_stride, out + i * l->out_stride);
+        return;
+    }
+    int64_t i = 0;
+    for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
+        const sg_segment *s = &p->segs[k];
+        for (int64_t j = 0; j < s->count; j++, i++) {
+            if (s->fill)
+                for (int64_t b = 0; b < l->out_stride; b += (int64_t)p->elem_size)
+                    memcpy(out + i * l->out_stride + b, p->fill, p->elem_size);
+            else
+                walk(p, level + 1, in + s->in_offset + j * s->in_step, out + i * l->out_stride);
+        }
+    }
+}
+
+/* A random TrtSlice FILL plan as text: `levels` loops, each plain (stride
+ * -2..3 elements) or segmented (`segs` segments, some FILL, steps -1..2
+ * elements), every read inside the input. */
+static void directed_text(rng *r, int levels, int segs, char *text, size_t cap)
+{
+    static const sg_dtype types[] = {SG_I8, SG_I16, SG_F32, SG_F64};
+    sg_dtype dtype = types[range(r, 0, 3)];
+    int64_t e = (int64_t)sg_dtype_size(dtype), d[4], extent[4], axis[4], base = 0;
+    int nseg[4] = {0};
+    char loops[4][96], *seg_text[4] = {NULL};
+    for (int a = 0; a < levels; a++)
+        d[a] = range(r, 2, a == levels - 1 ? 40 : 6);
+    axis[levels - 1] = e;
+    for (int a = levels - 1; a > 0; a--)
+        axis[a - 1] = axis[a] * d[a];
+    for (int a = 0; a < levels; a++) {
+        if (segs == 0 || chance(r, 25)) { /* a plain loop */
+            int64_t st = range(r, -2, 3), mag = st < 0 ? -st : st;
+            st = st == 0 || st == 1 ? 2 : st;
+            mag = st < 0 ? -st : st;
+            extent[a] = range(r, 1, (d[a] - 1) / mag + 1);
+            base += (st < 0 ? d[a] - 1 : 0) * axis[a];
+            snprintf(loops[a], sizeof loops[a], "loop extent %" PRId64 " in %" PRId64, extent[a],
+                     st * axis[a]);
+            continue;
+        }
+        /* Outer levels get fewer, shorter segments: the output stays small. */
+        bool outer = a < levels - 1 && levels > 2;
+        nseg[a] = outer && segs > 10 ? 10 : segs;
+        size_t len = 0, size = (size_t)nseg[a] * 64 + 1;
+        if ((seg_text[a] = malloc(size)) == NULL)
+            abort();
+        extent[a] = 0;
+        for (int k = 0; k < nseg[a]; k++) {
+            int64_t count = range(r, 1, outer ? 3 : 5);
+            if (chance(r, 30)) {
+                len += (size_t)snprintf(seg_text[a] + len, size - len, "segment count %" PRId64 " fill\n",
+                                        count);
+            } else {
+                int64_t st = range(r, -1, 2), first = range(r, 0, d[a] - 1), mag = st < 0 ? -st : st;
+                int64_t room = st > 0 ? (d[a] - 1 - first) / mag : st < 0 ? first / mag : count;
+                count = count - 1 > room ? room + 1 : count;
+                len += (size_t)snprintf(seg_text[a] + len, size - len,
+                                        "segment count %" PRId64 " in %" PRId64 " step %" PRId64 "\n", count,
+                                        first * axis[a], count > 1 ? st * axis[a] : 0);
+            }
+            extent[a] += count;
+        }
+        snprintf(loops[a], sizeof loops[a], "loop extent %" PRId64, extent[a]);
+    }
+    uint64_t fill = next(r) & (e == 8 ? ~0ull : (1ull << (8 * e)) - 1);
+    size_t n = (size_t)snprintf(text, cap, "op TrtSlice\ndtype %s\nmode fill\nfill 0x%0*" PRIx64 "\ninput [",
+                                sg_dtype_name(dtype), (int)(2 * e), fill);
+    for (int a = 0; a < levels; a++)
+        n += (size_t)snprintf(text + n, cap - n, "%s%" PRId64, a ? "," : "", d[a]);
+    n += (size_t)snprintf(text + n, cap - n, "]\noutput [");
+    for (int a = 0; a < levels; a++)
+        n += (size_t)snprintf(text + n, cap - n, "%s%" PRId64, a ? "," : "", extent[a]);
+    n += (size_t)snprintf(text + n, cap - n, "]\n");
+    for (int a = 0; a < levels; a++)
+        n += (size_t)snprintf(text + n, cap - n, "dim %d axis %d start 0 step 1 count %" PRId64 "\n", a, a,
+                              extent[a]);
+    n += (size_t)snprintf(text + n, cap - n, "base %" PRId64 "\n", base);
+    for (int a = 0; a < levels; a++) {
+        int64_t out = e;
+        for (int b = a + 1; b < levels; b++)
+            out *= extent[b];
+        if (seg_text[a])
+            n += (size_t)snprintf(text + n, cap - n, "%s out %" PRId64 " segments %d\n%s", loops[a], out,
+                                  nseg[a], seg_text[a]);
+        else
+            n += (size_t)snprintf(text + n, cap - n, "%s out %" PRId64 "\n", loops[a], out);
+        free(seg_text[a]);
+    }
+    snprintf(text + n, cap - n, "run %" PRId64 "\n", e);
+}
+
+/* Runs a hand-written plan's kernel against walk(); 1 if they agree. */
+static int run_directed(rng *r, sg_context *ctx, uint64_t seed, long index, const char *text)
+{
+    sg_plan *plan = NULL;
+    sg_kernel *kernel = NULL;
+    unsigned char *in = NULL, *want = NULL, *got = NULL;
+    int opt = index % 2 ? SG_DEFAULT_OPT_LEVEL : 0, ok = 0;
+    if (sg_plan_parse(ctx, text, &plan) != SG_OK) {
+        printf("FAIL seed %" PRIu64 " directed %ld: %s\n%s", seed, index, sg_context_last_error(ctx), text);
+        return 0;
+    }
+    uint64_t in_bytes = sg_plan_input_bytes(plan), out_bytes = sg_plan_output_bytes(plan);
+    in = malloc(in_bytes);
+    want = malloc(out_bytes + 2 * GUARD);
+    got = malloc(out_bytes + 2 * GUARD);
+    if (!in || !want || !got)
+        goto done;
+    for (uint64_t i = 0; i < in_bytes; i++)
+        in[i] = (unsigned char)next(r);
+    memset(want, 0xA5, out_bytes + 2 * GUARD);
+    memset(got, 0xA5, out_bytes + 2 * GUARD);
+    walk(plan, 0, in + plan->base, want + GUARD);
+    int threads = (int)range(r, 1, 3);
+    if (sg_kernel_compile(ctx, plan, opt, &kernel) != SG_OK ||
+        sg_kernel_run(ctx, kernel, in, got + GUARD, threads) != SG_OK) {
+        printf("FAIL seed %" PRIu64 " directed %ld: %s\n%s", seed, index, sg_context_last_error(ctx), text);
+        goto done;
+    }
+    long at = first_difference(want, got, out_bytes + 2 * GUARD);
+    if (at >= 0) {
+        printf("FAIL seed %" PRIu64 " directed %ld: byte %ld differs (opt %d, threads %d)\n%s", seed, index,
+               at - GUARD, opt, threads, text);
+        goto done;
+    }
+    ok = 1;
+done:
+    sg_kernel_release(kernel);
+    sg_plan_destroy(plan);
+    free(in);
+    free(want);
+    free(got);
+    return ok;
+}
+
+/* One directed case: nests 1-4 deep, mostly segment tables; case 0 has
+ * one loop of 50000 segments. text holds TEXT_CAP bytes. */
+enum { TEXT_CAP = 8 << 20 };
+
+static int directed_case(rng *r, sg_context *ctx, uint64_t seed, long index, char *text)
+{
+    int levels = (int)range(r, 1, 4), segs = chance(r, 20) ? (int)range(r, 1, 8) : (int)range(r, 9, 40);
+    if (index == 0)
+        levels = 1, segs = 50000;
+    directed_text(r, levels, segs, text, TEXT_CAP);
+    return run_directed(r, ctx, seed, index, text);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(void)
+{
+    const char *env = getenv("SLICEGEN_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    long cases = getenv("SLICEGEN_CASES") ? atol(getenv("SLICEGEN_CASES")) : 20000;
+    double soak = getenv("SLICEGEN_SOAK_SECONDS") ? atof(getenv("SLICEGEN_SOAK_SECONDS")) : 0;
+    printf("jit: seed %" PRIu64 " (SLICEGEN_SEED=%" PRIu64 " reproduces), LLVM %s\n", seed, seed,
+           sg_llvm_version());
+    fflush(stdout);
+
+    sg_context *ctx;
+    char *text = malloc(TEXT_CAP);
+    if (text == NULL || sg_context_create(&ctx) != SG_OK)
+        return 1;
+    rng r = {seed};
+    stats st = {0};
+    double start = now();
+    for (long index = 0;; index++) {
+        if (soak > 0 ? now() - start >= soak : st.passed + st.failed >= cases)
+            break;
+        if (st.failed >= MAX_FAILURES) {
+            printf("stopping after %d failures\n", MAX_FAILURES);
+            break;
+        }
+        if (index % 50 == 0) { /* every 50th case a directed nest */
+            if (directed_case(&r, ctx, seed, index, text))
+                st.passed++, st.directed++;
+            else
+                st.failed++;
+            continue;
+        }
+        tcase t = {0};
+        sg_spec *spec = NULL;
+        sg_plan *plan = NULL;
+        draw_shape(&r, &t);
+        int op = (int)range(&r, 0, 3);
+        sg_status status = op == 0   ? make_strided_slice(&r, ctx, &t, &spec)
+                           : op == 1 ? make_slice(&r, ctx, &t, &spec)
+                           : op == 2 ? make_numpy(&r, ctx, &t, &spec)
+                                     : make_trt(&r, ctx, &t, &spec);
+        if (status == SG_OK)
+            status = sg_plan_create(ctx, spec, t.rank, t.shape, t.dtype, &plan);
+        if (status != SG_OK) {
+            st.rejected++;
+        } else if (sg_plan_output_bytes(plan) > (8u << 20) || sg_plan_input_bytes(plan) > (8u << 20)) {
+            st.too_big++;
+        } else if (run_case(&r, ctx, seed, index, spec, plan)) {
+            st.passed++;
+            st.by_op[op]++;
+        } else {
+            st.failed++;
+        }
+        sg_plan_destroy(plan);
+        sg_spec_destroy(spec);
+    }
+    sg_kernel_stats ks;
+    sg_kernel_cache_stats(ctx, &ks);
+    printf("jit: %.1f s; compared %ld (StridedSlice %ld, Slice %ld, NumPy %ld, TrtSlice %ld, "
+           "directed nests %ld), rejected %ld, too big %ld; %" PRIu64 " compiles, %" PRIu64 " cache hits\n",
+           now() - start, st.passed + st.failed, st.by_op[0], st.by_op[1], st.by_op[2], st.by_op[3],
+           st.directed, st.rejected, st.too_big, ks.compiles, ks.hits);
+    sg_context_destroy(ctx);
+    free(text);
+    printf("jit: %ld passed, %ld failed\n", st.passed, st.failed);
+    return st.failed != 0;
+}
