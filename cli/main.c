@@ -119,6 +119,8 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
             o->opt_level = a[2] - '0';
             continue;
         }
+        if (a[0] == '-' && a[1] != '-' && a[1] != '\0')
+            return usage_error("unknown option '%s'", a);
         int k = -1;
         for (int j = 0; j < 6; j++)
             if (strcmp(a, names[j]) == 0)

@@ -205,7 +205,10 @@ sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan,
  * runs iterations [begin, end) of the outermost loop of the plan's nest,
  * 0 <= begin <= end <= sg_kernel_outer_extent(). Disjoint ranges write
  * disjoint output bytes, so threads may run them concurrently. A plan with no
- * loops has an outer extent of 1; an empty output has 0.
+ * loops has an outer extent of 1; an empty output has 0. `in` is the start
+ * of the input tensor and `out` of the output tensor, C order; neither needs
+ * any alignment, and they must not overlap. The code calls only memcpy and
+ * memset. See docs/kernels.md.
  *
  * Threads: sg_kernel_compile, sg_kernel_run and sg_kernel_release may be
  * called concurrently on one context; the last error is then that of
@@ -219,7 +222,10 @@ typedef void (*sg_kernel_fn)(const void *in, void *out, int64_t begin, int64_t e
 
 /* Compiles (or finds in the context's cache) the kernel for plan at
  * opt_level 0..3. The kernel holds no reference to the plan. Release it
- * with sg_kernel_release; it lives at most as long as the context. */
+ * with sg_kernel_release; it lives at most as long as the context.
+ * A released kernel stays cached, so compiling the same nest again is a
+ * cache hit; past 1024 unreferenced kernels the least recently released one
+ * is unloaded. Two threads compiling the same new nest compile it once. */
 sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level,
                             sg_kernel **kernel);
 void sg_kernel_release(sg_kernel *kernel);
@@ -229,7 +235,9 @@ sg_kernel_fn sg_kernel_function(const sg_kernel *kernel);
 int64_t sg_kernel_outer_extent(const sg_kernel *kernel);
 
 /* Runs the whole kernel, splitting the outer range over `threads` threads
- * (1 runs on the calling thread). Buffers as for sg_run_reference. */
+ * (1 runs on the calling thread; each further thread is started for the
+ * call, some tens of microseconds, so threads pay off for outputs of a
+ * megabyte or more). Buffers as for sg_run_reference. */
 sg_status sg_kernel_run(sg_context *ctx, const sg_kernel *kernel, const void *in, void *out,
                         int threads);
 

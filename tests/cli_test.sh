@@ -49,13 +49,21 @@ printf 'not a numpy file' > junk.npy
 make_npy expected.npy '<i4' '(2, 2)' '\x04\x00\x00\x00\x05\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00'
 
 # ---- success paths ----
-for args in "--help" "run --help" "plan --help" "--version"; do
+for args in "--help" "run --help" "plan --help" "ir --help" "--version"; do
     # shellcheck disable=SC2086
     if "$SLICEGEN" $args > help.txt 2>&1 && [ -s help.txt ]; then ok; else bad "slicegen $args"; fi
 done
-grep -q "^slicegen [0-9]" help.txt && ok || bad "--version prints 'slicegen N.N.N'"
+grep -q "^slicegen [0-9.]* (LLVM [0-9]" help.txt && ok || bad "--version prints 'slicegen N.N.N (LLVM N.N.N)'"
 
-for engine in "" "--engine ref"; do
+# the IR of a contiguous slice: a kernel with the documented signature and one memcpy
+for level in -O0 -O1 -O2 -O3 ""; do
+    # shellcheck disable=SC2086
+    if "$SLICEGEN" ir '[1:3]' --shape 4,1024 --dtype f32 $level > ir.txt &&
+        grep -q "^define void @sg_x4_.*(ptr\|i8\*)" ir.txt && grep -q "llvm.memcpy" ir.txt; then ok
+    else bad "ir $level"; fi
+done
+
+for engine in "" "--engine ref" "--engine jit" "--engine jit --threads 2"; do
     # shellcheck disable=SC2086
     if "$SLICEGEN" run '[::-1, 1:]' --in a.npy --out out.npy $engine && cmp -s out.npy expected.npy; then ok
     else bad "run '[::-1, 1:]' $engine"; fi
@@ -95,6 +103,9 @@ expect_error 2 "bad --shape '2,x'" plan '[1:]' --shape 2,x --dtype f32
 expect_error 2 "either --in or --shape" plan '[1:]' --shape 2 --dtype f32 --in a.npy
 expect_error 2 "strict mode coordinate outside" plan --op TrtSlice --start 0 --size 3 --shape 2 --dtype f32
 expect_error 2 "needs a value" run '[1:]' --in a.npy --out
+expect_error 2 "-O2 is not an option of 'slicegen run'" run '[1:]' -O2 --in a.npy --out out.npy
+expect_error 2 "unknown option '-O7'" ir '[1:]' --shape 4 --dtype f32 -O7
+expect_error 2 "index out of range" ir '[7]' --shape 4 --dtype f32
 if "$SLICEGEN" > /dev/null 2>&1; then bad "no arguments must fail"; else [ $? -eq 2 ] && ok || bad "no arguments: exit 2"; fi
 
 # ---- golden plans: the first line of each file holds the arguments ----

@@ -18,35 +18,11 @@
 
 #include "../codegen/codegen.h"
 #include "../runtime/runtime.h"
+#include "check.h"
 
 typedef struct suite {
-    int passed, failed;
-    pthread_mutex_t lock; /* checks from worker threads */
+    check_counts counts;
 } suite;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static int
-check(suite *s, int ok, int line, const char *fmt, ...)
-{
-    pthread_mutex_lock(&s->lock);
-    if (ok) {
-        s->passed++;
-    } else {
-        s->failed++;
-        printf("test_cache.c:%d: ", line);
-        va_list ap;
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-    }
-    pthread_mutex_unlock(&s->lock);
-    return ok;
-}
-
-#define CHECK(s, cond, ...) check((s), (cond), __LINE__, __VA_ARGS__)
 
 static sg_plan *numpy_plan(sg_context *ctx, const char *expr, size_t rank, const int64_t *shape,
                            sg_dtype dtype)
@@ -341,14 +317,11 @@ static void edges(suite *s)
 
 int main(void)
 {
-    suite s = {0};
-    pthread_mutex_init(&s.lock, NULL);
+    suite s = {CHECK_COUNTS_INIT};
     repeated(&s);
     shared(&s);
     eviction(&s);
     concurrent(&s);
     edges(&s);
-    pthread_mutex_destroy(&s.lock);
-    printf("cache: %d passed, %d failed\n", s.passed, s.failed);
-    return s.failed != 0;
+    return finish("cache", &s.counts);
 }

@@ -19,33 +19,12 @@
 #include <unistd.h>
 
 #include "../codegen/codegen.h"
+#include "check.h"
 
 typedef struct suite {
-    int passed, failed;
+    check_counts counts;
     sg_context *ctx;
 } suite;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static int
-check(suite *s, int ok, int line, const char *fmt, ...)
-{
-    if (ok) {
-        s->passed++;
-        return 1;
-    }
-    s->failed++;
-    printf("test_ir.c:%d: ", line);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    return 0;
-}
-
-#define CHECK(s, cond, ...) check((s), (cond), __LINE__, __VA_ARGS__)
 
 /* The IR for SPEC words (space-separated) on shape/dtype at opt_level;
  * NULL (and a failed check) if any step fails. */
@@ -316,7 +295,7 @@ static void object(suite *s)
 
 int main(void)
 {
-    suite s = {0};
+    suite s = {CHECK_COUNTS_INIT, NULL};
     if (sg_context_create(&s.ctx) != SG_OK)
         return 1;
     contiguous(&s);
@@ -327,6 +306,5 @@ int main(void)
     levels(&s);
     object(&s);
     sg_context_destroy(s.ctx);
-    printf("ir: %d passed, %d failed\n", s.passed, s.failed);
-    return s.failed != 0;
+    return finish("ir", &s.counts);
 }

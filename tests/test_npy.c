@@ -13,32 +13,15 @@
 #include <unistd.h>
 
 #include "../runtime/runtime.h"
+#include "check.h"
 
 typedef struct suite {
-    int passed, failed;
+    check_counts counts;
     char dir[64];
 } suite;
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static int check(suite *s, int ok, int line, const char *fmt, ...)
-{
-    if (ok) {
-        s->passed++;
-        return 1;
-    }
-    s->failed++;
-    printf("test_npy.c:%d: ", line);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    return 0;
-}
-
-#define CHECK(s, cond, ...) check((s), (cond), __LINE__, __VA_ARGS__)
+/* A check reported at the caller's line. */
+#define CHECK_AT(s, cond, line, ...) check_at(&(s)->counts, __FILE__, (line), (cond), __VA_ARGS__)
 
 static void path_of(const suite *s, const char *name, char *buf, size_t cap)
 {
@@ -142,22 +125,22 @@ static void expect_header(suite *s, int line, sg_dtype dtype, size_t rank, const
     sg_tensor t = make_tensor(dtype, rank, shape);
     sg_error err = {SG_OK, ""};
     size_t size = 0, len = strlen(dict);
-    check(s, sg_npy_store(path, &t, &err) == SG_OK, line, "store: %s", err.message);
+    CHECK_AT(s, sg_npy_store(path, &t, &err) == SG_OK, line, "store: %s", err.message);
     unsigned char *raw = slurp(path, &size);
-    if (check(s, raw && size >= 10, line, "cannot read back %s", path)) {
+    if (CHECK_AT(s, raw && size >= 10, line, "cannot read back %s", path)) {
         size_t total = 10 + (raw[8] | (size_t)raw[9] << 8);
-        check(s, memcmp(raw, "\x93NUMPY\x01\x00", 8) == 0, line, "bad magic or version");
-        check(s, total % 64 == 0 && total == want_total, line, "preamble is %zu bytes, want %zu",
+        CHECK_AT(s, memcmp(raw, "\x93NUMPY\x01\x00", 8) == 0, line, "bad magic or version");
+        CHECK_AT(s, total % 64 == 0 && total == want_total, line, "preamble is %zu bytes, want %zu",
               total, want_total);
-        check(s, size == total + t.bytes, line, "file is %zu bytes, want %zu", size,
+        CHECK_AT(s, size == total + t.bytes, line, "file is %zu bytes, want %zu", size,
               (size_t)(total + t.bytes));
-        if (check(s, total <= size && len + 11 <= total, line, "header too short")) {
-            check(s, memcmp(raw + 10, dict, len) == 0, line, "dict is \"%.*s\", want \"%s\"",
+        if (CHECK_AT(s, total <= size && len + 11 <= total, line, "header too short")) {
+            CHECK_AT(s, memcmp(raw + 10, dict, len) == 0, line, "dict is \"%.*s\", want \"%s\"",
                   (int)len, (const char *)raw + 10, dict);
             int spaces = 1;
             for (size_t i = 10 + len; i < total - 1; i++)
                 spaces &= raw[i] == ' ';
-            check(s, spaces && raw[total - 1] == '\n', line, "padding is not spaces and '\\n'");
+            CHECK_AT(s, spaces && raw[total - 1] == '\n', line, "padding is not spaces and '\\n'");
         }
     }
     free(raw);
@@ -209,8 +192,8 @@ static void expect_load(suite *s, int line, int major, const char *dict, const v
     sg_tensor t;
     sg_error err = {SG_OK, ""};
     memset(&t, 0, sizeof t);
-    if (check(s, sg_npy_load(path, &t, &err) == SG_OK, line, "load %s: %s", dict, err.message)) {
-        check(s, t.dtype == dtype && t.rank == rank && t.bytes == size &&
+    if (CHECK_AT(s, sg_npy_load(path, &t, &err) == SG_OK, line, "load %s: %s", dict, err.message)) {
+        CHECK_AT(s, t.dtype == dtype && t.rank == rank && t.bytes == size &&
                      (rank == 0 || memcmp(t.shape, shape, rank * sizeof *shape) == 0) &&
                      (size == 0 || memcmp(t.data, data, size) == 0),
               line, "load %s: wrong dtype, shape or data", dict);
@@ -251,10 +234,10 @@ static void expect_reject(suite *s, int line, const char *path, const char *word
     t.rank = 77;
     sg_status st = sg_npy_load(path, &t, &err);
     snprintf(prefix, sizeof prefix, "failed to read '%s': ", path);
-    check(s, st == SG_ERR_IO && err.status == SG_ERR_IO, line, "status %d for '%s'", (int)st, word);
-    check(s, strncmp(err.message, prefix, strlen(prefix)) == 0 && strstr(err.message, word), line,
+    CHECK_AT(s, st == SG_ERR_IO && err.status == SG_ERR_IO, line, "status %d for '%s'", (int)st, word);
+    CHECK_AT(s, strncmp(err.message, prefix, strlen(prefix)) == 0 && strstr(err.message, word), line,
           "message lacks '%s': %s", word, err.message);
-    check(s, t.rank == 77 && t.data == NULL, line, "tensor changed on failure (%s)", word);
+    CHECK_AT(s, t.rank == 77 && t.data == NULL, line, "tensor changed on failure (%s)", word);
     free(t.data);
 }
 
@@ -391,7 +374,7 @@ static void remove_dir(const char *dir)
 
 int main(void)
 {
-    suite s = {0, 0, "/tmp/test_npy_XXXXXX"};
+    suite s = {CHECK_COUNTS_INIT, "/tmp/test_npy_XXXXXX"};
     if (!mkdtemp(s.dir)) {
         perror("mkdtemp");
         return 1;
@@ -403,6 +386,5 @@ int main(void)
     test_atomic(&s);
     CHECK(&s, entries(s.dir) == 0, "files left in %s", s.dir);
     remove_dir(s.dir);
-    printf("npy: %d passed, %d failed\n", s.passed, s.failed);
-    return s.failed != 0;
+    return finish("npy", &s.counts);
 }
