@@ -98,6 +98,9 @@ expect_error 2 "big-endian" run '[1:]' --in be.npy --out out.npy
 expect_error 2 "Fortran" run '[1:]' --in fortran.npy --out out.npy
 expect_error 2 "junk.npy" run '[1:]' --in junk.npy --out out.npy
 expect_error 2 "does not exist" run '[1:]' --in a.npy --out no/such/dir/out.npy
+mkdir folder
+expect_error 2 "names a folder" run '[1:]' --in a.npy --out folder
+expect_error 2 "it is a folder" run '[1:]' --in folder --out out.npy
 expect_error 2 "unknown --dtype 'f128'" plan '[1:]' --shape 2 --dtype f128
 expect_error 2 "bad --shape '2,x'" plan '[1:]' --shape 2,x --dtype f32
 expect_error 2 "either --in or --shape" plan '[1:]' --shape 2 --dtype f32 --in a.npy
