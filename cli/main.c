@@ -150,14 +150,17 @@ static int parse_shape(const char *text, int64_t *shape, size_t *rank)
     const char *p = text;
     if (*p == '\0')
         return -1;
+    size_t dims = 1;
+    for (const char *q = text; *q; q++)
+        dims += *q == ',';
+    if (dims > SG_MAX_RANK)
+        return usage_error("bad --shape: input rank %zu exceeds the limit of %d", dims, SG_MAX_RANK);
     for (;;) {
         char *end;
         errno = 0;
         long long v = strtoll(p, &end, 10);
         if (end == p || errno == ERANGE || v < 0 || (*end != ',' && *end != '\0'))
             return usage_error("bad --shape '%s': expected comma-separated sizes >= 0", text);
-        if (*rank == SG_MAX_RANK)
-            return usage_error("bad --shape '%s': more than %d dimensions", text, SG_MAX_RANK);
         shape[(*rank)++] = v;
         if (*end == '\0')
             return -1;

@@ -37,7 +37,7 @@ typedef struct test_case {
     char *spec[MAX_WORDS];
     sg_dtype dtype;
     size_t in_rank, out_rank;
-    int64_t in_shape[SG_MAX_RANK], out_shape[SG_MAX_RANK];
+    int64_t in_shape[SG_MAX_RANK + 8], out_shape[SG_MAX_RANK + 8]; /* room for too-large ranks */
     bool iota, shape_only, has_output, has_values;
     char *in_values, *out_values;  /* whitespace-separated scalars */
     const char *error_kind;
@@ -103,6 +103,8 @@ static char *parse_shape(char *s, int64_t *shape, size_t *rank)
     *rank = 0;
     for (char *p = s + 1; *p;) {
         char *next;
+        if (*rank == SG_MAX_RANK + 8)
+            return NULL;
         shape[(*rank)++] = strtoll(p, &next, 10);
         if (next == p)
             return NULL;
