@@ -74,12 +74,33 @@ static piece mode_piece(sg_trt_mode mode, int64_t d, int64_t x)
     return (piece){0, d - 1, x, 1, false};
 }
 
+/* Appends `next` to `last` if together they are one segment: both fill, or
+ * one affine sequence (e.g. FILL jumping from below 0 to past d). */
+static bool extend_segment(sg_segment *last, const sg_segment *next)
+{
+    if (last->fill || next->fill) {
+        if (!(last->fill && next->fill))
+            return false;
+        last->count += next->count;
+        return true;
+    }
+    int64_t step = last->count > 1 ? last->in_step
+                 : next->count > 1 ? next->in_step : next->in_offset - last->in_offset;
+    if ((next->count > 1 && next->in_step != step) ||
+        next->in_offset != last->in_offset + last->count * step)
+        return false;
+    last->in_step = step;
+    last->count += next->count;
+    return true;
+}
+
 /* Appends to p->segs the segments of TensorRT dimension `dim`. */
 static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size_t *cap,
                                  sg_error *err)
 {
     const sg_axis_map *m = &p->map[dim];
     int64_t d = p->in_shape[m->in_axis], start = m->start, s = m->step, n = m->count;
+    size_t first = p->nsegs;
     int64_t period = p->mode == SG_TRT_WRAP ? d
                      : p->mode == SG_TRT_REFLECT && d > 1 && d < INT64_MAX / 2 ? 2 * d - 2 : 0;
     if (period > 0) {
@@ -103,6 +124,14 @@ static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size
                       : s < 0 ? ((uint64_t)x - (uint64_t)pc.lo) / ((uint64_t)0 - (uint64_t)s)
                               : UINT64_MAX;
         int64_t len = room < (uint64_t)(n - y) ? (int64_t)room + 1 : n - y;
+        sg_segment seg = {
+            .count = len, .fill = pc.fill,
+            .in_offset = pc.fill ? 0 : pc.index * in_stride,
+            .in_step = pc.fill || len == 1 ? 0 : pc.slope * s * in_stride,
+        };
+        y += len;
+        if (p->nsegs > first && extend_segment(&p->segs[p->nsegs - 1], &seg))
+            continue;
         if (p->nsegs == *cap) {
             size_t grown = *cap ? 2 * *cap : 16;
             sg_segment *segs = realloc(p->segs, grown * sizeof *segs);
@@ -112,12 +141,7 @@ static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size
             p->segs = segs;
             *cap = grown;
         }
-        p->segs[p->nsegs++] = (sg_segment){
-            .count = len, .fill = pc.fill,
-            .in_offset = pc.fill ? 0 : pc.index * in_stride,
-            .in_step = pc.fill || len == 1 ? 0 : pc.slope * s * in_stride,
-        };
-        y += len;
+        p->segs[p->nsegs++] = seg;
     }
     return SG_OK;
 }
