@@ -1,7 +1,9 @@
 /* slicegen-demo: slices a 4x6 array several ways through the C API: each
  * slice is planned, JIT-compiled into a kernel, run, checked against the
- * reference interpreter and printed. Usage: slicegen-demo [IN.npy]
- * (an f32 array; default: a 4x6 ramp) */
+ * reference interpreter and printed.
+ * Usage: slicegen-demo [IN.npy]   slice IN.npy (f32; default: a 4x6 ramp)
+ *        slicegen-demo --show F.npy   print an f32 .npy file */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +69,9 @@ int main(int argc, char **argv)
     int failures = 0;
     if (sg_context_create(&ctx) != SG_OK)
         return 1;
+    bool show_only = argc > 2 && strcmp(argv[1], "--show") == 0;
     if (argc > 1) {
-        if (sg_npy_read(ctx, argv[1], &in) != SG_OK || in.dtype != SG_F32) {
+        if (sg_npy_read(ctx, argv[argc - 1], &in) != SG_OK || in.dtype != SG_F32) {
             fprintf(stderr, "slicegen-demo: %s\n", in.dtype != SG_F32 && in.data ? "needs an f32 array"
                                                                            : sg_context_last_error(ctx));
             return 1;
@@ -78,7 +81,12 @@ int main(int argc, char **argv)
             ramp[i] = (float)i;
         in.data = ramp;
     }
-    print_array("input", in.rank, in.shape, in.data);
+    print_array(show_only ? argv[argc - 1] : "input", in.rank, in.shape, in.data);
+    if (show_only) {
+        sg_tensor_release(&in);
+        sg_context_destroy(ctx);
+        return 0;
+    }
 
     sg_spec *spec = NULL;
     sg_status st = sg_spec_numpy(ctx, "x[1:3, ::-2]", &spec);

@@ -19,5 +19,6 @@ set -x
 "$slicegen" run --op TrtSlice --start -2,0 --size 8,6 --mode clamp --in "$root/examples/ramp.npy" --out "$out/clamped.npy"
 "$slicegen" plan --op StridedSlice --begin 1,0 --end 3,0 --end-mask 0,1 --in "$root/examples/ramp.npy"
 { set +x; } 2> /dev/null
-echo "== flipped.npy, read back (its first lines through the demo)"
-"$build/examples/slicegen-demo" "$out/flipped.npy" | head -6
+cd "$out"
+"$build/examples/slicegen-demo" --show flipped.npy
+"$build/examples/slicegen-demo" --show clamped.npy
