@@ -234,10 +234,12 @@ void sg_kernel_release(sg_kernel *kernel);
 sg_kernel_fn sg_kernel_function(const sg_kernel *kernel);
 int64_t sg_kernel_outer_extent(const sg_kernel *kernel);
 
-/* Runs the whole kernel, splitting the outer range over `threads` threads
- * (1 runs on the calling thread; each further thread is started for the
- * call, some tens of microseconds, so threads pay off for outputs of a
- * megabyte or more). Buffers as for sg_run_reference. */
+/* Runs the whole kernel, splitting the outer range over `threads` threads:
+ * the calling thread and threads-1 workers of the context's thread pool,
+ * started at the first threaded run and kept until the context is
+ * destroyed (after a run they spin for 0.1 ms before they sleep, so runs in
+ * a loop pay no wake-up). 1 runs on the calling thread alone. Buffers as
+ * for sg_run_reference. */
 sg_status sg_kernel_run(sg_context *ctx, const sg_kernel *kernel, const void *in, void *out,
                         int threads);
 

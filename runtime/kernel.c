@@ -8,10 +8,8 @@
  * on the idle list, until more than idle_max are idle (runtime.h); a
  * loaded kernel costs about 5-10 KB.
  *
- * sg_kernel_run starts its threads per call: on the 2-core CI machine a
- * pthread_create + join costs ~38 us and a condition-variable pool round
- * trip ~50 us, so a pool would not be faster; threads pay off from about
- * 1 MiB of output (bench/bench.c). */
+ * sg_kernel_run splits the outer range over the context's thread pool
+ * (pool.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,24 +294,34 @@ int64_t sg_kernel_outer_extent(const sg_kernel *kernel)
     return kernel->outer_extent;
 }
 
-typedef struct slice_job {
+/* One threaded run: part i runs [i * extent / parts, (i + 1) * extent / parts). */
+typedef struct range_job {
     sg_kernel_fn fn;
     const void *in;
     void *out;
-    int64_t begin, end;
-} slice_job;
-
-static void *run_job(void *arg)
-{
-    const slice_job *job = arg;
-    job->fn(job->in, job->out, job->begin, job->end);
-    return NULL;
-}
+    int64_t extent, parts;
+} range_job;
 
 /* i * extent / n without overflow (n <= MAX_THREADS). */
 static int64_t split(int64_t extent, int64_t n, int64_t i)
 {
     return i * (extent / n) + i * (extent % n) / n;
+}
+
+static void run_part(void *arg, int part)
+{
+    const range_job *job = arg;
+    job->fn(job->in, job->out, split(job->extent, job->parts, part), split(job->extent, job->parts, part + 1));
+}
+
+static sg_pool *context_pool(sg_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->pool == NULL)
+        ctx->pool = sg_pool_create();
+    sg_pool *pool = ctx->pool;
+    pthread_mutex_unlock(&ctx->lock);
+    return pool;
 }
 
 sg_status sg_kernel_run(sg_context *ctx, const sg_kernel *kernel, const void *in, void *out, int threads)
@@ -331,27 +339,14 @@ sg_status sg_kernel_run(sg_context *ctx, const sg_kernel *kernel, const void *in
     }
     int64_t n = threads < MAX_THREADS ? threads : MAX_THREADS;
     n = n < extent ? n : extent;
-    if (n <= 1) {
+    sg_pool *pool = n > 1 ? context_pool(ctx) : NULL;
+    if (pool == NULL) { /* one thread, or no memory for a pool */
         if (extent > 0)
             kernel->fn(in, out, 0, extent);
         return SG_OK;
     }
-    /* Per-call threads: job i runs [i * extent / n, (i + 1) * extent / n);
-     * the calling thread runs job 0, and any job whose thread fails to start. */
-    slice_job jobs[MAX_THREADS];
-    pthread_t ids[MAX_THREADS];
-    bool started[MAX_THREADS] = {false};
-    for (int64_t i = 0; i < n; i++)
-        jobs[i] = (slice_job){kernel->fn, in, out, split(extent, n, i), split(extent, n, i + 1)};
-    for (int64_t i = 1; i < n; i++)
-        started[i] = pthread_create(&ids[i], NULL, run_job, &jobs[i]) == 0;
-    run_job(&jobs[0]);
-    for (int64_t i = 1; i < n; i++) {
-        if (started[i])
-            pthread_join(ids[i], NULL);
-        else
-            run_job(&jobs[i]);
-    }
+    range_job job = {kernel->fn, in, out, extent, n};
+    sg_pool_run(pool, (int)n, run_part, &job);
     return SG_OK;
 }
 

@@ -12,9 +12,20 @@
 
 struct sg_context {
     sg_error last;   /* last failure; status SG_OK and "" when none */
-    pthread_mutex_t lock;             /* guards `last` and `kernels` */
+    pthread_mutex_t lock;             /* guards `last`, `kernels` and `pool` */
     struct sg_kernel_cache *kernels;  /* kernel.c; made at the first compile */
+    struct sg_pool *pool;             /* pool.c; made at the first threaded run */
 };
+
+/* The thread pool (pool.c): workers start on first need and live until
+ * sg_pool_destroy. sg_pool_run calls task(arg, part) for every part in
+ * [0, parts) on up to `parts` threads, the caller included, and returns when
+ * all have finished. While another thread's job runs on the same pool, the
+ * caller runs its parts itself. */
+typedef struct sg_pool sg_pool;
+sg_pool *sg_pool_create(void);
+void sg_pool_destroy(sg_pool *pool);
+void sg_pool_run(sg_pool *pool, int parts, void (*task)(void *arg, int part), void *arg);
 
 /* Copies err into the context's last error and returns err->status. */
 sg_status sg_context_report(sg_context *ctx, const sg_error *err);
