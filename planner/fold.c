@@ -242,6 +242,24 @@ static void make_inner_run(sg_plan *p)
     }
 }
 
+/* A nest that is one large run has nothing to share between threads: cut
+ * the run into a loop of equal chunks of at most SG_CHUNK_BYTES (the chunk
+ * count divides the run; if only tiny chunks would, the run stays whole). */
+static void chunk_large_run(sg_plan *p)
+{
+    int64_t count = p->run_bytes / (int64_t)p->elem_size;
+    if (p->nloops != 0 || p->run_bytes <= SG_CHUNK_BYTES)
+        return;
+    for (int64_t k = (p->run_bytes + SG_CHUNK_BYTES - 1) / SG_CHUNK_BYTES; k <= 4 * p->run_bytes / SG_CHUNK_BYTES; k++) {
+        if (count % k != 0)
+            continue;
+        int64_t chunk = p->run_bytes / k;
+        p->loops[p->nloops++] = (sg_loop){.extent = k, .in_stride = chunk, .out_stride = chunk};
+        p->run_bytes = chunk;
+        return;
+    }
+}
+
 sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
                         sg_plan **out, sg_error *err)
 {
@@ -259,6 +277,9 @@ sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape, 
         goto fail;
     make_inner_run(p);
     if (check_after(p, "making the inner run", err) != SG_OK)
+        goto fail;
+    chunk_large_run(p);
+    if (check_after(p, "chunking a large run", err) != SG_OK)
         goto fail;
     *out = p;
     return SG_OK;

@@ -30,6 +30,9 @@
  *             i += 1
  *     copy(0, input + base, output)
  *
+ * A nest that would be a single run of more than SG_CHUNK_BYTES is a loop
+ * over equal chunks instead, so that threads can share it.
+ *
  * The output is dense, so out_stride of the innermost loop is run_bytes and
  * each outer out_stride is the next one times its extent. An empty output
  * has out_count == 0 and no loops.
@@ -38,6 +41,9 @@
 #define SG_PLANNER_H
 
 #include "../frontend/frontend.h"
+
+/* The largest run a nest without loops keeps whole (see chunk_large_run). */
+#define SG_CHUNK_BYTES ((int64_t)1 << 20)
 
 /* One output dimension as shape inference sees it. */
 typedef struct sg_axis_map {
