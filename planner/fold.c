@@ -7,9 +7,6 @@
 
 #include "planner.h"
 
-sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
-                         sg_plan *p, sg_error *err);
-
 /* ---- TensorRT coordinate pieces -------------------------------------------- */
 
 /* A maximal-enough interval [lo, hi] of coordinates around x on which the

@@ -100,6 +100,10 @@ struct sg_plan {
     sg_segment *segs;                 /* malloc'd, nsegs entries */
 };
 
+/* Shape inference only (infer.c): fills the first layer of a zeroed plan. */
+sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
+                         sg_plan *plan, sg_error *err);
+
 /* Shape inference and folding; the result has passed sg_plan_check. */
 sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape,
                         sg_dtype dtype, sg_plan **plan, sg_error *err);
