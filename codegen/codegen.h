@@ -81,11 +81,13 @@ void sg_codegen_symbol(const sg_plan *plan, const sg_nest_key *key, char symbol[
  * malloc'd. */
 sg_status sg_codegen_ir_text(const sg_plan *plan, int opt_level, char **text, sg_error *err);
 
-/* Writes the kernel as a relocatable object file defining `symbol` for any
- * LLVM triple (NULL triple/cpu/features: the host). Room for `slicegen
- * emit`; the object needs memcpy and memset from its C library. */
+/* The kernel as a relocatable object file defining `symbol`, for any LLVM
+ * triple (NULL triple/cpu/features: the host). *bytes is malloc'd, *size
+ * bytes; the caller writes it (atomically, as every output file). Room for
+ * `slicegen emit`; the object needs memcpy and memset from its C library. */
 sg_status sg_codegen_emit_object(const sg_plan *plan, const char *symbol, const char *triple, const char *cpu,
-                                 const char *features, int opt_level, const char *path, sg_error *err);
+                                 const char *features, int opt_level, void **bytes, size_t *size,
+                                 sg_error *err);
 
 /* "14.0.6": the LLVM slicegen was built with. Static storage. */
 const char *sg_codegen_llvm_version(void);

@@ -196,34 +196,24 @@ done:
 }
 
 sg_status sg_codegen_emit_object(const sg_plan *plan, const char *symbol, const char *triple, const char *cpu,
-                                 const char *features, int opt_level, const char *path, sg_error *err)
+                                 const char *features, int opt_level, void **bytes, size_t *size, sg_error *err)
 {
     sg_target t = {0};
     LLVMTargetMachineRef tm = NULL;
-    LLVMContextRef ctx = NULL;
-    LLVMModuleRef m = NULL;
-    char *message = NULL;
+    LLVMMemoryBufferRef object = NULL;
     if (check_level(opt_level, err) != SG_OK || sg_target_init(&t, triple, cpu, features, err) != SG_OK ||
-        sg_target_machine(&t, opt_level, &tm, err) != SG_OK)
+        sg_target_machine(&t, opt_level, &tm, err) != SG_OK ||
+        sg_codegen_object(plan, symbol, &t, tm, opt_level, &object, err) != SG_OK)
         goto done;
-    ctx = LLVMContextCreate();
-    if (build_module(plan, symbol, &t, tm, opt_level, ctx, &m, err) != SG_OK)
-        goto done;
-    /* LLVM's signature takes a non-const path; it does not write to it. */
-    char *file = copy(path);
-    if (file == NULL) {
-        sg_fail(err, SG_ERR_NOMEM, "failed to write object: out of memory");
-        goto done;
-    }
-    if (LLVMTargetMachineEmitToFile(tm, m, file, LLVMObjectFile, &message))
-        sg_fail(err, SG_ERR_IO, "failed to write object %s: %s", path, message);
-    free(file);
+    *size = LLVMGetBufferSize(object);
+    *bytes = malloc(*size ? *size : 1);
+    if (*bytes == NULL)
+        sg_fail(err, SG_ERR_NOMEM, "failed to emit object: out of memory");
+    else
+        memcpy(*bytes, LLVMGetBufferStart(object), *size);
 done:
-    LLVMDisposeMessage(message);
-    if (m)
-        LLVMDisposeModule(m);
-    if (ctx)
-        LLVMContextDispose(ctx);
+    if (object)
+        LLVMDisposeMemoryBuffer(object);
     if (tm)
         LLVMDisposeTargetMachine(tm);
     sg_target_fini(&t);
