@@ -119,4 +119,17 @@ uint16_t sg_f64_to_bf16(double value);
 double sg_f16_to_f64(uint16_t bits);
 double sg_bf16_to_f64(uint16_t bits);
 
+/* ---- OpenVINO IR models (openvino_ir.c: the only file that uses libxml2) ---- */
+
+/* See sg_model_read in slicegen.h. Layers own their strings, specs and
+ * shapes; sg_model_free releases everything. */
+struct sg_model {
+    size_t nlayers;
+    sg_model_layer *layers;
+};
+
+sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model **model,
+                        sg_error *err);
+void sg_model_free(sg_model *model);
+
 #endif /* SG_FRONTEND_H */

@@ -250,6 +250,92 @@ sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char
 /* The LLVM version slicegen was built with, e.g. "14.0.6". */
 const char *sg_llvm_version(void);
 
+/* ---- ahead of time: objects, archives, assembly, IR and C headers ----------
+ *
+ * sg_aot_write compiles one or more kernels into one output file for any
+ * LLVM target, plus an optional C header declaring them. What the file holds
+ * follows the extension of its path:
+ *
+ *     .o   relocatable object (position-independent)    .s   assembly
+ *     .a   static archive holding that object            .ll  LLVM IR text
+ *
+ * For every kernel NAME the object defines the function NAME (the kernel ABI
+ * above) and `const slicegen_kernel_info NAME_info` (the struct is defined in
+ * the generated header); with a table prefix P also
+ * `const slicegen_kernel_info *const P_kernels[]` in the given order and
+ * `const size_t P_kernel_count`. See docs/aot.md for the header contract. */
+
+/* One kernel of an ahead-of-time output. Strings are copied. */
+typedef struct sg_aot_kernel {
+    const sg_plan *plan;
+    const char *name;     /* its symbol: a C identifier, unique in the output */
+    const char *spec;     /* the spec in command-line form (header comment, NAME_info.spec) */
+    const char *layer;    /* the model's layer name, or NULL */
+    int64_t layer_id;     /* the model's layer id, or -1 */
+} sg_aot_kernel;
+
+typedef struct sg_aot_options {
+    const char *target;   /* an LLVM triple; NULL for the host */
+    const char *cpu;      /* NULL: the host's CPU and features for the host,
+                             "generic" for another triple */
+    int opt_level;        /* 0..3 */
+    const char *prefix;   /* NULL: no table; else the P of P_kernels */
+    const char *command;  /* NULL, or the command line quoted in the header */
+    /* Called after each kernel is compiled (done of total), if not NULL. */
+    void (*progress)(void *arg, size_t done, size_t total);
+    void *progress_arg;
+} sg_aot_options;
+
+/* Writes `count` kernels to `path` and, if header_path is not NULL, their C
+ * header. Each file is written whole or not at all (temporary file, then
+ * rename); on failure neither is created and existing files are left as
+ * they were. An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason. */
+sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
+                       const sg_aot_options *options, const char *path,
+                       const char *header_path);
+
+/* The name a plan's kernel gets by default:
+ * "sg_x<element size>_l<loops>_r<run bytes>_<16 hex digits>", at most
+ * SG_KERNEL_NAME_MAX - 1 characters. Plans with one loop nest share it. */
+#define SG_KERNEL_NAME_MAX 96
+sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERNEL_NAME_MAX]);
+
+/* 1 if `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*. */
+int sg_is_identifier(const char *name);
+
+/* ---- OpenVINO IR models ---------------------------------------------------
+ *
+ * sg_model_read reads an OpenVINO IR v10 or v11 model (.xml with its .bin
+ * weights) and lists its slice layers: StridedSlice (opset1) and Slice
+ * (opset8), in model order. Other layers are ignored. A layer whose slice
+ * cannot be described statically (an index input that is not a Const, a
+ * dynamic dimension, an element type slicegen lacks) is listed with a
+ * reason instead of a spec. A malformed model fails as a whole with
+ * SG_ERR_IO and a message naming the file, the layer (name and id) and the
+ * attribute at fault. */
+
+typedef struct sg_model sg_model;
+
+typedef struct sg_model_layer {
+    const char *name;        /* exactly as in the model */
+    int64_t id;
+    const char *type;        /* "StridedSlice" or "Slice" */
+    const sg_spec *spec;     /* NULL when the layer is skipped */
+    const char *spec_text;   /* the spec in command-line form; NULL when skipped */
+    size_t rank;             /* the data input: rank, shape and element type */
+    const int64_t *shape;    /* (valid when spec is not NULL) */
+    sg_dtype dtype;
+    const char *skip_reason; /* why the layer is skipped; NULL when it is not */
+} sg_model_layer;
+
+/* weights_path NULL: xml_path with its extension replaced by ".bin". */
+sg_status sg_model_read(sg_context *ctx, const char *xml_path, const char *weights_path,
+                        sg_model **model);
+size_t sg_model_layer_count(const sg_model *model);
+/* The layer at index (< sg_model_layer_count); owned by the model. */
+const sg_model_layer *sg_model_layer_at(const sg_model *model, size_t index);
+void sg_model_destroy(sg_model *model);
+
 /* ---- tensors and .npy files ---------------------------------------------- */
 
 /* A dense C-order tensor. sg_npy_read allocates `data`; release it with
