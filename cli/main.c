@@ -1,18 +1,22 @@
 /* slicegen: the command-line program. Each subcommand reads as the pipeline
  * it runs: spec -> (input) -> plan -> engine -> output. Exit status 0 on
- * success, 2 for bad usage or input, 1 for anything else. */
+ * success, 2 for bad usage or input, 1 for anything else. This file holds
+ * the options, `run`, `plan` and `ir`; aot.c holds `emit` and `aot`. */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "slicegen.h"
+#include "cli.h"
 
 static const char usage_text[] =
     "usage: slicegen run   SPEC --in IN.npy --out OUT.npy [--engine jit|ref] [--threads N]\n"
     "       slicegen plan  SPEC (--in IN.npy | --shape D0,D1,... --dtype T)\n"
     "       slicegen ir    SPEC (--in IN.npy | --shape D0,D1,... --dtype T) [-O0|-O1|-O2|-O3]\n"
+    "       slicegen emit  SPEC (--in IN.npy | --shape D0,D1,... --dtype T) -o OUT [--header K.h]\n"
+    "                      [--name SYMBOL] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
+    "       slicegen aot   MODEL.xml [--weights MODEL.bin] -o OUT [--header K.h] [--prefix P]\n"
+    "                      [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
     "       slicegen --help | --version\n"
     "\n"
     "SPEC is one of:\n"
@@ -59,30 +63,18 @@ static const char ir_help[] =
     "\n"
     "example: slicegen ir '[:, ::2]' --shape 64,64 --dtype f32 -O0\n";
 
-/* The command-line options that are not part of SPEC. */
-typedef struct options {
-    const char *in, *out, *engine, *threads, *shape, *dtype;
-    int opt_level;  /* -O0..-O3; -1 when not given */
-    int nspec;
-    char **spec; /* SPEC words, in order */
-} options;
-
-static int exit_status(sg_status status)
+int exit_status(sg_status status)
 {
     return status == SG_ERR_NOMEM || status == SG_ERR_INTERNAL ? 1 : 2;
 }
 
-/* Reports the context's last error for a failed call. */
-static int failed(sg_context *ctx, sg_status status)
+int failed(sg_context *ctx, sg_status status)
 {
     fprintf(stderr, "slicegen: error: %s\n", sg_context_last_error(ctx));
     return exit_status(status);
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static int usage_error(const char *fmt, ...)
+int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -93,15 +85,19 @@ static int usage_error(const char *fmt, ...)
     return 2;
 }
 
-enum { OPT_IN = 1, OPT_OUT = 2, OPT_ENGINE = 4, OPT_THREADS = 8, OPT_SHAPE = 16, OPT_DTYPE = 32, OPT_LEVEL = 64 };
-
 /* Splits argv into our options (those in `allowed`) and SPEC words.
  * Returns -1 to go on, or an exit status (0 after --help). */
 static int parse_options(int argc, char **argv, const char *command, unsigned allowed,
                          const char *help, options *o)
 {
-    static const char *const names[] = {"--in", "--out", "--engine", "--threads", "--shape", "--dtype"};
-    const char **slots[] = {&o->in, &o->out, &o->engine, &o->threads, &o->shape, &o->dtype};
+    /* In the order of the OPT_ bits. */
+    static const char *const names[] = {"--in",     "--out", "--engine", "--threads", "--shape",
+                                        "--dtype",  "-o",    "--header", "--name",    "--target",
+                                        "--cpu",    "--weights", "--prefix"};
+    const char **slots[] = {&o->in,     &o->out,    &o->engine, &o->threads, &o->shape,
+                            &o->dtype,  &o->output, &o->header, &o->name,    &o->target,
+                            &o->cpu,    &o->weights, &o->prefix};
+    enum { NOPTIONS = sizeof names / sizeof names[0] };
     o->spec = calloc((size_t)argc + 1, sizeof *o->spec);
     if (o->spec == NULL) {
         fputs("slicegen: error: out of memory\n", stderr);
@@ -119,12 +115,12 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
             o->opt_level = a[2] - '0';
             continue;
         }
-        if (a[0] == '-' && a[1] != '-' && a[1] != '\0')
-            return usage_error("unknown option '%s'", a);
         int k = -1;
-        for (int j = 0; j < 6; j++)
+        for (int j = 0; j < NOPTIONS; j++)
             if (strcmp(a, names[j]) == 0)
                 k = j;
+        if (k < 0 && a[0] == '-' && a[1] != '-' && a[1] != '\0')
+            return usage_error("unknown option '%s'", a);
         if (k < 0) { /* a SPEC word, or a SPEC option with its value */
             o->spec[o->nspec++] = argv[i];
             if (strncmp(a, "--", 2) == 0 && strchr(a, '=') == NULL && i + 1 < argc)
@@ -144,7 +140,7 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
 
 
 /* "--shape 2,3,4" ('' for rank 0). Returns -1 on success, else an exit status. */
-static int parse_shape(const char *text, int64_t *shape, size_t *rank)
+int parse_shape(const char *text, int64_t *shape, size_t *rank)
 {
     *rank = 0;
     const char *p = text;
@@ -170,7 +166,7 @@ static int parse_shape(const char *text, int64_t *shape, size_t *rank)
 
 /* The input's shape and type: from --in (reading the file into *input) or
  * from --shape and --dtype. Returns -1 on success, else an exit status. */
-static int input_description(sg_context *ctx, const options *o, sg_tensor *input)
+int input_description(sg_context *ctx, const options *o, sg_tensor *input)
 {
     sg_status st;
     if (o->in != NULL) {
@@ -187,7 +183,7 @@ static int input_description(sg_context *ctx, const options *o, sg_tensor *input
 }
 
 /* Spec and plan for `plan` and `ir`; returns -1 on success, else an exit status. */
-static int make_plan(sg_context *ctx, const options *o, sg_spec **spec, sg_plan **plan)
+int make_plan(sg_context *ctx, const options *o, sg_spec **spec, sg_plan **plan)
 {
     sg_tensor input = {0};
     sg_status st;
@@ -318,11 +314,15 @@ int main(int argc, char **argv)
         {"run", OPT_IN | OPT_OUT | OPT_ENGINE | OPT_THREADS, run_help, cmd_run},
         {"plan", OPT_IN | OPT_SHAPE | OPT_DTYPE, plan_help, cmd_plan},
         {"ir", OPT_IN | OPT_SHAPE | OPT_DTYPE | OPT_LEVEL, ir_help, cmd_ir},
+        {"emit", OPT_IN | OPT_SHAPE | OPT_DTYPE | OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_NAME | OPT_TARGET | OPT_CPU,
+         emit_help, cmd_emit},
+        {"aot", OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_TARGET | OPT_CPU | OPT_WEIGHTS | OPT_PREFIX, aot_help,
+         cmd_aot},
     };
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
         if (strcmp(command, commands[c].name) != 0)
             continue;
-        options o = {.opt_level = -1};
+        options o = {.opt_level = -1, .argc = argc, .argv = argv};
         sg_context *ctx = NULL;
         int rc = parse_options(argc - 2, argv + 2, command, commands[c].allowed, commands[c].help, &o);
         if (rc < 0 && sg_context_create(&ctx) != SG_OK) {

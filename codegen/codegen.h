@@ -81,16 +81,48 @@ void sg_codegen_symbol(const sg_plan *plan, const sg_nest_key *key, char symbol[
  * malloc'd. */
 sg_status sg_codegen_ir_text(const sg_plan *plan, int opt_level, char **text, sg_error *err);
 
-/* The kernel as a relocatable object file defining `symbol`, for any LLVM
- * triple (NULL triple/cpu/features: the host). *bytes is malloc'd, *size
- * bytes; the caller writes it (atomically, as every output file). Room for
- * `slicegen emit`; the object needs memcpy and memset from its C library. */
-sg_status sg_codegen_emit_object(const sg_plan *plan, const char *symbol, const char *triple, const char *cpu,
-                                 const char *features, int opt_level, void **bytes, size_t *size,
-                                 sg_error *err);
-
 /* "14.0.6": the LLVM slicegen was built with. Static storage. */
 const char *sg_codegen_llvm_version(void);
+
+/* ---- ahead of time (aot.c, header.c, archive.c) ------------------------------ */
+
+typedef enum sg_aot_format {
+    SG_AOT_OBJECT,   /* .o */
+    SG_AOT_ARCHIVE,  /* .a: the object in an ar archive with a symbol index */
+    SG_AOT_ASSEMBLY, /* .s */
+    SG_AOT_LLVM_IR   /* .ll */
+} sg_aot_format;
+
+/* The format named by path's extension; 0 if there is none. */
+int sg_aot_format_of(const char *path, sg_aot_format *format);
+
+/* What sg_codegen_aot makes, malloc'd: the output file's bytes and, when
+ * asked for, the C header's text. */
+typedef struct sg_aot_output {
+    void *bytes;
+    size_t size;
+    char *header;
+} sg_aot_output;
+
+/* Compiles the kernels (already checked: plans valid, names unique C
+ * identifiers with no clash among the symbols derived from them) for
+ * options->target into one module holding every kernel, its NAME_info and,
+ * with a prefix, the table; then renders it as `format`. `member` names the
+ * object inside an archive. */
+sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *options,
+                         sg_aot_format format, const char *member, bool want_header, sg_aot_output *out,
+                         sg_error *err);
+void sg_aot_output_free(sg_aot_output *out);
+
+/* The generated C header for kernels compiled for `triple` and `cpu`
+ * (header.c). NULL when out of memory. */
+char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *options,
+                    const char *triple, const char *cpu);
+
+/* An ar archive (System V / GNU format, as `ar rcsD` writes) holding one
+ * object `member` and an index of `symbols` defined by it (archive.c). */
+sg_status sg_archive(const char *member, const void *object, size_t size, const char *const *symbols,
+                     size_t nsymbols, void **bytes, size_t *len, sg_error *err);
 
 /* ---- the JIT ---------------------------------------------------------------------- */
 
@@ -120,28 +152,46 @@ void sg_jit_free(sg_jit *jit, void *resource);
 #include <llvm-c/Error.h>
 #include <llvm-c/TargetMachine.h>
 
-/* A target: triple, CPU and feature string (malloc'd) and the LLVM target. */
+/* A target: triple (normalized), CPU and feature string (malloc'd), the
+ * ABI its module must name ("" for the default) and the LLVM target. */
 typedef struct sg_target {
     char *triple, *cpu, *features;
+    char abi[16];
+    bool host; /* the process's own: triple, CPU and features detected */
     LLVMTargetRef target;
 } sg_target;
 
 /* Initialises LLVM's native target once per process (pthread_once). */
 sg_status sg_llvm_init(sg_error *err);
-/* The host (LLVMGetHostCPUName + LLVMGetHostCPUFeatures) or a named target;
- * NULL strings mean the host's. */
+/* The host (LLVMGetHostCPUName + LLVMGetHostCPUFeatures) when all three are
+ * NULL; else a named target (every target LLVM was built with is then
+ * initialised), with defaults for what is NULL: the CPU "generic" and the
+ * conventional features and ABI of the triple (RISC-V Linux: rv64gc and
+ * lp64d, as C compilers assume). An unknown triple is SG_ERR_USAGE. */
 sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, const char *features,
                          sg_error *err);
 void sg_target_fini(sg_target *t);
+/* Before the first compile for a named target: compiles probe kernels for
+ * it in a child process, so that an unknown CPU or a combination that LLVM
+ * would abort on becomes SG_ERR_USAGE with LLVM's words; refuses
+ * big-endian targets. */
+sg_status sg_target_check(const sg_target *t, sg_error *err);
 /* A target machine for t at opt_level (PIC, default code model). */
 sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachineRef *tm, sg_error *err);
 
-/* Emits the kernel for plan as function `symbol` into a new module of ctx,
- * with tm's triple and data layout and t's CPU and features, verified.
- * Runs the pass pipeline when opt_level > 0. */
+/* An empty module of ctx for t: tm's triple and data layout, t's ABI. */
+LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTargetMachineRef tm,
+                                   LLVMContextRef ctx);
+/* Adds the kernel for plan as function `symbol` (external) to m, with t's
+ * CPU and features. Private globals it adds (segment tables) may be renamed. */
+sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
+                                sg_error *err);
+sg_status sg_codegen_verify(LLVMModuleRef m, const char *what, sg_error *err);
+/* Runs "default<O1..3>" on m; nothing at opt_level 0. */
+sg_status sg_codegen_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, sg_error *err);
+/* A new module of ctx holding plan's kernel as `symbol`, verified. */
 sg_status sg_codegen_module(const sg_plan *plan, const char *symbol, const sg_target *t,
-                            LLVMTargetMachineRef tm, int opt_level, LLVMContextRef ctx, LLVMModuleRef *module,
-                            sg_error *err);
+                            LLVMTargetMachineRef tm, LLVMContextRef ctx, LLVMModuleRef *module, sg_error *err);
 
 /* The kernel compiled by tm (made by sg_target_machine for t at
  * opt_level) as an object file in memory. tm is used by one thread at a

@@ -488,7 +488,7 @@ static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
 {
     const sg_loop *l = &g->plan->loops[level];
     const sg_segment *segs = &g->plan->segs[l->seg0];
-    int64_t *t = malloc(l->nseg * FIELDS * sizeof *t); /* sg_codegen_module checked nseg */
+    int64_t *t = malloc(l->nseg * FIELDS * sizeof *t); /* sg_codegen_add_kernel checked nseg */
     LLVMValueRef *vals = malloc(l->nseg * FIELDS * sizeof *vals);
     if (t == NULL || vals == NULL) {
         sg_fail(g->err, SG_ERR_NOMEM, "failed to compile kernel: out of memory for %zu segments", l->nseg);
@@ -661,17 +661,30 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
     LLVMBuildRetVoid(g->b);
 }
 
-sg_status sg_codegen_module(const sg_plan *plan, const char *symbol, const sg_target *t,
-                            LLVMTargetMachineRef tm, int opt_level, LLVMContextRef ctx, LLVMModuleRef *module,
-                            sg_error *err)
+LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTargetMachineRef tm,
+                                   LLVMContextRef ctx)
 {
-    (void)opt_level;
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, ctx);
+    LLVMSetTarget(m, t->triple);
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(m, layout);
+    LLVMDisposeTargetData(layout);
+    if (t->abi[0] != '\0') { /* e.g. RISC-V's lp64d: the ABI of the object's callers */
+        LLVMMetadataRef abi = LLVMMDStringInContext2(ctx, t->abi, strlen(t->abi));
+        LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorError, "target-abi", strlen("target-abi"), abi);
+    }
+    return m;
+}
+
+sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
+                                sg_error *err)
+{
     for (size_t i = 0; i < plan->nloops; i++)
         if (plan->loops[i].nseg > UINT32_MAX / FIELDS)
             return sg_fail(err, SG_ERR_SLICE, "failed to compile kernel: %zu segments in loop %zu",
                            plan->loops[i].nseg, i);
-    gen g = {.plan = plan, .c = ctx, .err = err};
-    g.m = LLVMModuleCreateWithNameInContext(symbol, ctx);
+    LLVMContextRef ctx = LLVMGetModuleContext(m);
+    gen g = {.plan = plan, .c = ctx, .m = m, .err = err};
     g.b = LLVMCreateBuilderInContext(ctx);
     g.i8 = LLVMInt8TypeInContext(ctx);
     g.i32 = LLVMInt32TypeInContext(ctx);
@@ -681,25 +694,28 @@ sg_status sg_codegen_module(const sg_plan *plan, const char *symbol, const sg_ta
 #else
     g.ptr = LLVMPointerTypeInContext(ctx, 0);
 #endif
-    LLVMSetTarget(g.m, t->triple);
-    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
-    LLVMSetModuleDataLayout(g.m, layout);
-    LLVMDisposeTargetData(layout);
     emit_function(&g, symbol, t);
     LLVMDisposeBuilder(g.b);
-    if (err->status != SG_OK) {
-        LLVMDisposeModule(g.m);
+    return err->status;
+}
+
+sg_status sg_codegen_verify(LLVMModuleRef m, const char *what, sg_error *err)
+{
+    char *message = NULL;
+    if (LLVMVerifyModule(m, LLVMReturnStatusAction, &message))
+        sg_fail(err, SG_ERR_INTERNAL, "failed to verify %s: %s", what, message);
+    LLVMDisposeMessage(message);
+    return err->status;
+}
+
+sg_status sg_codegen_module(const sg_plan *plan, const char *symbol, const sg_target *t,
+                            LLVMTargetMachineRef tm, LLVMContextRef ctx, LLVMModuleRef *module, sg_error *err)
+{
+    LLVMModuleRef m = sg_codegen_new_module(symbol, t, tm, ctx);
+    if (sg_codegen_add_kernel(plan, symbol, t, m, err) != SG_OK || sg_codegen_verify(m, symbol, err) != SG_OK) {
+        LLVMDisposeModule(m);
         return err->status;
     }
-
-    char *message = NULL;
-    if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &message)) {
-        sg_fail(err, SG_ERR_INTERNAL, "failed to verify kernel %s: %s", symbol, message);
-        LLVMDisposeMessage(message);
-        LLVMDisposeModule(g.m);
-        return SG_ERR_INTERNAL;
-    }
-    LLVMDisposeMessage(message);
-    *module = g.m;
+    *module = m;
     return SG_OK;
 }

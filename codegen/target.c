@@ -2,9 +2,16 @@
  * One target description (triple + CPU + features) feeds both the optimizer
  * and the code generator: on LLVM 14 the CPU name alone loses features. */
 #define SG_CODEGEN_INTERNAL
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
@@ -13,17 +20,26 @@
 
 #include "codegen.h"
 
-static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
-static int llvm_init_failed; /* written once inside pthread_once */
+static pthread_once_t native_once = PTHREAD_ONCE_INIT, all_once = PTHREAD_ONCE_INIT;
+static int native_failed; /* written once inside pthread_once */
 
 static void init_native(void)
 {
-    llvm_init_failed = LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter();
+    native_failed = LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter();
+}
+
+/* Every target this LLVM was built with, for ahead-of-time output. */
+static void init_all(void)
+{
+    LLVMInitializeAllTargetInfos();
+    LLVMInitializeAllTargets();
+    LLVMInitializeAllTargetMCs();
+    LLVMInitializeAllAsmPrinters();
 }
 
 sg_status sg_llvm_init(sg_error *err)
 {
-    if (pthread_once(&llvm_once, init_native) != 0 || llvm_init_failed)
+    if (pthread_once(&native_once, init_native) != 0 || native_failed)
         return sg_fail(err, SG_ERR_INTERNAL, "failed to initialize LLVM: no native target");
     return SG_OK;
 }
@@ -49,33 +65,64 @@ static char *copy(const char *s)
     return c ? strcpy(c, s) : NULL;
 }
 
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* What a named target gets where its user says nothing, as clang's driver
+ * does: RISC-V Linux is rv64gc (rv32gc) with floating-point arguments in
+ * registers (lp64d, ilp32d), so that the object links with the system's
+ * C library; bare-metal RISC-V is rv64imac / rv32imac with the soft-float
+ * ABI. RISC-V has no CPU called "generic" on LLVM 14. */
+static void named_defaults(sg_target *t, const char **cpu, const char **features)
+{
+    bool rv64 = starts_with(t->triple, "riscv64"), rv32 = starts_with(t->triple, "riscv32");
+    if (!rv64 && !rv32)
+        return;
+    if (*cpu == NULL || strcmp(*cpu, "generic") == 0)
+        *cpu = rv64 ? "generic-rv64" : "generic-rv32";
+    bool linux_os = strstr(t->triple, "linux") != NULL;
+    if (*features == NULL)
+        *features = linux_os ? "+m,+a,+f,+d,+c" : "+m,+a,+c";
+    if (linux_os && strstr(*features, "+d") != NULL)
+        snprintf(t->abi, sizeof t->abi, "%s", rv64 ? "lp64d" : "ilp32d");
+}
+
 sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, const char *features,
                          sg_error *err)
 {
-    char *host = NULL, *message = NULL;
+    char *llvm = NULL, *message = NULL;
     memset(t, 0, sizeof *t);
     if (sg_llvm_init(err) != SG_OK)
         return err->status;
+    t->host = triple == NULL && cpu == NULL && features == NULL;
+    if (!t->host)
+        pthread_once(&all_once, init_all);
     /* LLVM's strings must be released with LLVMDisposeMessage: copy them. */
-    host = triple ? NULL : LLVMGetDefaultTargetTriple();
-    t->triple = copy(triple ? triple : host);
-    LLVMDisposeMessage(host);
-    host = cpu || triple ? NULL : LLVMGetHostCPUName();
-    t->cpu = copy(cpu ? cpu : host ? host : "");
-    LLVMDisposeMessage(host);
-    host = features || triple ? NULL : LLVMGetHostCPUFeatures();
-    t->features = copy(features ? features : host ? host : "");
-    LLVMDisposeMessage(host);
-    if (!t->triple || !t->cpu || !t->features) {
-        sg_fail(err, SG_ERR_NOMEM, "failed to describe target: out of memory");
-        goto fail;
-    }
+    llvm = triple ? LLVMNormalizeTargetTriple(triple) : LLVMGetDefaultTargetTriple();
+    t->triple = copy(llvm);
+    LLVMDisposeMessage(llvm);
+    if (t->triple == NULL)
+        goto nomem;
+    if (triple != NULL)
+        named_defaults(t, &cpu, &features);
+    llvm = cpu || triple ? NULL : LLVMGetHostCPUName();
+    t->cpu = copy(cpu ? cpu : llvm ? llvm : "generic");
+    LLVMDisposeMessage(llvm);
+    llvm = features || triple ? NULL : LLVMGetHostCPUFeatures();
+    t->features = copy(features ? features : llvm ? llvm : "");
+    LLVMDisposeMessage(llvm);
+    if (!t->cpu || !t->features)
+        goto nomem;
     if (LLVMGetTargetFromTriple(t->triple, &t->target, &message)) {
-        sg_fail(err, SG_ERR_USAGE, "failed to find target: %s (%s)", message, t->triple);
+        sg_fail(err, SG_ERR_USAGE, "failed to find target: %s (%s)", message, triple ? triple : t->triple);
         goto fail;
     }
     LLVMDisposeMessage(message);
     return SG_OK;
+nomem:
+    sg_fail(err, SG_ERR_NOMEM, "failed to describe target: out of memory");
 fail:
     LLVMDisposeMessage(message);
     sg_target_fini(t);
@@ -102,10 +149,167 @@ sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachine
     return SG_OK;
 }
 
+/* ---- checking a named target ------------------------------------------------ */
+
+/* Slices (words split at spaces) whose kernels use every kind of code the emitter makes: runs of
+ * each size, shuffles (strided, reversed), broadcasts, fills and segment
+ * tables. */
+static const char *const probe_slices[][3] = {
+    {"[::-1,1::2]", "9,40", "f32"},
+    {"[:,::3]", "5,77", "u8"},
+    {"[1:,None,2:-1]", "6,300", "f16"},
+    {"[::2]", "3000000", "i64"},
+    {"--op TrtSlice --start -3,-2 --size 9,40 --mode fill --fill 7", "4,5", "i32"},
+    {"--op TrtSlice --start -50 --size 300 --mode wrap", "3", "i16"},
+    {"--op TrtSlice --start 0,-1 --size 4,6 --stride 0,1 --mode reflect", "5,3", "f64"},
+};
+
+/* In a child process: the target machine and the probe kernels, compiled.
+ * Returns the child's exit status. */
+static int probe_child(const sg_target *t)
+{
+    sg_error err = {0};
+    LLVMTargetMachineRef tm = NULL;
+    LLVMContextRef ctx = LLVMContextCreate();
+    if (sg_target_machine(t, 2, &tm, &err) != SG_OK)
+        goto fail;
+    LLVMModuleRef m = sg_codegen_new_module("probe", t, tm, ctx);
+    for (size_t i = 0; i < sizeof probe_slices / sizeof probe_slices[0]; i++) {
+        char words[128], *w[16];
+        int n = 0;
+        int64_t *shape = NULL;
+        size_t rank = 0;
+        sg_dtype dtype = SG_U8;
+        sg_spec *spec = NULL;
+        sg_plan *plan = NULL;
+        snprintf(words, sizeof words, "%s", probe_slices[i][0]);
+        for (char *save = NULL, *p = strtok_r(words, " ", &save); p && n < 16; p = strtok_r(NULL, " ", &save))
+            w[n++] = p;
+        sg_dtype_parse(probe_slices[i][2], &dtype);
+        if (sg_spec_parse_words(n, w, &spec, &err) == SG_OK &&
+            sg_parse_int_list(probe_slices[i][1], "shape", &shape, &rank, &err) == SG_OK &&
+            sg_plan_build(spec, rank, shape, dtype, &plan, &err) == SG_OK) {
+            char symbol[16];
+            snprintf(symbol, sizeof symbol, "probe%zu", i);
+            sg_codegen_add_kernel(plan, symbol, t, m, &err);
+        }
+        sg_plan_free(plan);
+        sg_spec_free(spec);
+        free(shape);
+        if (err.status != SG_OK)
+            goto fail;
+    }
+    LLVMMemoryBufferRef object = NULL;
+    char *message = NULL;
+    if (sg_codegen_verify(m, "probe kernels", &err) != SG_OK ||
+        sg_codegen_optimize(m, tm, 2, &err) != SG_OK)
+        goto fail;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &message, &object)) {
+        fprintf(stderr, "%s\n", message);
+        return 3;
+    }
+    return 0;
+fail:
+    fprintf(stderr, "%s\n", err.message);
+    return 3;
+}
+
+/* The first line of text, without a leading "LLVM ERROR: ". */
+static const char *first_line(char *text)
+{
+    text[strcspn(text, "\n")] = '\0';
+    return starts_with(text, "LLVM ERROR: ") ? text + strlen("LLVM ERROR: ") : text;
+}
+
+/* For a CPU it does not know LLVM prints a warning and carries on; some
+ * combinations (a 32-bit CPU for a 64-bit triple, RISC-V "generic" on
+ * LLVM 14, a target that cannot lower a memcpy) end the process from inside
+ * LLVM. So a named target is first used in a child process: it compiles the
+ * probe kernels, and whatever LLVM writes to stderr, or the child's death,
+ * becomes the reason the target is refused. The probe takes a few
+ * milliseconds. */
+static sg_status probe(const sg_target *t, sg_error *err)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return sg_fail(err, SG_ERR_INTERNAL, "failed to check target %s: %s", t->triple, strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], 2);
+        _exit(probe_child(t));
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        return sg_fail(err, SG_ERR_INTERNAL, "failed to check target %s: %s", t->triple, strerror(errno));
+    }
+    char said[1024] = "";
+    size_t len = 0;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    bool timed_out = false;
+    for (;;) {
+        struct pollfd p = {.fd = fds[0], .events = POLLIN};
+        int ready = poll(&p, 1, 1000);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (ready < 0 && errno != EINTR)
+            break;
+        if (ready > 0) {
+            char buf[4096];
+            ssize_t n = read(fds[0], buf, sizeof buf);
+            if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+                break;
+            for (ssize_t i = 0; i < n && len + 1 < sizeof said; i++)
+                said[len++] = buf[i];
+        }
+        if (now.tv_sec - start.tv_sec > 60) {
+            timed_out = true;
+            kill(pid, SIGKILL);
+            break;
+        }
+    }
+    close(fds[0]);
+    said[len] = '\0';
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (timed_out)
+        return sg_fail(err, SG_ERR_INTERNAL, "failed to check target %s (cpu '%s'): no answer in 60 s",
+                       t->triple, t->cpu);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && len == 0)
+        return SG_OK;
+    const char *reason = len > 0 ? first_line(said)
+                         : WIFSIGNALED(status) ? strsignal(WTERMSIG(status))
+                                               : "LLVM stopped without a message";
+    return sg_fail(err, SG_ERR_USAGE, "failed to use target %s with cpu '%s': %s", t->triple, t->cpu, reason);
+}
+
+sg_status sg_target_check(const sg_target *t, sg_error *err)
+{
+    LLVMTargetMachineRef tm = NULL;
+    if (!t->host && probe(t, err) != SG_OK)
+        return err->status;
+    if (sg_target_machine(t, 0, &tm, err) != SG_OK)
+        return err->status;
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+    if (LLVMByteOrder(layout) != LLVMLittleEndian)
+        sg_fail(err, SG_ERR_USAGE,
+                "failed to use target %s: big-endian targets are not supported (kernels store fill values "
+                "as little-endian bytes)",
+                t->triple);
+    LLVMDisposeTargetData(layout);
+    LLVMDisposeTargetMachine(tm);
+    return err->status;
+}
+
 /* ---- modules -------------------------------------------------------------------- */
 
-static sg_status run_passes(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, sg_error *err)
+sg_status sg_codegen_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, sg_error *err)
 {
+    if (opt_level == 0) /* -O0: the IR as emitted */
+        return SG_OK;
     char pipeline[32];
     snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
     LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
@@ -122,9 +326,9 @@ static sg_status build_module(const sg_plan *plan, const char *symbol, const sg_
                               LLVMTargetMachineRef tm, int opt_level, LLVMContextRef ctx,
                               LLVMModuleRef *module, sg_error *err)
 {
-    if (sg_codegen_module(plan, symbol, t, tm, opt_level, ctx, module, err) != SG_OK)
+    if (sg_codegen_module(plan, symbol, t, tm, ctx, module, err) != SG_OK)
         return err->status;
-    if (opt_level > 0 && run_passes(*module, tm, opt_level, err) != SG_OK) {
+    if (sg_codegen_optimize(*module, tm, opt_level, err) != SG_OK) {
         LLVMDisposeModule(*module);
         return err->status;
     }
@@ -192,30 +396,5 @@ done:
         LLVMDisposeModule(m);
     if (ctx)
         LLVMContextDispose(ctx);
-    return err->status;
-}
-
-sg_status sg_codegen_emit_object(const sg_plan *plan, const char *symbol, const char *triple, const char *cpu,
-                                 const char *features, int opt_level, void **bytes, size_t *size, sg_error *err)
-{
-    sg_target t = {0};
-    LLVMTargetMachineRef tm = NULL;
-    LLVMMemoryBufferRef object = NULL;
-    if (check_level(opt_level, err) != SG_OK || sg_target_init(&t, triple, cpu, features, err) != SG_OK ||
-        sg_target_machine(&t, opt_level, &tm, err) != SG_OK ||
-        sg_codegen_object(plan, symbol, &t, tm, opt_level, &object, err) != SG_OK)
-        goto done;
-    *size = LLVMGetBufferSize(object);
-    *bytes = malloc(*size ? *size : 1);
-    if (*bytes == NULL)
-        sg_fail(err, SG_ERR_NOMEM, "failed to emit object: out of memory");
-    else
-        memcpy(*bytes, LLVMGetBufferStart(object), *size);
-done:
-    if (object)
-        LLVMDisposeMemoryBuffer(object);
-    if (tm)
-        LLVMDisposeTargetMachine(tm);
-    sg_target_fini(&t);
     return err->status;
 }

@@ -300,8 +300,17 @@ sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t cou
 #define SG_KERNEL_NAME_MAX 96
 sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERNEL_NAME_MAX]);
 
-/* 1 if `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*. */
+/* 1 if `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*, and not a keyword
+ * of C or C++. */
 int sg_is_identifier(const char *name);
+
+/* Kernel names for model layers, as `slicegen aot` gives them: prefix, '_',
+ * then the layer name with every character outside [A-Za-z0-9_] replaced
+ * by '_'; a name already taken (by an earlier layer, or by a symbol or
+ * macro derived from one, such as NAME_info or P_kernels) gets the first
+ * free suffix _2, _3, ... names[i] is malloc'd; free() each. */
+sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t count,
+                             const char *const *layers, char **names);
 
 /* ---- OpenVINO IR models ---------------------------------------------------
  *

@@ -1,6 +1,8 @@
 /*
  * Atomic output files: write a temporary file next to the target, fsync it,
- * give it normal permissions and rename it over the target.
+ * give it normal permissions and rename it over the target. Staged in two
+ * steps so that a command writing several files renames them only once all
+ * are complete.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -37,10 +39,11 @@ static mode_t current_umask(void)
     return mask;
 }
 
-sg_status sg_write_file_atomic(const char *path, const void *const *parts,
-                               const size_t *sizes, size_t nparts, sg_error *err)
+sg_status sg_file_stage(const char *path, const void *const *parts, const size_t *sizes, size_t nparts,
+                        sg_staged_file *staged, sg_error *err)
 {
     struct stat sb;
+    *staged = (sg_staged_file){0};
     if (path[0] == '\0')
         return sg_fail(err, SG_ERR_IO, "failed to write '': the path is empty");
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
@@ -54,13 +57,17 @@ sg_status sg_write_file_atomic(const char *path, const void *const *parts,
 
     size_t len = strlen(path);
     char *tmp = malloc(len + sizeof SUFFIX);
-    if (!tmp)
+    char *target = malloc(len + 1);
+    if (!tmp || !target) {
+        free(tmp);
+        free(target);
         return sg_fail(err, SG_ERR_NOMEM, "failed to write '%s': out of memory", path);
+    }
+    memcpy(target, path, len + 1);
     memcpy(tmp, path, len);
     memcpy(tmp + len, SUFFIX, sizeof SUFFIX);
 
     sg_status st = SG_OK;
-    int created = 0;
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
@@ -68,9 +75,11 @@ sg_status sg_write_file_atomic(const char *path, const void *const *parts,
                      e == ENOENT || e == ENOTDIR ? "the folder" : "cannot create a temporary file in",
                      dirlen, dir,
                      e == ENOENT ? " does not exist" : e == ENOTDIR ? " is not a folder" : "");
-        goto done;
+        free(tmp);
+        free(target);
+        return st;
     }
-    created = 1;
+    *staged = (sg_staged_file){.path = target, .tmp = tmp};
 
     for (size_t i = 0; i < nparts; i++) {
         const char *p = parts[i];
@@ -97,22 +106,43 @@ sg_status sg_write_file_atomic(const char *path, const void *const *parts,
     }
     int rc = close(fd);
     fd = -1;
-    if (rc != 0) {
+    if (rc != 0)
         st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (closing temporary file '%s')",
                      path, strerror(errno), tmp);
-        goto done;
-    }
-    if (rename(tmp, path) != 0) {
-        st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (renaming '%s' over it)",
-                     path, strerror(errno), tmp);
-        goto done;
-    }
-    created = 0;
 done:
     if (fd >= 0)
         close(fd);
-    if (created)
-        unlink(tmp);
-    free(tmp);
+    if (st != SG_OK)
+        sg_file_discard(staged);
     return st;
+}
+
+sg_status sg_file_commit(sg_staged_file *staged, sg_error *err)
+{
+    sg_status st = SG_OK;
+    if (rename(staged->tmp, staged->path) != 0)
+        st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (renaming '%s' over it)", staged->path,
+                     strerror(errno), staged->tmp);
+    else
+        staged->tmp[0] = '\0'; /* nothing left to remove */
+    return st;
+}
+
+void sg_file_discard(sg_staged_file *staged)
+{
+    if (staged->tmp != NULL && staged->tmp[0] != '\0')
+        unlink(staged->tmp);
+    free(staged->tmp);
+    free(staged->path);
+    *staged = (sg_staged_file){0};
+}
+
+sg_status sg_write_file_atomic(const char *path, const void *const *parts, const size_t *sizes, size_t nparts,
+                               sg_error *err)
+{
+    sg_staged_file staged;
+    if (sg_file_stage(path, parts, sizes, nparts, &staged, err) == SG_OK)
+        sg_file_commit(&staged, err);
+    sg_file_discard(&staged);
+    return err->status;
 }

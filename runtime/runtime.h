@@ -62,4 +62,16 @@ sg_status sg_npy_store(const char *path, const sg_tensor *tensor, sg_error *err)
 sg_status sg_write_file_atomic(const char *path, const void *const *parts,
                                const size_t *sizes, size_t nparts, sg_error *err);
 
+/* The same in two steps: sg_file_stage writes and syncs the temporary
+ * file, sg_file_commit renames it over path, sg_file_discard removes what
+ * is left (a staged file not committed) and frees the record. A record
+ * made by a failed stage, or zeroed, may be discarded. */
+typedef struct sg_staged_file {
+    char *path, *tmp;
+} sg_staged_file;
+sg_status sg_file_stage(const char *path, const void *const *parts, const size_t *sizes, size_t nparts,
+                        sg_staged_file *staged, sg_error *err);
+sg_status sg_file_commit(sg_staged_file *staged, sg_error *err);
+void sg_file_discard(sg_staged_file *staged);
+
 #endif /* SG_RUNTIME_H */

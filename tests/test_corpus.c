@@ -16,7 +16,12 @@
  * Every case runs on every engine against the same expected output. With
  * `--cli PATH` every case also runs through the slicegen program: errors
  * must exit 2 with the same message on one line and leave no output file.
- * Usage: test_corpus [--cli PATH] FILE...   Prints `corpus: N passed, M failed`. */
+ * With `--aot-runner tests/aot_runner.c` every case also runs as an
+ * ahead-of-time object (aot_batch.h), for the host or, with --aot-target,
+ * --aot-cc and --aot-exec, for another architecture; `--only-aot` then
+ * leaves out the JIT and the command line.
+ * Usage: test_corpus [--cli PATH] [--aot-... VALUE] [--only-aot] FILE...
+ * Prints `corpus: N passed, M failed`. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <stdarg.h>
@@ -26,6 +31,7 @@
 #include <unistd.h>
 
 #include "../runtime/runtime.h"
+#include "aot_batch.h"
 
 #define MAX_WORDS 64
 
@@ -46,6 +52,9 @@ typedef struct test_case {
 
 static int passed, failed;
 static const char *cli_path;  /* --cli: the slicegen program */
+static aot_config aot;        /* --aot-...: the AOT engine, when aot.runner is set */
+static aot_batch *batch;      /* the cases it runs, once all files are read */
+static bool only_aot;         /* --only-aot: the reference and AOT engines only */
 static char work_dir[] = "/tmp/slicegen-corpus-XXXXXX";
 
 #if defined(__GNUC__)
@@ -356,7 +365,7 @@ static void run_case(sg_context *ctx, test_case *c)
     if (c->has_values && !fill_values(c, c->out_values, c->dtype,
                                       (int64_t)(out_bytes / sg_dtype_size(c->dtype)), expected))
         goto done;
-    for (size_t e = 0; e < sizeof engines / sizeof engines[0]; e++) {
+    for (size_t e = 0; e < (only_aot ? 1 : sizeof engines / sizeof engines[0]); e++) {
         memset(out, 0xA5, out_bytes);
         if ((st = run_engine(ctx, &engines[e], plan, in, out)) != SG_OK) {
             fail_case(c, "engine %s failed: %s", engines[e].name, sg_context_last_error(ctx));
@@ -377,11 +386,18 @@ static void run_case(sg_context *ctx, test_case *c)
             goto done;
         }
     }
-    if (cli_path) {
+    if (cli_path && !only_aot) {
         int failures = failed;
         run_cli(ctx, c, in, in_bytes, plan, expected);
         if (failed != failures)
             goto done;
+    }
+    if (batch) { /* judged when the batch runs */
+        char label[256];
+        snprintf(label, sizeof label, "%s (%s:%d)", c->name, c->file, c->line);
+        aot_batch_add(batch, label, plan, in, expected);
+        plan = NULL;
+        goto done;
     }
     passed++;
 done:
@@ -484,17 +500,31 @@ int main(int argc, char **argv)
     sg_context *ctx;
     if (sg_context_create(&ctx) != SG_OK)
         return 1;
-    int first = 1;
-    if (argc > 2 && strcmp(argv[1], "--cli") == 0) {
-        cli_path = argv[2];
-        first = 3;
-        if (mkdtemp(work_dir) == NULL) {
-            perror("mkdtemp");
-            return 1;
+    aot.opt_level = SG_DEFAULT_OPT_LEVEL;
+    int first = 1; /* argv[1..first) become the corpus files */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--cli") == 0 && i + 1 < argc) {
+            cli_path = argv[++i];
+        } else if (strcmp(argv[i], "--only-aot") == 0) {
+            only_aot = true;
+        } else if (!aot_config_option(&aot, argc, argv, &i)) {
+            argv[first++] = argv[i]; /* a corpus file */
         }
     }
-    for (int i = first; i < argc; i++)
+    if (cli_path && mkdtemp(work_dir) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    if (aot.runner)
+        batch = aot_batch_create();
+    for (int i = 1; i < first; i++)
         run_file(ctx, argv[i]);
+    if (batch) {
+        printf("corpus: %zu cases as one AOT object for %s\n", aot_batch_size(batch),
+               aot.target ? aot.target : "the host");
+        aot_batch_run(batch, ctx, &aot, &passed, &failed);
+        aot_batch_destroy(batch);
+    }
     if (cli_path) {
         char path[64];
         const char *names[] = {"in.npy", "out.npy", "stderr.txt"};

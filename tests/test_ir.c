@@ -5,7 +5,7 @@
  * small strides, no modulo, select or extra branch inside TensorRT loops,
  * constant stores for FILL borders, a segment table for many segments, and
  * -O0 text before passes, -O2 after; and an object file for the host
- * (the AOT path, sg_codegen_emit_object). Prints failed checks, then
+ * (the AOT path, sg_codegen_aot). Prints failed checks, then
  * "ir: N passed, M failed"; exits nonzero on failure.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -265,21 +265,22 @@ static void object(suite *s)
     if (sg_spec_numpy(s->ctx, "[::-1, 1::2]", &spec) == SG_OK &&
         sg_plan_create(s->ctx, spec, 2, shape, SG_F32, &plan) == SG_OK) {
         sg_error err = {0};
-        void *object = NULL;
-        size_t n = 0;
-        CHECK(s, sg_codegen_emit_object(plan, "my_kernel", NULL, NULL, NULL, 2, &object, &n, &err) == SG_OK,
+        sg_aot_output out = {0};
+        sg_aot_kernel k = {.plan = plan, .name = "my_kernel", .spec = "[::-1, 1::2]", .layer_id = -1};
+        sg_aot_options o = {.opt_level = 2};
+        CHECK(s, sg_codegen_aot(&k, 1, &o, SG_AOT_OBJECT, "k.o", false, &out, &err) == SG_OK,
               "emit object: %s", err.message);
-        const unsigned char *bytes = object;
-        CHECK(s, n > 64 && memcmp(bytes, "\177ELF", 4) == 0, "an ELF object (%zu bytes)", n);
+        const unsigned char *bytes = out.bytes;
+        CHECK(s, out.size > 64 && memcmp(bytes, "\177ELF", 4) == 0, "an ELF object (%zu bytes)", out.size);
         bool named = false;
-        for (size_t i = 0; i + 9 < n && !named; i++)
+        for (size_t i = 0; i + 9 < out.size && !named; i++)
             named = memcmp(bytes + i, "my_kernel", 9) == 0;
         CHECK(s, named, "the object defines my_kernel");
-        free(object);
-        object = NULL;
+        sg_aot_output_free(&out);
         err = (sg_error){0};
+        o.target = "no-such-triple";
         CHECK(s,
-              sg_codegen_emit_object(plan, "k", "no-such-triple", NULL, NULL, 0, &object, &n, &err) != SG_OK &&
+              sg_codegen_aot(&k, 1, &o, SG_AOT_OBJECT, "k.o", false, &out, &err) == SG_ERR_USAGE &&
                   strstr(err.message, "no-such-triple") != NULL,
               "an unknown triple fails: %s", err.message);
     }

@@ -24,6 +24,13 @@
  * SLICEGEN_CASES=N changes the 20000 compared cases; SLICEGEN_SOAK_SECONDS=N
  * runs for N seconds instead. A failure prints the seed, the case index,
  * the spec and the plan. The last line is "jit: N passed, M failed".
+ *
+ * With --aot-runner tests/aot_runner.c (and --aot-target, --aot-cc,
+ * --aot-exec for another architecture) the engine is an ahead-of-time
+ * object instead (aot_batch.h): SLICEGEN_AOT_CASES=N random cases (default
+ * 1000, inputs and outputs up to 64 KiB) compiled into one object, run by
+ * the runner and compared with the interpreter; the last line is then
+ * "aot: N passed, M failed".
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #define _POSIX_C_SOURCE 200809L
@@ -37,6 +44,7 @@
 #include <unistd.h>
 
 #include "../runtime/runtime.h"
+#include "aot_batch.h"
 
 enum { GUARD = 64, MAX_ELEMS = 1 << 15, MAX_FAILURES = 10 };
 
@@ -580,7 +588,71 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int main(void)
+/* The same random slices as one ahead-of-time object for config's target. */
+static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
+{
+    long cases = getenv("SLICEGEN_AOT_CASES") ? atol(getenv("SLICEGEN_AOT_CASES")) : 1000;
+    aot_batch *batch = aot_batch_create();
+    rng r = {seed};
+    int passed = 0, failed = 0;
+    long by_op[4] = {0}, by_mode[5] = {0}, by_size[9] = {0};
+    for (long index = 0; (long)aot_batch_size(batch) < cases && index < 50 * cases; index++) {
+        tcase t = {0};
+        sg_spec *spec = NULL;
+        sg_plan *plan = NULL;
+        draw_shape(&r, &t);
+        int op = (int)range(&r, 0, 3);
+        sg_status status = op == 0   ? make_strided_slice(&r, ctx, &t, &spec)
+                           : op == 1 ? make_slice(&r, ctx, &t, &spec)
+                           : op == 2 ? make_numpy(&r, ctx, &t, &spec)
+                                     : make_trt(&r, ctx, &t, &spec);
+        if (status == SG_OK && sg_plan_create(ctx, spec, t.rank, t.shape, t.dtype, &plan) == SG_OK &&
+            sg_plan_input_bytes(plan) <= (64u << 10) && sg_plan_output_bytes(plan) <= (64u << 10)) {
+            uint64_t in_bytes = sg_plan_input_bytes(plan);
+            unsigned char *in = malloc(in_bytes + 1), *want = malloc(sg_plan_output_bytes(plan) + 1);
+            char *label = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&label, &len);
+            if (in == NULL || want == NULL || f == NULL) {
+                printf("FAIL out of memory\n");
+                return 1;
+            }
+            fprintf(f, "seed %" PRIu64 " case %ld: %s %s [", seed, index, sg_dtype_name(t.dtype),
+                    sg_op_name(spec->op));
+            for (size_t a = 0; a < t.rank; a++)
+                fprintf(f, "%s%" PRId64, a ? "," : "", t.shape[a]);
+            fputs("] ", f);
+            sg_spec_print(spec, f);
+            fclose(f);
+            for (uint64_t i = 0; i < in_bytes; i++)
+                in[i] = (unsigned char)next(&r);
+            sg_run_reference(ctx, plan, in, want);
+            by_op[op]++;
+            by_size[sg_dtype_size(t.dtype)]++;
+            if (op == 3)
+                by_mode[spec->mode]++;
+            aot_batch_add(batch, label, plan, in, want);
+            plan = NULL;
+            free(in);
+            free(want);
+            free(label);
+        }
+        sg_plan_destroy(plan);
+        sg_spec_destroy(spec);
+    }
+    printf("aot: seed %" PRIu64 ", %zu random cases as one object for %s: StridedSlice %ld, Slice %ld, "
+           "NumPy %ld, TrtSlice %ld (strict %ld, wrap %ld, clamp %ld, fill %ld, reflect %ld); element sizes "
+           "1: %ld, 2: %ld, 4: %ld, 8: %ld\n",
+           seed, aot_batch_size(batch), config->target ? config->target : "the host", by_op[0], by_op[1],
+           by_op[2], by_op[3], by_mode[0], by_mode[1], by_mode[2], by_mode[3], by_mode[4], by_size[1], by_size[2],
+           by_size[4], by_size[8]);
+    aot_batch_run(batch, ctx, config, &passed, &failed);
+    aot_batch_destroy(batch);
+    printf("aot: %d passed, %d failed\n", passed, failed);
+    return failed != 0 || passed == 0;
+}
+
+int main(int argc, char **argv)
 {
     const char *env = getenv("SLICEGEN_SEED");
     uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
@@ -591,6 +663,20 @@ int main(void)
     fflush(stdout);
 
     sg_context *ctx;
+    aot_config aot = {.opt_level = SG_DEFAULT_OPT_LEVEL};
+    for (int i = 1; i < argc; i++) {
+        if (!aot_config_option(&aot, argc, argv, &i)) {
+            fprintf(stderr, "usage: test_jit [--aot-runner FILE [--aot-target T] [--aot-cc CC] [--aot-exec WORDS]]\n");
+            return 2;
+        }
+    }
+    if (aot.runner) {
+        if (sg_context_create(&ctx) != SG_OK)
+            return 1;
+        int rc = run_aot(ctx, seed, &aot);
+        sg_context_destroy(ctx);
+        return rc;
+    }
     char *text = malloc(TEXT_CAP);
     if (text == NULL || sg_context_create(&ctx) != SG_OK)
         return 1;

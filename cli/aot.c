@@ -1,0 +1,299 @@
+/* `slicegen emit` (one slice) and `slicegen aot` (every slice layer of an
+ * OpenVINO model): ahead-of-time output through sg_aot_write. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char emit_help[] =
+    "usage: slicegen emit SPEC (--in IN.npy | --shape D0,D1,... --dtype T) -o OUT [--header K.h]\n"
+    "                     [--name SYMBOL] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
+    "\n"
+    "Compiles the kernel for one slice ahead of time. The extension of OUT picks\n"
+    "what is written: .o object file, .a static archive, .s assembly, .ll LLVM IR.\n"
+    "  -o OUT          the output file (written whole or not at all)\n"
+    "  --header K.h    also write a C/C++ header declaring the kernel, its sizes\n"
+    "                  (NAME_OUTER_EXTENT, NAME_INPUT_BYTES, NAME_OUTPUT_BYTES) and\n"
+    "                  its description NAME_info\n"
+    "  --name SYMBOL   the kernel's symbol, a C identifier (default: derived from\n"
+    "                  the plan, sg_x<element size>_l<loops>_r<run bytes>_<hash>)\n"
+    "  --target TRIPLE an LLVM target triple, e.g. aarch64-linux-gnu or\n"
+    "                  riscv64-linux-gnu (default: this machine)\n"
+    "  --cpu CPU       a CPU of that target (default: this machine's CPU for the\n"
+    "                  host, generic for another triple)\n"
+    "  -O0..-O3        optimization level (default -O2)\n"
+    "Objects are position-independent. The kernel is\n"
+    "  void NAME(const void *in, void *out, int64_t begin, int64_t end);\n"
+    "and NAME(in, out, 0, NAME_OUTER_EXTENT) runs the whole slice.\n"
+    "\n"
+    "example: slicegen emit '[:, ::-1]' --shape 480,640,3 --dtype u8 -o mirror.o --header mirror.h \\\n"
+    "             --name mirror --target aarch64-linux-gnu\n";
+
+const char aot_help[] =
+    "usage: slicegen aot MODEL.xml [--weights MODEL.bin] -o OUT [--header K.h] [--prefix P]\n"
+    "                    [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
+    "\n"
+    "Compiles every StridedSlice (opset1) and Slice (opset8) layer of an OpenVINO IR\n"
+    "v10 or v11 model into one output file, as `slicegen emit` does for one slice.\n"
+    "  --weights FILE  the model's weights (default: MODEL.xml with .bin)\n"
+    "  -o OUT          .o, .a, .s or .ll, as for emit\n"
+    "  --header K.h    the C/C++ header: every kernel, and the table\n"
+    "                  P_kernels[P_kernel_count] of their descriptions in model order\n"
+    "  --prefix P      kernel names are P_<layer name, other characters than\n"
+    "                  A-Z a-z 0-9 _ replaced by _> (default: sg)\n"
+    "  --target, --cpu, -O0..-O3  as for emit\n"
+    "A layer that cannot be compiled (an index input that is not a constant, a\n"
+    "dynamic shape, an unsupported element type, an invalid slice) is skipped with\n"
+    "a line on stderr saying why; the others are compiled.\n"
+    "\n"
+    "example: slicegen aot model.xml -o slices.o --header slices.h --prefix net\n";
+
+/* ---- text ------------------------------------------------------------------------- */
+
+/* Appends s to a growing string (*buf, *len); false when out of memory. */
+static bool append(char **buf, size_t *len, const char *s, size_t n)
+{
+    char *b = realloc(*buf, *len + n + 1);
+    if (b == NULL)
+        return false;
+    memcpy(b + *len, s, n);
+    *len += n;
+    b[*len] = '\0';
+    *buf = b;
+    return true;
+}
+
+/* The words as a shell would need them typed: words of plain characters as
+ * they are, others in single quotes. NULL when out of memory. */
+static char *shell_words(int count, char *const *words)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    if (!append(&buf, &len, "", 0))
+        return NULL;
+    for (int i = 0; i < count; i++) {
+        const char *w = words[i];
+        bool plain = w[0] != '\0' && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                               "0123456789_-+=.,:/@%") == strlen(w);
+        bool ok = i == 0 || append(&buf, &len, " ", 1);
+        if (plain) {
+            ok = ok && append(&buf, &len, w, strlen(w));
+        } else {
+            ok = ok && append(&buf, &len, "'", 1);
+            for (const char *p = w; ok && *p; p++)
+                ok = *p == '\'' ? append(&buf, &len, "'\\''", 4) : append(&buf, &len, p, 1);
+            ok = ok && append(&buf, &len, "'", 1);
+        }
+        if (!ok) {
+            free(buf);
+            return NULL;
+        }
+    }
+    return buf;
+}
+
+/* The command line as typed, "slicegen emit ..."; NULL when out of memory. */
+static char *command_line(const options *o)
+{
+    char *words = shell_words(o->argc - 1, o->argv + 1);
+    char *line = words ? malloc(strlen(words) + sizeof "slicegen ") : NULL;
+    if (line)
+        strcat(strcpy(line, "slicegen "), words);
+    free(words);
+    return line;
+}
+
+/* Text from a model on one line: control characters as \xNN. */
+static void put_escaped(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
+static int out_of_memory(void)
+{
+    fputs("slicegen: error: out of memory\n", stderr);
+    return 1;
+}
+
+/* ---- emit --------------------------------------------------------------------------- */
+
+static int need_output(const options *o, const char *command)
+{
+    if (o->output == NULL)
+        return usage_error("'slicegen %s' needs -o OUT (.o, .a, .s or .ll)", command);
+    if (o->header && strcmp(o->header, o->output) == 0)
+        return usage_error("--header and -o name the same file '%s'", o->output);
+    return -1;
+}
+
+int cmd_emit(sg_context *ctx, const options *o)
+{
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    char *spec_text = NULL, *command = NULL;
+    char name[SG_KERNEL_NAME_MAX];
+    sg_status st;
+    int rc = need_output(o, "emit");
+    if (rc >= 0)
+        return rc;
+    if (o->name && !sg_is_identifier(o->name))
+        return usage_error("bad --name '%s': a kernel name must be a C identifier (letters, digits and '_', "
+                           "not starting with a digit, not a keyword)",
+                           o->name);
+    if ((rc = make_plan(ctx, o, &spec, &plan)) >= 0)
+        goto done;
+    if ((spec_text = shell_words(o->nspec, o->spec)) == NULL || (command = command_line(o)) == NULL) {
+        rc = out_of_memory();
+        goto done;
+    }
+    if (o->name == NULL && (st = sg_kernel_name(ctx, plan, name)) != SG_OK) {
+        rc = failed(ctx, st);
+        goto done;
+    }
+    sg_aot_kernel kernel = {
+        .plan = plan, .name = o->name ? o->name : name, .spec = spec_text, .layer_id = -1};
+    sg_aot_options options = {
+        .target = o->target,
+        .cpu = o->cpu,
+        .opt_level = o->opt_level >= 0 ? o->opt_level : SG_DEFAULT_OPT_LEVEL,
+        .command = command,
+    };
+    rc = (st = sg_aot_write(ctx, &kernel, 1, &options, o->output, o->header)) == SG_OK ? 0 : failed(ctx, st);
+done:
+    free(spec_text);
+    free(command);
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
+    return rc;
+}
+
+/* ---- aot ------------------------------------------------------------------------------ */
+
+typedef struct progress {
+    size_t total;
+    bool shown;
+} progress;
+
+static void show_progress(void *arg, size_t done, size_t total)
+{
+    progress *p = arg;
+    fprintf(stderr, "\rslicegen: compiled %zu of %zu kernels", done, total);
+    p->shown = true;
+    if (done == total)
+        fputs("\n", stderr);
+}
+
+static void skipped(const sg_model_layer *layer, const char *reason)
+{
+    fputs("slicegen: skipping layer '", stderr);
+    put_escaped(stderr, layer->name);
+    fprintf(stderr, "' (id %lld, %s): ", (long long)layer->id, layer->type);
+    put_escaped(stderr, reason);
+    fputc('\n', stderr);
+}
+
+int cmd_aot(sg_context *ctx, const options *o)
+{
+    sg_model *model = NULL;
+    sg_plan **plans = NULL;
+    sg_aot_kernel *kernels = NULL;
+    const char **layer_names = NULL;
+    char **names = NULL, *command = NULL;
+    size_t nkernels = 0, nlayers = 0;
+    sg_status st;
+    int rc = need_output(o, "aot");
+    if (rc >= 0)
+        return rc;
+    if (o->nspec != 1 || strncmp(o->spec[0], "--", 2) == 0)
+        return o->nspec == 0 ? usage_error("'slicegen aot' needs a model, MODEL.xml")
+               : strncmp(o->spec[0], "--", 2) == 0
+                   ? usage_error("unknown option '%s'", o->spec[0])
+                   : usage_error("'slicegen aot' takes one model, not '%s'", o->spec[1]);
+    const char *xml = o->spec[0], *prefix = o->prefix ? o->prefix : "sg";
+    if (!sg_is_identifier(prefix))
+        return usage_error("bad --prefix '%s': it must be a C identifier", prefix);
+    if ((st = sg_model_read(ctx, xml, o->weights, &model)) != SG_OK)
+        return failed(ctx, st);
+
+    nlayers = sg_model_layer_count(model);
+    plans = calloc(nlayers + 1, sizeof *plans);
+    kernels = calloc(nlayers + 1, sizeof *kernels);
+    layer_names = calloc(nlayers + 1, sizeof *layer_names);
+    names = calloc(nlayers + 1, sizeof *names);
+    if (!plans || !kernels || !layer_names || !names || (command = command_line(o)) == NULL) {
+        rc = out_of_memory();
+        goto done;
+    }
+    for (size_t i = 0; i < nlayers; i++) {
+        const sg_model_layer *layer = sg_model_layer_at(model, i);
+        if (layer->spec == NULL) {
+            skipped(layer, layer->skip_reason);
+            continue;
+        }
+        sg_plan *plan;
+        if (sg_plan_create(ctx, layer->spec, layer->rank, layer->shape, layer->dtype, &plan) != SG_OK) {
+            skipped(layer, sg_context_last_error(ctx));
+            continue;
+        }
+        plans[nkernels] = plan;
+        layer_names[nkernels] = layer->name;
+        kernels[nkernels++] = (sg_aot_kernel){
+            .plan = plan, .spec = layer->spec_text, .layer = layer->name, .layer_id = layer->id};
+    }
+    if (nkernels == 0) {
+        fprintf(stderr,
+                "slicegen: error: failed to compile model '%s': no slice layer can be compiled "
+                "(%zu slice layer%s, all skipped)\n",
+                xml, nlayers, nlayers == 1 ? "" : "s");
+        rc = 2;
+        goto done;
+    }
+    if ((st = sg_aot_layer_names(ctx, prefix, nkernels, layer_names, names)) != SG_OK) {
+        rc = failed(ctx, st);
+        goto done;
+    }
+    for (size_t i = 0; i < nkernels; i++)
+        kernels[i].name = names[i];
+    progress shown = {.total = nkernels};
+    sg_aot_options options = {
+        .target = o->target,
+        .cpu = o->cpu,
+        .opt_level = o->opt_level >= 0 ? o->opt_level : SG_DEFAULT_OPT_LEVEL,
+        .prefix = prefix,
+        .command = command,
+        .progress = isatty(STDERR_FILENO) && nlayers > 50 ? show_progress : NULL,
+        .progress_arg = &shown,
+    };
+    if ((st = sg_aot_write(ctx, kernels, nkernels, &options, o->output, o->header)) != SG_OK) {
+        if (shown.shown)
+            fputc('\n', stderr);
+        rc = failed(ctx, st);
+        goto done;
+    }
+    struct stat sb;
+    long long size = stat(o->output, &sb) == 0 ? (long long)sb.st_size : -1;
+    printf("slicegen: compiled %zu of %zu slice layers (%zu skipped) into %s (%lld bytes)%s%s\n", nkernels,
+           nlayers, nlayers - nkernels, o->output, size, o->header ? " and " : "",
+           o->header ? o->header : "");
+    rc = 0;
+done:
+    for (size_t i = 0; i < nkernels; i++) {
+        sg_plan_destroy(plans[i]);
+        free(names ? names[i] : NULL);
+    }
+    free(plans);
+    free(kernels);
+    free(layer_names);
+    free(names);
+    free(command);
+    sg_model_destroy(model);
+    return rc;
+}

@@ -1,0 +1,56 @@
+/* The command-line program's shared parts: options, errors, the input
+ * description. main.c: options, run, plan, ir; aot.c: emit, aot. */
+#ifndef SG_CLI_H
+#define SG_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "slicegen.h"
+
+/* The command-line options that are not part of SPEC. */
+typedef struct options {
+    const char *in, *out, *engine, *threads, *shape, *dtype;
+    /* emit and aot */
+    const char *output, *header, *name, *target, *cpu, *weights, *prefix;
+    /* -O0..-O3; -1 when not given */
+    int opt_level;
+    int nspec;
+    char **spec; /* SPEC words, in order (for aot: the model path) */
+    int argc;    /* the whole command line, for generated headers */
+    char **argv;
+} options;
+
+/* Bits naming the options a command takes, in the order parse_options
+ * lists them. */
+/* clang-format off */
+enum {
+    OPT_IN = 1 << 0, OPT_OUT = 1 << 1, OPT_ENGINE = 1 << 2, OPT_THREADS = 1 << 3, OPT_SHAPE = 1 << 4,
+    OPT_DTYPE = 1 << 5, OPT_OUTPUT = 1 << 6, OPT_HEADER = 1 << 7, OPT_NAME = 1 << 8, OPT_TARGET = 1 << 9,
+    OPT_CPU = 1 << 10, OPT_WEIGHTS = 1 << 11, OPT_PREFIX = 1 << 12, OPT_LEVEL = 1 << 13
+};
+/* clang-format on */
+
+/* 1 for out of memory and internal failures, else 2. */
+int exit_status(sg_status status);
+/* Prints the context's last error for a failed call; the exit status. */
+int failed(sg_context *ctx, sg_status status);
+/* Prints "slicegen: error: <message> (see 'slicegen --help')"; returns 2. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+int usage_error(const char *fmt, ...);
+
+/* These return -1 on success, else an exit status (the error printed). */
+int parse_shape(const char *text, int64_t *shape, size_t *rank);
+/* The input's shape and type from --in (reading the file into *input) or
+ * from --shape and --dtype. */
+int input_description(sg_context *ctx, const options *o, sg_tensor *input);
+/* Spec and plan from the SPEC words and the input description. */
+int make_plan(sg_context *ctx, const options *o, sg_spec **spec, sg_plan **plan);
+
+extern const char emit_help[], aot_help[];
+int cmd_emit(sg_context *ctx, const options *o);
+int cmd_aot(sg_context *ctx, const options *o);
+
+#endif /* SG_CLI_H */

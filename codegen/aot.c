@@ -1,0 +1,367 @@
+/* Ahead-of-time output: many kernels, their descriptions and a table in one
+ * module for any target, rendered as an object, archive, assembly or IR.
+ *
+ * Each kernel is emitted and optimized in a module of its own (so progress
+ * can be reported kernel by kernel), then linked into the output module,
+ * which also receives, per kernel NAME, the constant `NAME_info` of type
+ * slicegen_kernel_info (header.c defines the C side; the field order here
+ * must match it) and, with a prefix P, `P_kernels` and `P_kernel_count`. */
+#define SG_CODEGEN_INTERNAL
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Linker.h>
+#include <llvm-c/Target.h>
+#include <llvm/Config/llvm-config.h>
+
+#include "codegen.h"
+
+int sg_aot_format_of(const char *path, sg_aot_format *format)
+{
+    static const struct {
+        const char *ext;
+        sg_aot_format format;
+    } known[] = {
+        {".o", SG_AOT_OBJECT}, {".a", SG_AOT_ARCHIVE}, {".s", SG_AOT_ASSEMBLY}, {".ll", SG_AOT_LLVM_IR}};
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (dot == NULL || (slash != NULL && dot < slash) || dot == (slash ? slash + 1 : path))
+        return 0;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (strcmp(dot, known[i].ext) == 0) {
+            *format = known[i].format;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void sg_aot_output_free(sg_aot_output *out)
+{
+    free(out->bytes);
+    free(out->header);
+    *out = (sg_aot_output){0};
+}
+
+/* ---- descriptions ----------------------------------------------------------------- */
+
+typedef struct meta {
+    LLVMContextRef c;
+    LLVMModuleRef m;
+    LLVMTypeRef i32, i64, ptr, size_t_type, info;
+} meta;
+
+/* With typed pointers (LLVM 14) every pointer field is an i8*. */
+static LLVMValueRef as_ptr(meta *x, LLVMValueRef v)
+{
+#if LLVM_VERSION_MAJOR < 15
+    return LLVMConstBitCast(v, x->ptr);
+#else
+    (void)x;
+    return v;
+#endif
+}
+
+static LLVMValueRef private_constant(meta *x, LLVMValueRef init, unsigned align)
+{
+    LLVMValueRef g = LLVMAddGlobal(x->m, LLVMTypeOf(init), "");
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+    LLVMSetAlignment(g, align);
+    return as_ptr(x, g);
+}
+
+static LLVMValueRef string(meta *x, const char *s)
+{
+    if (s == NULL)
+        return LLVMConstNull(x->ptr);
+    return private_constant(x, LLVMConstStringInContext(x->c, s, (unsigned)strlen(s), 0), 1);
+}
+
+static LLVMValueRef shape(meta *x, const int64_t *dims, size_t rank)
+{
+    if (rank == 0)
+        return LLVMConstNull(x->ptr);
+    LLVMValueRef v[SG_MAX_RANK];
+    for (size_t i = 0; i < rank; i++)
+        v[i] = LLVMConstInt(x->i64, (unsigned long long)dims[i], 1);
+    return private_constant(x, LLVMConstArray(x->i64, v, (unsigned)rank), 8);
+}
+
+static LLVMValueRef i32(meta *x, int64_t v)
+{
+    return LLVMConstInt(x->i32, (unsigned long long)v, 1);
+}
+static LLVMValueRef i64(meta *x, int64_t v)
+{
+    return LLVMConstInt(x->i64, (unsigned long long)v, 1);
+}
+
+/* The plan as `slicegen plan` prints it; NULL when out of memory. */
+static char *plan_text(const sg_plan *plan)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return NULL;
+    sg_plan_write(plan, f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* NAME_info for kernel k, whose function is fn, as *info. */
+static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, const sg_target *t,
+                          LLVMValueRef *info, sg_error *err)
+{
+    const sg_plan *p = k->plan;
+    char *plan = plan_text(p);
+    size_t len = strlen(k->name);
+    char *name = malloc(len + sizeof "_info");
+    if (plan == NULL || name == NULL) {
+        free(plan);
+        free(name);
+        return sg_fail(err, SG_ERR_NOMEM, "failed to describe kernel %s: out of memory", k->name);
+    }
+    LLVMValueRef fields[] = {
+        i32(x, 1),
+        string(x, k->name),
+        string(x, k->layer),
+        i64(x, k->layer ? k->layer_id : -1),
+        as_ptr(x, fn),
+        string(x, sg_dtype_name(p->dtype)),
+        i32(x, (int64_t)p->elem_size),
+        i32(x, (int64_t)p->in_rank),
+        shape(x, p->in_shape, p->in_rank),
+        i32(x, (int64_t)p->out_rank),
+        shape(x, p->out_shape, p->out_rank),
+        i64(x, sg_nest_outer_extent(p)),
+        i64(x, (int64_t)p->in_bytes),
+        i64(x, (int64_t)p->out_bytes),
+        string(x, k->spec),
+        string(x, plan),
+        string(x, t->triple),
+        string(x, t->cpu),
+    };
+    free(plan);
+    memcpy(name, k->name, len);
+    memcpy(name + len, "_info", sizeof "_info");
+    LLVMValueRef g = LLVMAddGlobal(x->m, x->info, name);
+    free(name);
+    LLVMSetInitializer(g, LLVMConstNamedStruct(x->info, fields, sizeof fields / sizeof fields[0]));
+    LLVMSetGlobalConstant(g, 1);
+    *info = g;
+    return SG_OK;
+}
+
+/* The C struct slicegen_kernel_info of header.c, field by field. */
+static LLVMTypeRef info_type(meta *x)
+{
+    LLVMTypeRef t = LLVMStructCreateNamed(x->c, "slicegen_kernel_info");
+    /* clang-format off */
+    LLVMTypeRef fields[] = {
+        x->i32, /* version */      x->ptr, /* name */         x->ptr, /* layer */
+        x->i64, /* layer_id */     x->ptr, /* fn */           x->ptr, /* dtype */
+        x->i32, /* elem_size */    x->i32, /* in_rank */      x->ptr, /* in_shape */
+        x->i32, /* out_rank */     x->ptr, /* out_shape */    x->i64, /* outer_extent */
+        x->i64, /* input_bytes */  x->i64, /* output_bytes */ x->ptr, /* spec */
+        x->ptr, /* plan */         x->ptr, /* target */       x->ptr, /* cpu */
+    };
+    /* clang-format on */
+    LLVMStructSetBody(t, fields, sizeof fields / sizeof fields[0], 0);
+    return t;
+}
+
+/* P_kernels and P_kernel_count. */
+static sg_status add_table(meta *x, const char *prefix, LLVMValueRef *infos, size_t count, sg_error *err)
+{
+    size_t len = strlen(prefix);
+    char *name = malloc(len + sizeof "_kernel_count");
+    if (name == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to make kernel table: out of memory");
+    for (size_t i = 0; i < count; i++)
+        infos[i] = as_ptr(x, infos[i]);
+    memcpy(name, prefix, len);
+    memcpy(name + len, "_kernels", sizeof "_kernels");
+    LLVMValueRef array = LLVMConstArray(x->ptr, infos, (unsigned)count);
+    LLVMValueRef table = LLVMAddGlobal(x->m, LLVMTypeOf(array), name);
+    LLVMSetInitializer(table, array);
+    LLVMSetGlobalConstant(table, 1);
+    memcpy(name + len, "_kernel_count", sizeof "_kernel_count");
+    LLVMValueRef n = LLVMAddGlobal(x->m, x->size_t_type, name);
+    LLVMSetInitializer(n, LLVMConstInt(x->size_t_type, count, 0));
+    LLVMSetGlobalConstant(n, 1);
+    free(name);
+    return SG_OK;
+}
+
+/* ---- the module ---------------------------------------------------------------------- */
+
+/* Each kernel emitted and optimized alone, then linked into m. */
+static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+                             const sg_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m, sg_error *err)
+{
+    LLVMContextRef c = LLVMGetModuleContext(m);
+    for (size_t i = 0; i < count; i++) {
+        LLVMModuleRef one;
+        if (sg_codegen_module(kernels[i].plan, kernels[i].name, t, tm, c, &one, err) != SG_OK)
+            return err->status;
+        if (sg_codegen_optimize(one, tm, o->opt_level, err) != SG_OK) {
+            LLVMDisposeModule(one);
+            return err->status;
+        }
+        if (LLVMLinkModules2(m, one)) /* takes `one` */
+            return sg_fail(err, SG_ERR_INTERNAL, "failed to link kernel %s into the module", kernels[i].name);
+        if (o->progress)
+            o->progress(o->progress_arg, i + 1, count);
+    }
+    return SG_OK;
+}
+
+static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+                                  const sg_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m, sg_error *err)
+{
+    meta x = {.c = LLVMGetModuleContext(m), .m = m};
+    x.i32 = LLVMInt32TypeInContext(x.c);
+    x.i64 = LLVMInt64TypeInContext(x.c);
+#if LLVM_VERSION_MAJOR < 15
+    x.ptr = LLVMPointerType(LLVMInt8TypeInContext(x.c), 0);
+#else
+    x.ptr = LLVMPointerTypeInContext(x.c, 0);
+#endif
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+    x.size_t_type = LLVMIntPtrTypeInContext(x.c, layout);
+    LLVMDisposeTargetData(layout);
+    x.info = info_type(&x);
+    LLVMValueRef *infos = malloc(count * sizeof *infos);
+    if (infos == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to describe kernels: out of memory");
+    for (size_t i = 0; i < count && err->status == SG_OK; i++)
+        add_info(&x, &kernels[i], LLVMGetNamedFunction(m, kernels[i].name), t, &infos[i], err);
+    if (err->status == SG_OK && o->prefix != NULL)
+        add_table(&x, o->prefix, infos, count, err);
+    free(infos);
+    return err->status;
+}
+
+/* The symbols the module defines, for an archive's index: kernels, infos,
+ * and the table. Strings point into *storage (malloc'd). */
+static const char **defined_symbols(const sg_aot_kernel *kernels, size_t count, const char *prefix,
+                                    size_t *nsymbols, char **storage)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < count; i++)
+        bytes += 2 * strlen(kernels[i].name) + sizeof "_info" + 1;
+    if (prefix)
+        bytes += 2 * strlen(prefix) + sizeof "_kernels" + sizeof "_kernel_count";
+    const char **symbols = malloc((2 * count + 2) * sizeof *symbols);
+    char *s = *storage = malloc(bytes);
+    if (symbols == NULL || s == NULL) {
+        free(symbols);
+        free(s);
+        return NULL;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        symbols[n++] = s;
+        s += sprintf(s, "%s", kernels[i].name) + 1;
+        symbols[n++] = s;
+        s += sprintf(s, "%s_info", kernels[i].name) + 1;
+    }
+    if (prefix) {
+        symbols[n++] = s;
+        s += sprintf(s, "%s_kernels", prefix) + 1;
+        symbols[n++] = s;
+        s += sprintf(s, "%s_kernel_count", prefix) + 1;
+    }
+    *nsymbols = n;
+    return symbols;
+}
+
+static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+                        sg_aot_format format, const char *member, LLVMTargetMachineRef tm, LLVMModuleRef m,
+                        sg_aot_output *out, sg_error *err)
+{
+    if (format == SG_AOT_LLVM_IR) {
+        char *ir = LLVMPrintModuleToString(m);
+        out->size = strlen(ir);
+        out->bytes = malloc(out->size + 1);
+        if (out->bytes)
+            memcpy(out->bytes, ir, out->size + 1);
+        LLVMDisposeMessage(ir);
+        return out->bytes ? SG_OK : sg_fail(err, SG_ERR_NOMEM, "failed to print IR: out of memory");
+    }
+    char *message = NULL;
+    LLVMMemoryBufferRef buffer = NULL;
+    LLVMCodeGenFileType type = format == SG_AOT_ASSEMBLY ? LLVMAssemblyFile : LLVMObjectFile;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, type, &message, &buffer)) {
+        sg_fail(err, SG_ERR_INTERNAL, "failed to generate code: %s", message);
+        LLVMDisposeMessage(message);
+        return err->status;
+    }
+    const void *start = LLVMGetBufferStart(buffer);
+    size_t size = LLVMGetBufferSize(buffer);
+    if (format == SG_AOT_ARCHIVE) {
+        char *storage = NULL;
+        size_t nsymbols = 0;
+        const char **symbols = defined_symbols(kernels, count, o->prefix, &nsymbols, &storage);
+        if (symbols == NULL)
+            sg_fail(err, SG_ERR_NOMEM, "failed to make archive: out of memory");
+        else
+            sg_archive(member, start, size, symbols, nsymbols, &out->bytes, &out->size, err);
+        free(symbols);
+        free(storage);
+    } else {
+        out->size = size;
+        out->bytes = malloc(size ? size : 1);
+        if (out->bytes)
+            memcpy(out->bytes, start, size);
+        else
+            sg_fail(err, SG_ERR_NOMEM, "failed to generate code: out of memory for %zu bytes", size);
+    }
+    LLVMDisposeMemoryBuffer(buffer);
+    return err->status;
+}
+
+sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+                         sg_aot_format format, const char *member, bool want_header, sg_aot_output *out,
+                         sg_error *err)
+{
+    sg_target t = {0};
+    LLVMTargetMachineRef tm = NULL;
+    LLVMContextRef c = NULL;
+    LLVMModuleRef m = NULL;
+    *out = (sg_aot_output){0};
+    if (o->opt_level < 0 || o->opt_level > 3) {
+        sg_fail(err, SG_ERR_USAGE, "failed to compile kernels: optimization level %d (0..3)", o->opt_level);
+        goto done;
+    }
+    if (sg_target_init(&t, o->target, o->cpu, NULL, err) != SG_OK || sg_target_check(&t, err) != SG_OK ||
+        sg_target_machine(&t, o->opt_level, &tm, err) != SG_OK)
+        goto done;
+    c = LLVMContextCreate();
+    m = sg_codegen_new_module(member, &t, tm, c);
+    if (add_kernels(kernels, count, o, &t, tm, m, err) != SG_OK ||
+        add_descriptions(kernels, count, o, &t, tm, m, err) != SG_OK ||
+        sg_codegen_verify(m, "kernel module", err) != SG_OK ||
+        render(kernels, count, o, format, member, tm, m, out, err) != SG_OK)
+        goto done;
+    if (want_header && (out->header = sg_aot_header(kernels, count, o, t.triple, t.cpu)) == NULL)
+        sg_fail(err, SG_ERR_NOMEM, "failed to write header: out of memory");
+done:
+    if (err->status != SG_OK)
+        sg_aot_output_free(out);
+    if (m)
+        LLVMDisposeModule(m);
+    if (c)
+        LLVMContextDispose(c);
+    if (tm)
+        LLVMDisposeTargetMachine(tm);
+    sg_target_fini(&t);
+    return err->status;
+}

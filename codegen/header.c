@@ -1,0 +1,146 @@
+/* The C header of ahead-of-time output: self-contained C11 and C++ (only
+ * <stddef.h> and <stdint.h>), one block per kernel, the description struct
+ * slicegen_kernel_info (aot.c emits its instances field by field) and, for a
+ * model, the table. Text from users (specs, layer names, the command line)
+ * appears in comments only, escaped so it cannot end or extend them. */
+#define SG_CODEGEN_INTERNAL
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+
+/* s inside a comment: control characters as \xNN, and nothing that closes
+ * the comment or forms a trigraph. */
+static void comment_text(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else if ((p[0] == '*' && p[1] == '/') || (p[0] == '?' && p[1] == '?'))
+            fprintf(f, "%c ", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
+static void dims(FILE *f, const int64_t *shape, size_t rank)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < rank; i++)
+        fprintf(f, "%s%" PRId64, i ? ", " : "", shape[i]);
+    fputc(']', f);
+}
+
+static const char struct_text[] =
+    "#ifndef SLICEGEN_KERNEL_INFO_DEFINED\n"
+    "#define SLICEGEN_KERNEL_INFO_DEFINED\n"
+    "/* What a generated kernel is, as compiled into the object. */\n"
+    "typedef struct slicegen_kernel_info {\n"
+    "    uint32_t version;          /* 1 */\n"
+    "    const char *name;          /* the kernel's symbol */\n"
+    "    const char *layer;         /* the model's layer name, or NULL */\n"
+    "    int64_t layer_id;          /* the model's layer id, or -1 */\n"
+    "    void (*fn)(const void *in, void *out, int64_t begin, int64_t end);\n"
+    "    const char *dtype;         /* element type: \"f32\", \"bf16\", ... */\n"
+    "    int32_t elem_size;         /* bytes per element */\n"
+    "    int32_t in_rank;\n"
+    "    const int64_t *in_shape;   /* in_rank sizes (NULL for rank 0) */\n"
+    "    int32_t out_rank;\n"
+    "    const int64_t *out_shape;  /* out_rank sizes (NULL for rank 0) */\n"
+    "    int64_t outer_extent;      /* fn(in, out, 0, outer_extent) runs the whole slice */\n"
+    "    int64_t input_bytes;\n"
+    "    int64_t output_bytes;\n"
+    "    const char *spec;          /* the slice in slicegen's command-line form */\n"
+    "    const char *plan;          /* the plan as `slicegen plan` prints it */\n"
+    "    const char *target;        /* the LLVM target triple */\n"
+    "    const char *cpu;           /* the CPU the code was tuned for */\n"
+    "} slicegen_kernel_info;\n"
+    "#endif\n";
+
+static const char how_to_call[] =
+    " * How to call a kernel NAME declared here:\n"
+    " *\n"
+    " *     NAME(in, out, 0, NAME_OUTER_EXTENT);\n"
+    " *\n"
+    " * slices the whole tensor: `in` points at the NAME_INPUT_BYTES bytes of the\n"
+    " * input in C order, `out` at NAME_OUTPUT_BYTES bytes for the output. The\n"
+    " * buffers need no alignment and must not overlap. A call runs iterations\n"
+    " * [begin, end) of the kernel's outermost loop and writes only their part of\n"
+    " * the output, so threads may share the work: with T threads, thread t runs\n"
+    " *\n"
+    " *     NAME(in, out, NAME_OUTER_EXTENT * t / T, NAME_OUTER_EXTENT * (t + 1) / T);\n"
+    " *\n"
+    " * The code calls memcpy and memset and nothing else. NAME_info describes\n"
+    " * the kernel (shapes, sizes, spec, plan, target), so that a runtime can\n"
+    " * check what it linked against.\n";
+
+static void kernel_block(FILE *f, const sg_aot_kernel *k)
+{
+    const sg_plan *p = k->plan;
+    const char *n = k->name, *type = sg_dtype_name(p->dtype);
+    fputs("/* ", f);
+    if (k->layer) {
+        fputs("Layer '", f);
+        comment_text(f, k->layer);
+        fprintf(f, "' (id %" PRId64 "): ", k->layer_id);
+    }
+    comment_text(f, k->spec ? k->spec : n);
+    fprintf(f, "\n *     input  %s ", type);
+    dims(f, p->in_shape, p->in_rank);
+    fprintf(f, ", %" PRIu64 " bytes\n *     output %s ", p->in_bytes, type);
+    dims(f, p->out_shape, p->out_rank);
+    fprintf(f, ", %" PRIu64 " bytes\n */\n", p->out_bytes);
+    fprintf(f, "void %s(const void *in, void *out, int64_t begin, int64_t end);\n", n);
+    fprintf(f, "#define %s_OUTER_EXTENT %" PRId64 "\n", n, sg_nest_outer_extent(p));
+    fprintf(f, "#define %s_INPUT_BYTES %" PRIu64 "\n", n, p->in_bytes);
+    fprintf(f, "#define %s_OUTPUT_BYTES %" PRIu64 "\n", n, p->out_bytes);
+    fprintf(f, "extern const slicegen_kernel_info %s_info;\n\n", n);
+}
+
+char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o, const char *triple,
+                    const char *cpu)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return NULL;
+    const char *guard_kind = o->prefix ? "MODEL" : "KERNEL", *guard = o->prefix ? o->prefix : kernels[0].name;
+    fprintf(f, "/* Generated by slicegen %s (LLVM %s)", SG_VERSION_STRING, sg_codegen_llvm_version());
+    if (o->command) {
+        fputs(" with\n *     ", f);
+        comment_text(f, o->command);
+        fputs("\n * ", f);
+    } else {
+        fputc(' ', f);
+    }
+    fprintf(f, "for %s (cpu %s). Do not edit.\n", triple, cpu);
+    fprintf(f, " *\n * %zu kernel%s", count, count == 1 ? "" : "s");
+    if (o->prefix)
+        fprintf(f, ", listed in model order in %s_kernels[%s_kernel_count]", o->prefix, o->prefix);
+    fputs(".\n *\n", f);
+    fputs(how_to_call, f);
+    fputs(" */\n", f);
+    fprintf(f, "#ifndef SLICEGEN_%s_%s_H\n#define SLICEGEN_%s_%s_H\n\n", guard_kind, guard, guard_kind,
+            guard);
+    fputs("#include <stddef.h>\n#include <stdint.h>\n\n", f);
+    fputs("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", f);
+    fputs(struct_text, f);
+    fputc('\n', f);
+    for (size_t i = 0; i < count; i++)
+        kernel_block(f, &kernels[i]);
+    if (o->prefix) {
+        fputs("/* Every kernel above, in model order. */\n", f);
+        fprintf(f, "extern const slicegen_kernel_info *const %s_kernels[];\n", o->prefix);
+        fprintf(f, "extern const size_t %s_kernel_count;\n\n", o->prefix);
+    }
+    fputs("#ifdef __cplusplus\n}\n#endif\n\n", f);
+    fprintf(f, "#endif /* SLICEGEN_%s_%s_H */\n", guard_kind, guard);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
