@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# `slicegen emit`: every output kind (.o .a .s .ll) links, assembles or
+# parses; objects are position-independent (a shared library, a PIE); two
+# generated headers compile together as C11 and C++ with warnings as errors,
+# and what NAME_info and the macros say matches `slicegen plan`; the
+# kernels' outputs match the reference interpreter; errors (bad extension,
+# name, triple, CPU) exit 2 with one line and leave existing files as they
+# were. Cross targets emit objects of their architecture.
+# usage: emit_test.sh path/to/slicegen path/to/llvm-as
+set -u
+SLICEGEN=$(realpath "${1:?usage: emit_test.sh path/to/slicegen path/to/llvm-as}")
+LLVM_AS=${2:?usage: emit_test.sh path/to/slicegen path/to/llvm-as}
+HERE=$(cd "$(dirname "$0")" && pwd)
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+passed=0 failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+check() { local what=$1; shift; if "$@" > log.txt 2>&1; then ok; else bad "$what"; cat log.txt >&2; fi; }
+
+# make_npy FILE DESCR SHAPE COUNT: a format-1.0 .npy file holding bytes 0, 1, ..., COUNT-1.
+make_npy() {
+    local dict="{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
+    local pad=$(( 64 - (10 + ${#dict} + 1) % 64 ))
+    [ "$pad" -eq 64 ] && pad=0
+    local header="$dict$(printf '%*s' "$pad" '')"
+    local len=$(( ${#header} + 1 ))
+    printf '\x93NUMPY\x01\x00'"$(printf '\\x%02x\\x%02x' $((len & 255)) $((len >> 8)))" > "$1"
+    printf '%s\n' "$header" >> "$1"
+    for ((i = 0; i < $4; i++)); do printf "\\x$(printf %02x $((i & 255)))"; done >> "$1"
+}
+
+make_npy f32.npy '<f4' '(4, 6)' 96
+make_npy u8.npy '|u1' '(5, 7)' 35
+ONE=('[1:, ::-1]' --in f32.npy)
+TWO=(--op TrtSlice --start -1,2 --size 7,4 --stride 1,-1 --mode fill --fill 200 --shape 5,7 --dtype u8)
+
+# ---- objects and headers ----
+check "emit one" "$SLICEGEN" emit "${ONE[@]}" -o one.o --header one.h --name one
+check "emit two" "$SLICEGEN" emit "${TWO[@]}" -o two.o --header two.h --name two -O3
+for compile in "$CC -std=c11 -Wall -Wextra -Wpedantic -Werror" "$CXX -std=c++11 -Wall -Wextra -Wpedantic -Werror -x c++"; do
+    rm -f info
+    check "headers compile together: $compile" $compile -I. "$HERE/emit_info.c" -x none one.o two.o -o info
+    check "the program runs" ./info
+    ./info > info.txt 2>&1
+done
+# The description of kernel one (first block of info.txt), field by field.
+sed -n '1,/^--$/p' info.txt | sed '$d' > one.txt
+"$SLICEGEN" plan "${ONE[@]}" > one.plan
+expect_one="version 1
+name one
+layer (null)
+layer_id -1
+fn ok
+dtype f32
+elem_size 4
+in_shape 4,6
+out_shape 3,6
+outer_extent 3 3
+input_bytes 96 96
+output_bytes 72 72
+spec '[1:, ::-1]'"
+if [ "$(head -n 13 one.txt)" = "$expect_one" ]; then ok; else bad "one_info differs:"; diff <(echo "$expect_one") <(head -n 13 one.txt) >&2; fi
+grep -q "^target $(uname -m)" one.txt && ok || bad "one_info.target is not the host: $(grep ^target one.txt)"
+if diff <(sed -n '/^plan$/,$p' one.txt | sed 1d) one.plan > /dev/null; then ok; else bad "one_info.plan differs from slicegen plan"; fi
+"$SLICEGEN" plan "${TWO[@]}" > two.plan
+if diff <(sed -n '/^--$/,$p' info.txt | sed -n '/^plan$/,$p' | sed 1d) two.plan > /dev/null; then ok; else bad "two_info.plan differs from slicegen plan"; fi
+grep -q "^outer_extent 7 7$" info.txt && grep -q "^output_bytes 28 28$" info.txt && ok || bad "two's sizes"
+grep -q "^spec --op TrtSlice --start -1,2 --size 7,4 --stride 1,-1 --mode fill --fill 200$" info.txt \
+    && ok || bad "two_info.spec is not the command line's SPEC"
+
+# The kernels' outputs against the reference interpreter.
+"$SLICEGEN" run "${ONE[0]}" --in f32.npy --out one.npy --engine ref
+"$SLICEGEN" run "${TWO[@]:0:12}" --in u8.npy --out two.npy --engine ref
+cmp -s one.out <(tail -c 72 one.npy) && ok || bad "kernel one's output differs from the reference"
+cmp -s two.out <(tail -c 28 two.npy) && ok || bad "kernel two's output differs from the reference"
+
+# The header's comment says what the kernel is and how to call it.
+for text in "slicegen emit '\[1:, ::-1\]' --in f32.npy -o one.o --header one.h --name one" "input  f32 \[4, 6\], 96 bytes" \
+    "output f32 \[3, 6\], 72 bytes" "NAME(in, out, 0, NAME_OUTER_EXTENT)" "with T threads"; do
+    grep -q "$text" one.h && ok || bad "one.h lacks '$text'"
+done
+grep -q '#include' one.h && [ "$(grep '#include' one.h | grep -cv -e '<stdint.h>' -e '<stddef.h>')" = 0 ] \
+    && ok || bad "the header includes more than <stdint.h> and <stddef.h>"
+
+# Position-independent: a shared library and a PIE.
+check "a shared library links the object" "$CC" -shared one.o -o libone.so
+check "a PIE links the object" "$CC" -pie -fPIE -I. "$HERE/emit_info.c" one.o two.o -o info-pie
+check "the PIE runs" ./info-pie
+
+# ---- archives, assembly, IR ----
+check "emit .a" "$SLICEGEN" emit "${ONE[@]}" -o one.a --name one
+check "emit .a" "$SLICEGEN" emit "${TWO[@]}" -o libtwo-with-a-long-name.a --name two
+[ "$(ar t one.a)" = one.o ] && ok || bad "ar t one.a: $(ar t one.a)"
+[ "$(ar t libtwo-with-a-long-name.a)" = libtwo-with-a-long-name.o ] && ok || bad "ar t of a long member name"
+nm -s one.a | grep -q "^one_info in one.o" && ok || bad "the archive's index lacks one_info"
+check "a program links the archives" "$CC" -I. "$HERE/emit_info.c" one.a libtwo-with-a-long-name.a -o info-a
+check "the program runs" ./info-a
+check "emit .s" "$SLICEGEN" emit "${ONE[@]}" -o one.s --name one -O1
+check "the assembly assembles" "$CC" -c one.s -o one-from-s.o
+nm one-from-s.o | grep -q " T one$" && ok || bad "the assembly defines one"
+check "emit .ll" "$SLICEGEN" emit "${ONE[@]}" -o one.ll --name one -O0
+check "llvm-as parses the IR" "$LLVM_AS" one.ll -o one.bc
+check "emit with the default name" "$SLICEGEN" emit "${ONE[@]}" -o default.o --header default.h
+grep -Eq "^void sg_x4_l2_r4_[0-9a-f]{16}\(const void \*in" default.h && ok || bad "the default name: $(grep '^void' default.h)"
+
+# ---- cross targets ----
+check "emit for aarch64" "$SLICEGEN" emit "${ONE[@]}" -o arm.o --target aarch64-linux-gnu
+readelf -h arm.o | grep -q "Machine: *AArch64" && ok || bad "arm.o: $(readelf -h arm.o | grep Machine)"
+check "emit for riscv64" "$SLICEGEN" emit "${ONE[@]}" -o rv.o --header rv.h --target riscv64-linux-gnu
+readelf -h rv.o | grep -q "Machine: *RISC-V" && ok || bad "rv.o: $(readelf -h rv.o | grep Machine)"
+readelf -h rv.o | grep -q "double-float ABI" && ok || bad "rv.o does not use the lp64d ABI: $(readelf -h rv.o | grep Flags)"
+grep -q "for riscv64-unknown-linux-gnu (cpu generic-rv64)" rv.h && ok || bad "rv.h names the target: $(grep ' for ' rv.h)"
+check "emit for aarch64 with a CPU" "$SLICEGEN" emit "${ONE[@]}" -o a72.o --target aarch64-linux-gnu --cpu cortex-a72
+
+# ---- errors: exit 2, one line, nothing written, existing files untouched ----
+echo "old object" > keep.o
+echo "old header" > keep.h
+expect_error() {
+    local text=$1; shift
+    "$SLICEGEN" "$@" > stdout.txt 2> stderr.txt
+    local rc=$? lines
+    lines=$(wc -l < stderr.txt)
+    if [ "$rc" -ne 2 ]; then bad "exit $rc, expected 2: $*"; cat stderr.txt >&2; return; fi
+    if [ "$lines" -ne 1 ]; then bad "$lines lines on stderr, expected 1: $*"; cat stderr.txt >&2; return; fi
+    if ! grep -q "^slicegen: error: .*$text" stderr.txt; then bad "message lacks '$text': $(cat stderr.txt)"; return; fi
+    if [ "$(cat keep.o)" != "old object" ] || [ "$(cat keep.h)" != "old header" ]; then bad "existing files changed: $*"; return; fi
+    if ls | grep -q -e '\.tmp' -e '^new\.'; then bad "a file was left behind: $* ($(ls))"; return; fi
+    ok
+}
+expect_error "unknown output kind (the extension must be .o, .a, .s or .ll)" emit "${ONE[@]}" -o new.txt --header keep.h
+expect_error "unknown output kind" emit "${ONE[@]}" -o new --header new.h
+expect_error "bad --name '2x': a kernel name must be a C identifier" emit "${ONE[@]}" -o keep.o --header keep.h --name 2x
+expect_error "bad --name 'int'" emit "${ONE[@]}" -o keep.o --header keep.h --name int
+expect_error "bad --name 'a-b'" emit "${ONE[@]}" -o keep.o --header keep.h --name a-b
+expect_error 'No available targets are compatible with triple "no-such-triple"' \
+    emit "${ONE[@]}" -o keep.o --header keep.h --target no-such-triple
+expect_error "'no-such-cpu' is not a recognized processor for this target" \
+    emit "${ONE[@]}" -o keep.o --header keep.h --target aarch64-linux-gnu --cpu no-such-cpu
+expect_error "'no-such-cpu' is not a recognized processor" emit "${ONE[@]}" -o keep.o --header keep.h --cpu no-such-cpu
+expect_error "RV64 target requires an RV64 CPU" \
+    emit "${ONE[@]}" -o keep.o --header keep.h --target riscv64-linux-gnu --cpu generic-rv32
+expect_error "64-bit code requested on a subtarget that doesn't support it" \
+    emit "${ONE[@]}" -o keep.o --header keep.h --target x86_64-linux-gnu --cpu i386
+expect_error "big-endian targets are not supported" emit "${ONE[@]}" -o keep.o --header keep.h --target powerpc64-linux-gnu
+expect_error "'slicegen emit' needs -o OUT" emit "${ONE[@]}" --header keep.h
+expect_error "--header and -o name the same file" emit "${ONE[@]}" -o keep.o --header keep.o
+expect_error "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o keep.o --header no-such-folder/k.h
+expect_error "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o no-such-folder/k.o --header keep.h
+expect_error "slice step cannot be zero" emit '[::0]' --shape 4 --dtype f32 -o keep.o --header keep.h
+expect_error "--prefix is not an option of 'slicegen emit'" emit "${ONE[@]}" -o keep.o --prefix p
+check "emit --help" "$SLICEGEN" emit --help
+check "aot --help" "$SLICEGEN" aot --help
+
+echo "emit: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
