@@ -283,9 +283,25 @@ static const char **defined_symbols(const sg_aot_kernel *kernels, size_t count, 
     return symbols;
 }
 
+/* LLVM before 15 ignores the module's "target-abi" flag when it writes a
+ * RISC-V object's ELF header, so the header says soft-float and linkers
+ * refuse to mix it with lp64d code. Kernels pass no floating-point values,
+ * so the float ABI only labels the object: set the label (EF_RISCV_FLOAT_ABI
+ * bits of e_flags) to t's. */
+static void label_riscv_float_abi(unsigned char *elf, size_t size, const sg_target *t)
+{
+    enum { EM_RISCV = 243, FLOAT_ABI_MASK = 0x6, FLOAT_ABI_DOUBLE = 0x4 };
+    if (size < 52 || memcmp(elf, "\177ELF", 4) != 0 || elf[5] != 1 /* little-endian */ ||
+        elf[18] + 256 * elf[19] != EM_RISCV || strstr(t->abi, "d") == NULL)
+        return;
+    size_t at = elf[4] == 2 ? 48 : 36; /* e_flags of ELF64 or ELF32 */
+    if ((elf[at] & FLOAT_ABI_MASK) == 0)
+        elf[at] |= FLOAT_ABI_DOUBLE;
+}
+
 static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
-                        sg_aot_format format, const char *member, LLVMTargetMachineRef tm, LLVMModuleRef m,
-                        sg_aot_output *out, sg_error *err)
+                        sg_aot_format format, const char *member, const sg_target *t, LLVMTargetMachineRef tm,
+                        LLVMModuleRef m, sg_aot_output *out, sg_error *err)
 {
     if (format == SG_AOT_LLVM_IR) {
         char *ir = LLVMPrintModuleToString(m);
@@ -304,8 +320,16 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot
         LLVMDisposeMessage(message);
         return err->status;
     }
-    const void *start = LLVMGetBufferStart(buffer);
     size_t size = LLVMGetBufferSize(buffer);
+    unsigned char *start = malloc(size ? size : 1);
+    if (start == NULL) {
+        LLVMDisposeMemoryBuffer(buffer);
+        return sg_fail(err, SG_ERR_NOMEM, "failed to generate code: out of memory for %zu bytes", size);
+    }
+    memcpy(start, LLVMGetBufferStart(buffer), size);
+    LLVMDisposeMemoryBuffer(buffer);
+    if (format == SG_AOT_OBJECT || format == SG_AOT_ARCHIVE)
+        label_riscv_float_abi(start, size, t);
     if (format == SG_AOT_ARCHIVE) {
         char *storage = NULL;
         size_t nsymbols = 0;
@@ -316,15 +340,11 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot
             sg_archive(member, start, size, symbols, nsymbols, &out->bytes, &out->size, err);
         free(symbols);
         free(storage);
+        free(start);
     } else {
+        out->bytes = start;
         out->size = size;
-        out->bytes = malloc(size ? size : 1);
-        if (out->bytes)
-            memcpy(out->bytes, start, size);
-        else
-            sg_fail(err, SG_ERR_NOMEM, "failed to generate code: out of memory for %zu bytes", size);
     }
-    LLVMDisposeMemoryBuffer(buffer);
     return err->status;
 }
 
@@ -349,7 +369,7 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
     if (add_kernels(kernels, count, o, &t, tm, m, err) != SG_OK ||
         add_descriptions(kernels, count, o, &t, tm, m, err) != SG_OK ||
         sg_codegen_verify(m, "kernel module", err) != SG_OK ||
-        render(kernels, count, o, format, member, tm, m, out, err) != SG_OK)
+        render(kernels, count, o, format, member, &t, tm, m, out, err) != SG_OK)
         goto done;
     if (want_header && (out->header = sg_aot_header(kernels, count, o, t.triple, t.cpu)) == NULL)
         sg_fail(err, SG_ERR_NOMEM, "failed to write header: out of memory");
