@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# Builds slicegen with warnings as errors and runs every test.
+# Installs what is missing, builds slicegen with warnings as errors and runs
+# every test.
 #   SLICEGEN_BUILD_DIR  build folder (default: build)
 #   LLVM_DIR            the LLVM to build with, e.g. /usr/lib/llvm-19/lib/cmake/llvm
 #   SLICEGEN_SANITIZE   e.g. address,undefined
 #   SLICEGEN_SEED       reproduces the random tests
 #   SLICEGEN_TESTS      a ctest -R regular expression: run only those tests
+#   SLICEGEN_REQUIRE_CROSS=1  fail, rather than skip, when the cross-target tools are missing
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SLICEGEN_BUILD_DIR:-$root/build}
+# What the tests use beyond the build: a C++ compiler (generated headers),
+# NumPy (the oracle of index expressions), cross compilers and qemu-user
+# (aarch64 and riscv64 objects, run).
+bash "$root/tools/install-deps.sh" g++ python3-numpy gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu qemu-user
 cmake -S "$root" -B "$build" -DSLICEGEN_WERROR=ON \
-    ${LLVM_DIR:+-DLLVM_DIR="$LLVM_DIR"} ${SLICEGEN_SANITIZE:+-DSLICEGEN_SANITIZE="$SLICEGEN_SANITIZE"}
+    ${LLVM_DIR:+-DLLVM_DIR="$LLVM_DIR"} ${SLICEGEN_SANITIZE:+-DSLICEGEN_SANITIZE="$SLICEGEN_SANITIZE"} \
+    ${SLICEGEN_REQUIRE_CROSS:+-DSLICEGEN_REQUIRE_CROSS=ON}
 cmake --build "$build" -j"$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)" ${SLICEGEN_TESTS:+-R "$SLICEGEN_TESTS"}
