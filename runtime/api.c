@@ -121,6 +121,26 @@ sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan, const void *in,
     return SG_OK;
 }
 
+sg_status sg_model_read(sg_context *ctx, const char *xml_path, const char *weights_path, sg_model **model)
+{
+    REPORT(ctx, sg_model_load(xml_path, weights_path, model, err));
+}
+
+size_t sg_model_layer_count(const sg_model *model)
+{
+    return model ? model->nlayers : 0;
+}
+
+const sg_model_layer *sg_model_layer_at(const sg_model *model, size_t index)
+{
+    return model && index < model->nlayers ? &model->layers[index] : NULL;
+}
+
+void sg_model_destroy(sg_model *model)
+{
+    sg_model_free(model);
+}
+
 sg_status sg_npy_read(sg_context *ctx, const char *path, sg_tensor *tensor)
 {
     REPORT(ctx, sg_npy_load(path, tensor, err));

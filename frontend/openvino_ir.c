@@ -1,0 +1,1228 @@
+/*
+ * OpenVINO IR v10 and v11 models: the slice layers of a model as specs
+ * (sg_model_load, sg_model_free). The only file that includes libxml2.
+ *
+ * The reader parses the .xml into a tree, checks every layer id, port and
+ * edge and every Const's place in the weights, then turns each StridedSlice
+ * and Slice layer, in document order, into a spec built from the Consts
+ * wired to its index inputs. The weights file is opened once and only the
+ * bytes of those Consts are read, each once. Anything malformed fails the
+ * whole model with SG_ERR_IO, "failed to read model '<file>': <rule>
+ * (<values>)"; a well-formed slice that cannot be described statically is
+ * listed with a one-line skip reason instead of a spec. docs/openvino-ir.md
+ * lists the rules.
+ *
+ * Hostile files: libxml2 runs without network access, entity substitution,
+ * DTD loading or XML_PARSE_HUGE (so its depth and size limits hold), and a
+ * document type declaration is refused. Its diagnostics go to handlers
+ * installed for the duration of the call, on this thread only, and never to
+ * stderr. Walks are iterative; every allocation is bounded by the sizes of
+ * the two files.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+#include <libxml/xmlversion.h>
+
+#include "frontend.h"
+
+#if LIBXML_VERSION >= 21200
+typedef const xmlError xml_error; /* the handler signature gained a const in 2.12 */
+#else
+typedef xmlError xml_error;
+#endif
+
+#define NONE SIZE_MAX
+
+/* Room for a name or value quoted in a message (see show()). */
+#define SHOW_MAX 48
+#define SHOW_BUF (SHOW_MAX + 4)
+/* Room for "layer '<name>' id <id>". */
+#define WHO_BUF (SHOW_BUF + 40)
+
+/* The first error libxml2 reported, one line. */
+typedef struct capture {
+    bool have;
+    int line;
+    char message[200];
+} capture;
+
+typedef struct port {
+    int64_t id;
+    size_t pos; /* position in the layer's <input> or <output> list */
+    xmlNode *node;
+} port;
+
+/* What feeds one input port. */
+typedef struct source {
+    size_t layer;  /* the producing layer's index; NONE when unconnected */
+    xmlNode *port; /* the producer's output <port> */
+    int64_t port_id;
+    long line; /* the edge's line */
+} source;
+
+typedef struct layer {
+    xmlNode *node;
+    const char *name, *type;
+    int64_t id;
+    port *in, *out; /* sorted by id */
+    size_t nin, nout;
+    source *src; /* one per input position */
+    /* Const layers: */
+    int64_t offset, size;
+    const char *etype; /* element_type, or the output port's precision */
+    const char *shape; /* the shape as written, for messages */
+    size_t rank;       /* of the shape */
+    int64_t *values;   /* read on first use as an index input */
+    bool values_read;
+} layer;
+
+typedef struct id_index {
+    int64_t id;
+    size_t index;
+} id_index;
+
+typedef struct reader {
+    const char *path; /* the .xml, as given */
+    const char *bin_path;
+    char *bin_path_owned;
+    int bin_fd;
+    int64_t bin_size;
+    xmlDoc *doc;
+    xmlNode *net;
+    layer *layers;
+    size_t nlayers;
+    id_index *by_id; /* sorted by id */
+    char **owned;    /* texts libxml2 had to assemble (see text_of) */
+    size_t nowned, owned_cap;
+    bool nomem;
+    sg_error *err;
+} reader;
+
+/* ---- messages -------------------------------------------------------------- */
+
+/* Records "failed to read model '<path>': <what>" (SG_ERR_IO). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static sg_status
+bad(reader *r, const char *fmt, ...)
+{
+    char what[448];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return sg_fail(r->err, SG_ERR_IO, "failed to read model '%s': %s", r->path, what);
+}
+
+static sg_status nomem(reader *r)
+{
+    return sg_fail(r->err, SG_ERR_NOMEM, "failed to read model '%s': out of memory", r->path);
+}
+
+/* `text` made safe for a one-line message: control characters become '?',
+ * and past SHOW_MAX bytes it is cut at a character boundary and ends in
+ * "...". NULL shows as "". */
+static const char *show(const char *text, char buf[SHOW_BUF])
+{
+    size_t n = 0;
+    if (text == NULL)
+        text = "";
+    size_t len = strlen(text);
+    size_t keep = len;
+    if (len > SHOW_MAX) {
+        keep = SHOW_MAX - 3;
+        while (keep > 0 && ((unsigned char)text[keep] & 0xC0) == 0x80)
+            keep--; /* do not split a UTF-8 sequence */
+    }
+    for (; n < keep; n++) {
+        unsigned char c = (unsigned char)text[n];
+        buf[n] = c < 0x20 || c == 0x7F ? '?' : (char)c;
+    }
+    if (keep < len) {
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* "layer '<name>' id <id>" for messages. */
+static const char *who(const layer *l, char buf[WHO_BUF])
+{
+    char name[SHOW_BUF];
+    snprintf(buf, WHO_BUF, "layer '%s' id %lld", show(l->name, name), (long long)l->id);
+    return buf;
+}
+
+/* ---- libxml2 diagnostics ------------------------------------------------------ */
+
+static void capture_error(capture *cap, xml_error *e)
+{
+    if (cap == NULL || e == NULL || e->level < XML_ERR_ERROR || cap->have)
+        return;
+    cap->have = true;
+    cap->line = e->line;
+    const char *m = e->message ? e->message : "unknown error";
+    size_t n = 0;
+    for (; m[n] != '\0' && n + 1 < sizeof cap->message; n++) {
+        unsigned char c = (unsigned char)m[n];
+        cap->message[n] = c < 0x20 || c == 0x7F ? ' ' : (char)c;
+    }
+    while (n > 0 && cap->message[n - 1] == ' ')
+        n--;
+    cap->message[n] = '\0';
+}
+
+/* The handler of this thread's libxml2 globals while a model is read. */
+static void on_error(void *cap, xml_error *e)
+{
+    capture_error(cap, e);
+}
+
+/* The handler of the parser context: libxml2 passes the context. */
+static void on_parse_error(void *ctxt, xml_error *e)
+{
+    capture_error(((xmlParserCtxt *)ctxt)->_private, e);
+}
+
+/* Generic messages are pieces of lines; the structured handler has them. */
+static void on_generic(void *cap, const char *fmt, ...)
+{
+    (void)cap;
+    (void)fmt;
+}
+
+/* ---- tree access ------------------------------------------------------------ */
+
+static bool is_element(const xmlNode *n, const char *name)
+{
+    return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+}
+
+/* The first child element called `name`, or NULL. */
+static xmlNode *child(xmlNode *parent, const char *name)
+{
+    for (xmlNode *c = parent ? parent->children : NULL; c != NULL; c = c->next)
+        if (is_element(c, name))
+            return c;
+    return NULL;
+}
+
+static size_t count_children(xmlNode *parent, const char *name)
+{
+    size_t n = 0;
+    for (xmlNode *c = parent ? parent->children : NULL; c != NULL; c = c->next)
+        n += is_element(c, name);
+    return n;
+}
+
+/* Keeps a text libxml2 allocated until the reader is done. NULL (nothing
+ * to assemble) is "", and so is a failure to keep it (r->nomem is set). */
+static const char *own(reader *r, xmlChar *text)
+{
+    if (text == NULL)
+        return "";
+    if (r->nowned == r->owned_cap && r->nowned >= SIZE_MAX / 2 / sizeof(char *)) {
+        xmlFree(text);
+        r->nomem = true;
+        return "";
+    }
+    if (r->nowned == r->owned_cap) {
+        size_t cap = r->owned_cap ? 2 * r->owned_cap : 16;
+        char **grown = realloc(r->owned, cap * sizeof *grown);
+        if (grown == NULL) {
+            xmlFree(text);
+            r->nomem = true;
+            return "";
+        }
+        r->owned = grown;
+        r->owned_cap = cap;
+    }
+    r->owned[r->nowned++] = (char *)text;
+    return (const char *)text;
+}
+
+/* The text of a node list: the text node itself when it is the only one
+ * (the usual case), else the list assembled by libxml2. */
+static const char *text_of(reader *r, xmlNode *list)
+{
+    if (list == NULL)
+        return "";
+    if (list->next == NULL && list->type == XML_TEXT_NODE && list->content != NULL)
+        return (const char *)list->content;
+    return own(r, xmlNodeListGetString(r->doc, list, 1));
+}
+
+/* The value of attribute `name` of n, or NULL when n has none. */
+static const char *attr(reader *r, xmlNode *n, const char *name)
+{
+    if (n == NULL)
+        return NULL;
+    for (xmlAttr *a = n->properties; a != NULL; a = a->next)
+        if (a->ns == NULL && strcmp((const char *)a->name, name) == 0)
+            return text_of(r, a->children);
+    return NULL;
+}
+
+/* ---- numbers ------------------------------------------------------------------ */
+
+typedef enum { NUM_OK, NUM_MISSING, NUM_NOT_NUMBER, NUM_NEGATIVE, NUM_RANGE } num_status;
+
+/* A whole non-negative decimal integer that fits int64: digits only. */
+static num_status parse_count(const char *text, int64_t *value)
+{
+    if (text == NULL)
+        return NUM_MISSING;
+    const char *p = text;
+    bool negative = *p == '-';
+    p += negative;
+    if (*p == '\0')
+        return NUM_NOT_NUMBER;
+    int64_t v = 0;
+    bool range = false;
+    for (; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9')
+            return NUM_NOT_NUMBER;
+        range = range || __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p - '0', &v);
+    }
+    if (negative)
+        return NUM_NEGATIVE;
+    if (range)
+        return NUM_RANGE;
+    *value = v;
+    return NUM_OK;
+}
+
+/* Reads attribute `name` of n as a count; `where` says whose it is. */
+static sg_status get_count(reader *r, xmlNode *n, const char *name, const char *where, int64_t *value)
+{
+    const char *text = attr(r, n, name);
+    char shown[SHOW_BUF];
+    switch (parse_count(text, value)) {
+    case NUM_OK:
+        return SG_OK;
+    case NUM_MISSING:
+        return bad(r, "missing attribute (%s, attribute %s)", where, name);
+    case NUM_NOT_NUMBER:
+        return bad(r, "attribute is not a non-negative integer (%s, attribute %s = '%s')", where, name,
+                   show(text, shown));
+    case NUM_NEGATIVE:
+        return bad(r, "attribute must not be negative (%s, attribute %s = '%s')", where, name,
+                   show(text, shown));
+    case NUM_RANGE:
+        return bad(r, "attribute is out of range (%s, attribute %s = '%s', above 9223372036854775807)", where,
+                   name, show(text, shown));
+    }
+    return bad(r, "internal error reading attribute %s", name);
+}
+
+/* ---- element types ------------------------------------------------------------ */
+
+static int lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+static bool same_text_nocase(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (lower((unsigned char)*a) != lower((unsigned char)*b))
+            return false;
+    return *a == *b;
+}
+
+/* An element type as IR writes it: a port precision ("FP32") or a
+ * <data element_type> ("f32"), any case. 0 if slicegen lacks it. */
+static int dtype_from_ir(const char *text, sg_dtype *dtype)
+{
+    static const struct {
+        const char *precision, *element_type;
+        sg_dtype dtype;
+    } map[] = {
+        {"FP32", "f32", SG_F32},      {"FP16", "f16", SG_F16}, {"BF16", "bf16", SG_BF16},
+        {"FP64", "f64", SG_F64},      {"I8", "i8", SG_I8},     {"U8", "u8", SG_U8},
+        {"I16", "i16", SG_I16},       {"U16", "u16", SG_U16},  {"I32", "i32", SG_I32},
+        {"U32", "u32", SG_U32},       {"I64", "i64", SG_I64},  {"U64", "u64", SG_U64},
+        {"BOOL", "boolean", SG_BOOL},
+    };
+    for (size_t i = 0; text != NULL && i < sizeof map / sizeof map[0]; i++) {
+        if (same_text_nocase(text, map[i].precision) || same_text_nocase(text, map[i].element_type)) {
+            *dtype = map[i].dtype;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- files ------------------------------------------------------------------- */
+
+/* Opens path for reading as a regular file; its size in *size. */
+static sg_status open_regular(reader *r, const char *path, const char *what, int *fd_out, int64_t *size)
+{
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0)
+        return bad(r, "cannot open the %s (path '%s': %s)", what, path, strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return bad(r, "cannot read the %s (path '%s': %s)", what, path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return bad(r, "the %s is not a regular file (path '%s')", what, path);
+    }
+    *fd_out = fd;
+    *size = (int64_t)st.st_size;
+    return SG_OK;
+}
+
+/* Reads `len` bytes at `offset` of fd into buf. */
+static sg_status read_at(reader *r, int fd, const char *path, const char *what, int64_t offset, void *buf,
+                         size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t got = pread(fd, (char *)buf + done, len - done, (off_t)offset + (off_t)done);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return bad(r, "cannot read the %s (path '%s': %s)", what, path, strerror(errno));
+        if (got == 0)
+            return bad(r, "the %s changed while being read (path '%s': ends before byte %lld)", what, path,
+                       (long long)(offset + (int64_t)len));
+        done += (size_t)got;
+    }
+    return SG_OK;
+}
+
+/* ---- the document -------------------------------------------------------------- */
+
+/* Parses the .xml into r->doc and finds <net>; checks the IR version. */
+static sg_status read_document(reader *r)
+{
+    sg_status st = SG_OK;
+    char *text = NULL;
+    int fd = -1;
+    int64_t size = 0;
+    xmlParserCtxt *ctxt = NULL;
+    capture cap = {0};
+
+    if ((st = open_regular(r, r->path, "model file", &fd, &size)) != SG_OK)
+        goto done;
+    if (size > INT_MAX) {
+        st = bad(r, "the file is too large for libxml2 (%lld bytes, at most %d)", (long long)size, INT_MAX);
+        goto done;
+    }
+    text = malloc(size > 0 ? (size_t)size : 1);
+    if (text == NULL) {
+        st = nomem(r);
+        goto done;
+    }
+    if ((st = read_at(r, fd, r->path, "model file", 0, text, (size_t)size)) != SG_OK)
+        goto done;
+    ctxt = xmlNewParserCtxt();
+    if (ctxt == NULL) {
+        st = nomem(r);
+        goto done;
+    }
+    ctxt->_private = &cap;
+    ctxt->sax->serror = on_parse_error;
+    /* No XML_PARSE_NOENT, DTDLOAD or HUGE: entities stay unexpanded and
+     * libxml2's depth and size limits hold. */
+    r->doc = xmlCtxtReadMemory(ctxt, text, (int)size, r->path, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES);
+    if (r->doc == NULL || !ctxt->wellFormed || cap.have) {
+        if (!cap.have)
+            st = bad(r, "not well-formed XML (libxml2 gave no reason)");
+        else if (cap.line > 0)
+            st = bad(r, "not well-formed XML (line %d: %s)", cap.line, cap.message);
+        else
+            st = bad(r, "not well-formed XML (%s)", cap.message);
+        goto done;
+    }
+    if (r->doc->intSubset != NULL) {
+        char name[SHOW_BUF];
+        st = bad(r, "a document type declaration is not allowed (<!DOCTYPE %s ...>)",
+                 show((const char *)r->doc->intSubset->name, name));
+        goto done;
+    }
+    r->net = xmlDocGetRootElement(r->doc);
+    if (r->net == NULL || !is_element(r->net, "net")) {
+        char name[SHOW_BUF];
+        st = bad(r, "the root element must be <net> (it is <%s>)",
+                 show(r->net ? (const char *)r->net->name : "", name));
+        goto done;
+    }
+    const char *version = attr(r, r->net, "version");
+    if (version == NULL) {
+        st = bad(r, "missing attribute (<net>, attribute version; expected 10 or 11)");
+    } else if (strcmp(version, "10") != 0 && strcmp(version, "11") != 0) {
+        char shown[SHOW_BUF];
+        st = bad(r, "unsupported IR version (<net> attribute version = '%s', expected 10 or 11)",
+                 show(version, shown));
+    }
+done:
+    xmlFreeParserCtxt(ctxt);
+    free(text);
+    if (fd >= 0)
+        close(fd);
+    return st;
+}
+
+static int by_port_id(const void *a, const void *b)
+{
+    const port *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id ? 1 : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Reads the <port> children of `list` (<input> or <output>, may be NULL)
+ * into *ports, sorted by id. */
+static sg_status read_ports(reader *r, const layer *l, xmlNode *list, const char *kind, port **ports,
+                            size_t *count)
+{
+    char whom[WHO_BUF], where[WHO_BUF + 64];
+    size_t n = count_children(list, "port");
+    *count = 0;
+    *ports = calloc(n ? n : 1, sizeof **ports);
+    if (*ports == NULL)
+        return nomem(r);
+    for (xmlNode *c = list ? list->children : NULL; c != NULL; c = c->next) {
+        if (!is_element(c, "port"))
+            continue;
+        port *p = &(*ports)[*count];
+        snprintf(where, sizeof where, "%s, %s port at line %ld", who(l, whom), kind, xmlGetLineNo(c));
+        if (get_count(r, c, "id", where, &p->id) != SG_OK)
+            return r->err->status;
+        p->pos = (*count)++;
+        p->node = c;
+    }
+    qsort(*ports, n, sizeof **ports, by_port_id);
+    for (size_t i = 1; i < n; i++)
+        if ((*ports)[i].id == (*ports)[i - 1].id)
+            return bad(r, "duplicate port id (%s, %s port id %lld appears twice)", who(l, whom), kind,
+                       (long long)(*ports)[i].id);
+    return SG_OK;
+}
+
+static const port *find_port(const port *ports, size_t n, int64_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ports[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && ports[lo].id == id ? &ports[lo] : NULL;
+}
+
+static int by_layer_id(const void *a, const void *b)
+{
+    const id_index *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id ? 1 : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Reads every <layer> of <net><layers>: id, type, name and ports. */
+static sg_status read_layers(reader *r)
+{
+    xmlNode *list = child(r->net, "layers");
+    if (list == NULL)
+        return bad(r, "the model has no layers (<net> has no <layers> element)");
+    size_t n = count_children(list, "layer");
+    r->layers = calloc(n ? n : 1, sizeof *r->layers);
+    r->by_id = calloc(n ? n : 1, sizeof *r->by_id);
+    if (r->layers == NULL || r->by_id == NULL)
+        return nomem(r);
+    for (xmlNode *c = list->children; c != NULL; c = c->next) {
+        if (!is_element(c, "layer"))
+            continue;
+        layer *l = &r->layers[r->nlayers++];
+        char name[SHOW_BUF], where[SHOW_BUF + 48], whom[WHO_BUF];
+        l->node = c;
+        l->name = attr(r, c, "name");
+        if (l->name != NULL)
+            snprintf(where, sizeof where, "layer '%s' at line %ld", show(l->name, name), xmlGetLineNo(c));
+        else
+            snprintf(where, sizeof where, "layer at line %ld", xmlGetLineNo(c));
+        if (get_count(r, c, "id", where, &l->id) != SG_OK)
+            return r->err->status;
+        l->type = attr(r, c, "type");
+        if (l->type == NULL)
+            return bad(r, "missing attribute (%s at line %ld, attribute type)", who(l, whom),
+                       xmlGetLineNo(c));
+        if (l->name == NULL)
+            return bad(r, "missing attribute (layer id %lld at line %ld, attribute name)", (long long)l->id,
+                       xmlGetLineNo(c));
+        if (read_ports(r, l, child(c, "input"), "input", &l->in, &l->nin) != SG_OK ||
+            read_ports(r, l, child(c, "output"), "output", &l->out, &l->nout) != SG_OK)
+            return r->err->status;
+        l->src = calloc(l->nin ? l->nin : 1, sizeof *l->src);
+        if (l->src == NULL)
+            return nomem(r);
+        for (size_t i = 0; i < l->nin; i++)
+            l->src[i].layer = NONE;
+        r->by_id[r->nlayers - 1] = (id_index){l->id, r->nlayers - 1};
+    }
+    qsort(r->by_id, n, sizeof *r->by_id, by_layer_id);
+    for (size_t i = 1; i < n; i++) {
+        if (r->by_id[i].id == r->by_id[i - 1].id) {
+            const layer *first = &r->layers[r->by_id[i - 1].index], *again = &r->layers[r->by_id[i].index];
+            char whom[WHO_BUF], name[SHOW_BUF];
+            return bad(r, "duplicate layer id (%s at line %ld; layer '%s' at line %ld has the same id)",
+                       who(again, whom), xmlGetLineNo(again->node), show(first->name, name),
+                       xmlGetLineNo(first->node));
+        }
+    }
+    return SG_OK;
+}
+
+static size_t find_layer(const reader *r, int64_t id)
+{
+    size_t lo = 0, hi = r->nlayers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->by_id[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->nlayers && r->by_id[lo].id == id ? r->by_id[lo].index : NONE;
+}
+
+/* Reads <net><edges> (optional) into the layers' sources. */
+static sg_status read_edges(reader *r)
+{
+    for (xmlNode *e = child(child(r->net, "edges"), "edge"); e != NULL; e = e->next) {
+        if (!is_element(e, "edge"))
+            continue;
+        long line = xmlGetLineNo(e);
+        char where[40], whom[WHO_BUF];
+        int64_t from, from_port, to, to_port;
+        snprintf(where, sizeof where, "edge at line %ld", line);
+        if (get_count(r, e, "from-layer", where, &from) != SG_OK ||
+            get_count(r, e, "from-port", where, &from_port) != SG_OK ||
+            get_count(r, e, "to-layer", where, &to) != SG_OK ||
+            get_count(r, e, "to-port", where, &to_port) != SG_OK)
+            return r->err->status;
+        size_t f = find_layer(r, from), t = find_layer(r, to);
+        if (f == NONE && t != NONE)
+            return bad(r,
+                       "an edge starts at a layer that does not exist (edge at line %ld into %s port %lld, "
+                       "attribute from-layer = %lld)",
+                       line, who(&r->layers[t], whom), (long long)to_port, (long long)from);
+        if (f == NONE)
+            return bad(r,
+                       "an edge starts at a layer that does not exist (edge at line %ld, attribute "
+                       "from-layer = %lld)",
+                       line, (long long)from);
+        if (t == NONE)
+            return bad(r,
+                       "an edge ends at a layer that does not exist (edge at line %ld from %s port %lld, "
+                       "attribute to-layer = %lld)",
+                       line, who(&r->layers[f], whom), (long long)from_port, (long long)to);
+        const layer *fl = &r->layers[f];
+        layer *tl = &r->layers[t];
+        const port *fp = find_port(fl->out, fl->nout, from_port);
+        const port *tp = find_port(tl->in, tl->nin, to_port);
+        if (fp == NULL)
+            return bad(r,
+                       "an edge starts at a port that does not exist (edge at line %ld: %s has no output "
+                       "port %lld, attribute from-port)",
+                       line, who(fl, whom), (long long)from_port);
+        if (tp == NULL)
+            return bad(r,
+                       "an edge ends at a port that does not exist (edge at line %ld: %s has no input port "
+                       "%lld, attribute to-port)",
+                       line, who(tl, whom), (long long)to_port);
+        source *s = &tl->src[tp->pos];
+        if (s->layer != NONE)
+            return bad(r, "two edges end at one input port (%s, input port %lld, edges at lines %ld and %ld)",
+                       who(tl, whom), (long long)to_port, s->line, line);
+        *s = (source){f, fp->node, from_port, line};
+    }
+    return SG_OK;
+}
+
+/* Opens the weights (the .bin): weights_path, or the .xml path with its
+ * extension replaced by ".bin". */
+static sg_status open_weights(reader *r, const char *weights_path)
+{
+    if (weights_path == NULL) {
+        const char *slash = strrchr(r->path, '/');
+        const char *dot = strrchr(slash ? slash + 1 : r->path, '.');
+        size_t stem = dot ? (size_t)(dot - r->path) : strlen(r->path);
+        r->bin_path_owned = malloc(stem + 5);
+        if (r->bin_path_owned == NULL)
+            return nomem(r);
+        memcpy(r->bin_path_owned, r->path, stem);
+        memcpy(r->bin_path_owned + stem, ".bin", 5);
+        weights_path = r->bin_path_owned;
+    }
+    r->bin_path = weights_path;
+    return open_regular(r, weights_path, "weights file", &r->bin_fd, &r->bin_size);
+}
+
+/* ---- shapes -------------------------------------------------------------------- */
+
+typedef enum { DIM_STATIC, DIM_DYNAMIC, DIM_BAD } dim_kind;
+
+/* A <dim> as IR writes it: a count, or dynamic: "-1", "?", or a range
+ * "lo..hi" with either end optional. Blanks around it are ignored. */
+static dim_kind classify_dim(const char *text, int64_t *value)
+{
+    char buf[48];
+    while (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r')
+        text++;
+    size_t n = strlen(text);
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\n' || text[n - 1] == '\r'))
+        n--;
+    if (n == 0 || n >= sizeof buf)
+        return DIM_BAD;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    if (strcmp(buf, "-1") == 0 || strcmp(buf, "?") == 0)
+        return DIM_DYNAMIC;
+    char *dots = strstr(buf, "..");
+    if (dots != NULL) {
+        int64_t ignored;
+        *dots = '\0';
+        bool lo_ok = buf[0] == '\0' || parse_count(buf, &ignored) == NUM_OK;
+        bool hi_ok = dots[2] == '\0' || parse_count(dots + 2, &ignored) == NUM_OK;
+        return lo_ok && hi_ok ? DIM_DYNAMIC : DIM_BAD;
+    }
+    return parse_count(buf, value) == NUM_OK ? DIM_STATIC : DIM_BAD;
+}
+
+/* The text content of an element. */
+static const char *content_of(reader *r, xmlNode *n)
+{
+    return text_of(r, n->children);
+}
+
+/* ---- Consts -------------------------------------------------------------------- */
+
+/* Checks a Const's <data>: offset and size inside the weights, and for
+ * element types slicegen knows, size equal to the shape's bytes. */
+static sg_status check_const(reader *r, layer *l)
+{
+    char whom[WHO_BUF], shown[SHOW_BUF];
+    xmlNode *data = child(l->node, "data");
+    xmlNode *out = l->nout > 0 ? l->out[0].node : NULL; /* sorted by id; a Const has one */
+    int64_t end;
+    who(l, whom);
+    if (data == NULL)
+        return bad(r, "a Const needs a <data> element (%s)", whom);
+    if (get_count(r, data, "offset", whom, &l->offset) != SG_OK ||
+        get_count(r, data, "size", whom, &l->size) != SG_OK)
+        return r->err->status;
+    if (__builtin_add_overflow(l->offset, l->size, &end))
+        return bad(r, "Const data range overflows 64 bits (%s, attribute offset = %lld, size = %lld)", whom,
+                   (long long)l->offset, (long long)l->size);
+    if (end > r->bin_size)
+        return bad(r,
+                   "Const data lies past the end of the weights (%s, attribute offset = %lld + size = %lld > "
+                   "%lld bytes in '%s')",
+                   whom, (long long)l->offset, (long long)l->size, (long long)r->bin_size, r->bin_path);
+    l->etype = attr(r, data, "element_type");
+    if (l->etype == NULL)
+        l->etype = attr(r, out, "precision");
+    if (l->etype == NULL)
+        return bad(r, "missing attribute (%s, attribute element_type)", whom);
+
+    /* The shape: <data shape>, else the output port's dims. Static only. */
+    bool overflow = false, zero = false;
+    int64_t count = 1;
+    l->shape = attr(r, data, "shape");
+    l->rank = 0;
+    if (l->shape != NULL) {
+        const char *p = l->shape;
+        while (*p == ' ')
+            p++;
+        while (*p != '\0') {
+            char item[32];
+            size_t k = strcspn(p, ",");
+            size_t t = k;
+            while (t > 0 && p[t - 1] == ' ')
+                t--;
+            int64_t d = -1;
+            if (t >= sizeof item || (memcpy(item, p, t), item[t] = '\0', parse_count(item, &d) != NUM_OK))
+                return bad(r,
+                           "Const shape is not a list of non-negative integers (%s, attribute shape = '%s')",
+                           whom, show(l->shape, shown));
+            l->rank++;
+            zero = zero || d == 0;
+            overflow = overflow || __builtin_mul_overflow(count, d, &count);
+            p += k;
+            if (*p == ',') {
+                p++;
+                while (*p == ' ')
+                    p++;
+                if (*p == '\0') /* a trailing comma */
+                    return bad(
+                        r, "Const shape is not a list of non-negative integers (%s, attribute shape = '%s')",
+                        whom, show(l->shape, shown));
+            }
+        }
+    } else {
+        l->shape = "";
+        for (xmlNode *d = child(out, "dim"); d != NULL; d = d->next) {
+            int64_t v = -1;
+            if (!is_element(d, "dim"))
+                continue;
+            if (classify_dim(content_of(r, d), &v) != DIM_STATIC)
+                return bad(r, "Const shape is not static (%s, output port dim '%s')", whom,
+                           show(content_of(r, d), shown));
+            l->rank++;
+            zero = zero || v == 0;
+            overflow = overflow || __builtin_mul_overflow(count, v, &count);
+        }
+    }
+    sg_dtype dtype;
+    if (!dtype_from_ir(l->etype, &dtype))
+        return SG_OK; /* u1, u4, string...: sizes not checked */
+    int64_t need;
+    if (zero)
+        count = 0, overflow = false;
+    if (overflow || __builtin_mul_overflow(count, (int64_t)sg_dtype_size(dtype), &need))
+        return bad(r, "Const shape overflows 64 bits (%s, attribute shape = '%s')", whom,
+                   show(l->shape, shown));
+    if (need != l->size)
+        return bad(r,
+                   "Const size does not match its shape and element type (%s, attribute size = %lld; shape "
+                   "'%s' of %s needs %lld bytes)",
+                   whom, (long long)l->size, show(l->shape, shown), sg_dtype_name(dtype), (long long)need);
+    return SG_OK;
+}
+
+/* Reads a 1-D i32 or i64 Const's values once (little-endian). */
+static sg_status const_values(reader *r, layer *c, size_t esize)
+{
+    if (c->values_read)
+        return SG_OK;
+    size_t n = (size_t)c->size / esize;
+    uint8_t *bytes = malloc(c->size > 0 ? (size_t)c->size : 1);
+    c->values = malloc(n ? n * sizeof *c->values : 1);
+    if (bytes == NULL || c->values == NULL) {
+        free(bytes);
+        return nomem(r);
+    }
+    if (read_at(r, r->bin_fd, r->bin_path, "weights file", c->offset, bytes, (size_t)c->size) != SG_OK) {
+        free(bytes);
+        return r->err->status;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = 0;
+        for (size_t b = 0; b < esize; b++)
+            u |= (uint64_t)bytes[i * esize + b] << (8 * b);
+        if (esize == 4)
+            c->values[i] = u & 0x80000000u ? (int64_t)u - 0x100000000 : (int64_t)u;
+        else
+            c->values[i] = u > INT64_MAX ? -(int64_t)(~u) - 1 : (int64_t)u;
+    }
+    free(bytes);
+    c->values_read = true;
+    return SG_OK;
+}
+
+/* ---- slice layers ------------------------------------------------------------------ */
+
+typedef struct op_info {
+    const char *type;
+    const char *inputs[5]; /* by input position */
+    size_t required, count;
+} op_info;
+
+static const op_info ops[] = {
+    {"StridedSlice", {"data", "begin", "end", "stride"}, 3, 4},
+    {"Slice", {"data", "start", "stop", "step", "axes"}, 4, 5},
+};
+
+static const op_info *slice_op(const layer *l)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(l->type, ops[i].type) == 0)
+            return &ops[i];
+    return NULL;
+}
+
+/* A slice layer being read: its inputs and the first skip reason. */
+typedef struct slice_in {
+    bool connected[5];
+    const int64_t *index[5]; /* values of index inputs 1.. */
+    size_t len[5];
+    int64_t *masks[5];
+    size_t mask_len[5];
+    bool have_shape, have_dtype;
+    size_t rank;
+    int64_t shape[SG_MAX_RANK];
+    sg_dtype dtype;
+    char reason[448];
+} slice_in;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void
+skip(slice_in *s, const char *fmt, ...)
+{
+    if (s->reason[0] != '\0')
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->reason, sizeof s->reason, fmt, ap);
+    va_end(ap);
+}
+
+static const char *const mask_names[5] = {"begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask",
+                                          "ellipsis_mask"};
+
+/* StridedSlice masks from <data>: begin_mask and end_mask required. */
+static sg_status read_masks(reader *r, const layer *l, slice_in *s)
+{
+    xmlNode *data = child(l->node, "data");
+    char whom[WHO_BUF], shown[SHOW_BUF];
+    for (int m = 0; m < 5; m++) {
+        const char *text = attr(r, data, mask_names[m]);
+        if (text == NULL && m < 2)
+            return bad(r, "missing attribute of StridedSlice (%s, attribute %s)", who(l, whom),
+                       mask_names[m]);
+        if (text == NULL)
+            continue;
+        sg_error lerr = {0};
+        if (sg_parse_mask_list(text, mask_names[m], &s->masks[m], &s->mask_len[m], &lerr) != SG_OK) {
+            if (lerr.status == SG_ERR_NOMEM)
+                return nomem(r);
+            return bad(r, "mask values must be 0 or 1 (%s, attribute %s = '%s')", who(l, whom), mask_names[m],
+                       show(text, shown));
+        }
+    }
+    return SG_OK;
+}
+
+/* The data input (position 0): shape and element type of the producer's
+ * output port. A dynamic dimension or an unknown type is a skip reason. */
+static sg_status read_data_input(reader *r, const source *src, slice_in *s)
+{
+    const layer *p = &r->layers[src->layer];
+    char whom[WHO_BUF], shown[SHOW_BUF];
+    bool dynamic = false;
+    size_t rank = 0;
+    who(p, whom);
+    for (xmlNode *d = src->port->children; d != NULL; d = d->next) {
+        if (!is_element(d, "dim"))
+            continue;
+        const char *text = content_of(r, d);
+        int64_t v = 0;
+        switch (classify_dim(text, &v)) {
+        case DIM_BAD:
+            return bad(r, "a dimension is not a count, -1, ? or a range (%s, output port %lld, dim '%s')",
+                       whom, (long long)src->port_id, show(text, shown));
+        case DIM_DYNAMIC:
+            if (!dynamic)
+                skip(s,
+                     "the data input has a dynamic dimension (dimension %zu is '%s', from %s output port "
+                     "%lld)",
+                     rank, show(text, shown), whom, (long long)src->port_id);
+            dynamic = true;
+            break;
+        case DIM_STATIC:
+            if (rank < SG_MAX_RANK)
+                s->shape[rank] = v;
+            break;
+        }
+        rank++;
+    }
+    if (rank > SG_MAX_RANK)
+        skip(s, "the data input has rank %zu, more than %d (from %s output port %lld)", rank, SG_MAX_RANK,
+             whom, (long long)src->port_id);
+    s->have_shape = !dynamic && rank <= SG_MAX_RANK;
+    s->rank = s->have_shape ? rank : 0;
+
+    const char *type = attr(r, src->port, "precision");
+    if (type == NULL)
+        type = attr(r, child(p->node, "data"), "element_type");
+    if (type == NULL)
+        return bad(r,
+                   "the data input has no element type (%s, output port %lld: no attribute precision and no "
+                   "<data element_type>)",
+                   whom, (long long)src->port_id);
+    s->have_dtype = dtype_from_ir(type, &s->dtype);
+    if (!s->have_dtype)
+        skip(s, "the data input has unsupported element type '%s' (from %s)", show(type, shown), whom);
+    return SG_OK;
+}
+
+/* Index input `i`: a 1-D i32 or i64 Const, else a skip reason. */
+static sg_status read_index_input(reader *r, const layer *l, const op_info *op, size_t i, slice_in *s)
+{
+    layer *c = &r->layers[l->src[i].layer];
+    char whom[WHO_BUF], cwho[WHO_BUF], shown[SHOW_BUF], type[SHOW_BUF];
+    if (strcmp(c->type, "Const") != 0) {
+        skip(s, "input %zu (%s) is not a Const: it comes from %s (type %s)", i, op->inputs[i], who(c, cwho),
+             show(c->type, type));
+        return SG_OK;
+    }
+    sg_dtype dtype;
+    if (!dtype_from_ir(c->etype, &dtype) || (dtype != SG_I32 && dtype != SG_I64)) {
+        skip(s, "input %zu (%s) is a Const of element type '%s', not i32 or i64 (%s)", i, op->inputs[i],
+             show(c->etype, type), who(c, cwho));
+        return SG_OK;
+    }
+    if (c->rank != 1)
+        return bad(r, "an index input must be 1-D (%s, input %zu (%s) is %s with shape '%s')", who(l, whom),
+                   i, op->inputs[i], who(c, cwho), show(c->shape, shown));
+    if (const_values(r, c, sg_dtype_size(dtype)) != SG_OK)
+        return r->err->status;
+    s->index[i] = c->values;
+    s->len[i] = (size_t)c->size / sg_dtype_size(dtype);
+    return SG_OK;
+}
+
+/* The spec from the inputs; a constructor failure is a skip reason. */
+static sg_status make_spec(reader *r, const op_info *op, slice_in *s, sg_spec **spec)
+{
+    const char *const name = op->type;
+    sg_error lerr = {0};
+    for (size_t i = 2; i < op->count; i++)
+        if (s->connected[i] && s->len[i] != s->len[1]) {
+            skip(s, "failed to make %s: %s and %s must have the same length (%zu and %zu)", name,
+                 op->inputs[1], op->inputs[i], s->len[1], s->len[i]);
+            return SG_OK;
+        }
+    if (strcmp(name, "StridedSlice") == 0) {
+        sg_strided_slice_args a = {
+            .len = s->len[1],
+            .begin = s->index[1],
+            .end = s->index[2],
+            .stride = s->connected[3] ? s->index[3] : NULL,
+            .begin_mask = {s->masks[0], s->mask_len[0]},
+            .end_mask = {s->masks[1], s->mask_len[1]},
+            .new_axis_mask = {s->masks[2], s->mask_len[2]},
+            .shrink_axis_mask = {s->masks[3], s->mask_len[3]},
+            .ellipsis_mask = {s->masks[4], s->mask_len[4]},
+        };
+        sg_spec_make_strided_slice(&a, spec, &lerr);
+    } else {
+        sg_spec_make_slice(s->len[1], s->index[1], s->index[2], s->index[3],
+                           s->connected[4] ? s->index[4] : NULL, spec, &lerr);
+    }
+    if (lerr.status == SG_ERR_NOMEM)
+        return nomem(r);
+    if (lerr.status != SG_OK)
+        skip(s, "%s", lerr.message);
+    return SG_OK;
+}
+
+/* The spec in command-line form, malloc'd. */
+static char *spec_text(const sg_spec *spec)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return NULL;
+    sg_spec_print(spec, f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static char *copy_text(const char *text)
+{
+    size_t n = strlen(text) + 1;
+    char *copy = malloc(n);
+    return copy ? memcpy(copy, text, n) : NULL;
+}
+
+/* Reads slice layer l into out. */
+static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_model_layer *out)
+{
+    slice_in s = {0};
+    sg_status st = SG_OK;
+    sg_spec *spec = NULL;
+    char whom[WHO_BUF];
+
+    out->id = l->id;
+    out->name = copy_text(l->name);
+    out->type = copy_text(l->type);
+    if (out->name == NULL || out->type == NULL) {
+        st = nomem(r);
+        goto done;
+    }
+    if (l->nin > op->count) {
+        st = bad(r, "too many inputs (%s has %zu input ports; %s takes at most %zu)", who(l, whom), l->nin,
+                 op->type, op->count);
+        goto done;
+    }
+    for (size_t i = 0; i < op->count; i++) {
+        s.connected[i] = i < l->nin && l->src[i].layer != NONE;
+        if (!s.connected[i] && i < op->required) {
+            st = bad(r, "a required input is not connected (%s, input %zu (%s))", who(l, whom), i,
+                     op->inputs[i]);
+            goto done;
+        }
+    }
+    if (strcmp(op->type, "StridedSlice") == 0 && (st = read_masks(r, l, &s)) != SG_OK)
+        goto done;
+    if ((st = read_data_input(r, &l->src[0], &s)) != SG_OK)
+        goto done;
+    for (size_t i = 1; i < op->count; i++)
+        if (s.connected[i] && (st = read_index_input(r, l, op, i, &s)) != SG_OK)
+            goto done;
+    if (s.reason[0] == '\0' && (st = make_spec(r, op, &s, &spec)) != SG_OK)
+        goto done;
+
+    if (s.have_shape && s.rank > 0) {
+        int64_t *shape = malloc(s.rank * sizeof *shape);
+        if (shape == NULL) {
+            st = nomem(r);
+            goto done;
+        }
+        out->shape = memcpy(shape, s.shape, s.rank * sizeof *shape);
+    }
+    out->rank = s.rank;
+    out->dtype = s.have_dtype ? s.dtype : SG_BOOL;
+    if (s.reason[0] != '\0') {
+        out->skip_reason = copy_text(s.reason);
+        if (out->skip_reason == NULL)
+            st = nomem(r);
+        goto done;
+    }
+    out->spec_text = spec_text(spec);
+    if (out->spec_text == NULL) {
+        st = nomem(r);
+        goto done;
+    }
+    out->spec = spec;
+    spec = NULL;
+done:
+    sg_spec_free(spec);
+    for (int m = 0; m < 5; m++)
+        free(s.masks[m]);
+    return st;
+}
+
+/* Every Const checked, then every slice layer read, in document order. */
+static sg_status read_model(reader *r, sg_model **model)
+{
+    sg_model *m = calloc(1, sizeof *m);
+    size_t nslices = 0;
+    if (m == NULL)
+        return nomem(r);
+    for (size_t i = 0; i < r->nlayers; i++) {
+        if (strcmp(r->layers[i].type, "Const") == 0 && check_const(r, &r->layers[i]) != SG_OK)
+            goto fail;
+        nslices += slice_op(&r->layers[i]) != NULL;
+    }
+    m->layers = calloc(nslices ? nslices : 1, sizeof *m->layers);
+    if (m->layers == NULL) {
+        nomem(r);
+        goto fail;
+    }
+    for (size_t i = 0; i < r->nlayers; i++) {
+        const op_info *op = slice_op(&r->layers[i]);
+        if (op == NULL)
+            continue;
+        if (read_slice(r, &r->layers[i], op, &m->layers[m->nlayers++]) != SG_OK)
+            goto fail;
+    }
+    if (r->nomem) {
+        nomem(r);
+        goto fail;
+    }
+    *model = m;
+    return SG_OK;
+fail:
+    sg_model_free(m);
+    return r->err->status;
+}
+
+static void reader_free(reader *r)
+{
+    for (size_t i = 0; i < r->nlayers; i++) {
+        free(r->layers[i].in);
+        free(r->layers[i].out);
+        free(r->layers[i].src);
+        free(r->layers[i].values);
+    }
+    free(r->layers);
+    free(r->by_id);
+    for (size_t i = 0; i < r->nowned; i++)
+        xmlFree(r->owned[i]);
+    free(r->owned);
+    free(r->bin_path_owned);
+    if (r->bin_fd >= 0)
+        close(r->bin_fd);
+    xmlFreeDoc(r->doc);
+}
+
+sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model **model, sg_error *err)
+{
+    sg_error local = {0};
+    reader r = {.path = xml_path, .bin_fd = -1, .err = err ? err : &local};
+    if (xml_path == NULL)
+        return sg_fail(r.err, SG_ERR_USAGE, "failed to read model: no .xml path given");
+    if (model == NULL)
+        return sg_fail(r.err, SG_ERR_USAGE, "failed to read model '%s': no place for the result", xml_path);
+
+    /* libxml2 reports through this thread's handlers and the parser
+     * context's; both capture instead of printing, until we return. */
+    capture stray = {0};
+    xmlInitParser();
+    xmlStructuredErrorFunc saved_structured = xmlStructuredError;
+    void *saved_structured_ctx = xmlStructuredErrorContext;
+    xmlGenericErrorFunc saved_generic = xmlGenericError;
+    void *saved_generic_ctx = xmlGenericErrorContext;
+    xmlSetStructuredErrorFunc(&stray, on_error);
+    xmlSetGenericErrorFunc(&stray, on_generic);
+
+    sg_status st = read_document(&r);
+    if (st == SG_OK)
+        st = read_layers(&r);
+    if (st == SG_OK)
+        st = read_edges(&r);
+    if (st == SG_OK)
+        st = open_weights(&r, weights_path);
+    if (st == SG_OK && r.nomem)
+        st = nomem(&r);
+    if (st == SG_OK)
+        st = read_model(&r, model);
+
+    reader_free(&r);
+    xmlSetStructuredErrorFunc(saved_structured_ctx, saved_structured);
+    xmlSetGenericErrorFunc(saved_generic_ctx, saved_generic);
+    return st;
+}
+
+void sg_model_free(sg_model *model)
+{
+    if (model == NULL)
+        return;
+    for (size_t i = 0; i < model->nlayers; i++) {
+        sg_model_layer *l = &model->layers[i];
+        free((void *)l->name);
+        free((void *)l->type);
+        sg_spec_free((sg_spec *)l->spec);
+        free((void *)l->spec_text);
+        free((void *)l->shape);
+        free((void *)l->skip_reason);
+    }
+    free(model->layers);
+    free(model);
+}

@@ -1,0 +1,499 @@
+/*
+ * The OpenVINO IR reader through the public API (sg_model_read and friends):
+ *   - the example model (examples/model/model.xml, written by
+ *     make_model.py): every layer's name, id, type, data shape and type,
+ *     spec_text and skip reason; each spec plans to the expected output
+ *     shape and to the same plan as the command-line words of its spec_text;
+ *   - the committed example files are what the generator writes today;
+ *   - the same model spelled as IR v10, and with Parameter ports that carry
+ *     no precision, gives the same layers;
+ *   - a model with 500 slice layers;
+ *   - every malformed variant fails with SG_ERR_IO and a one-line message
+ *     naming the file, the layer (name and id) and the attribute, and
+ *     libxml2 prints nothing.
+ * The variants are written at test time by running make_model.py with the
+ * python3 found in PATH into a temporary folder; without python3 the test
+ * says so and exits 77 (skipped).
+ *
+ * Usage: test_model SOURCE_DIR. Prints one line per failed check and then
+ * "model: N passed, M failed"; exits nonzero on failure.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "slicegen.h"
+#include "check.h"
+
+typedef struct suite {
+    check_counts counts;
+    sg_context *ctx;
+    const char *src; /* the source tree */
+    char dir[256];   /* the generated variants */
+} suite;
+
+/* ---- the example model, as make_model.py describes it ------------------------ */
+
+typedef struct expect {
+    const char *name;
+    int64_t id;
+    const char *type;
+    const char *dims;  /* data input shape, "" for rank 0; NULL when unknown */
+    const char *dtype; /* data input element type; NULL when unknown */
+    const char *words; /* the spec in command-line form; NULL when skipped */
+    const char *out;   /* planned output shape */
+    const char *skip;  /* the skip reason; NULL when not skipped */
+} expect;
+
+#define SS_MASKS0(n) " --new-axis-mask " n " --shrink-axis-mask " n " --ellipsis-mask " n
+
+static const expect example[] = {
+    {"backbone/crop.0", 7, "StridedSlice", "2,3,8,8", "f32",
+     "--op StridedSlice --begin 0,0,2,2 --end 0,0,6,6 --stride 1,1,1,1 --begin-mask 1,1,0,0 --end-mask "
+     "1,1,0,0" SS_MASKS0("0,0,0,0"),
+     "2,3,4,4", NULL},
+    {"head:flip-1", 11, "StridedSlice", "2,3,8,8", "f32",
+     "--op StridedSlice --begin 0,-1 --end 0,0 --stride 1,-1 --begin-mask 0,0 --end-mask 0,1 --new-axis-mask "
+     "0,0 "
+     "--shrink-axis-mask 0,0 --ellipsis-mask 1,0",
+     "2,3,8,8", NULL},
+    {"neck.expand", 14, "StridedSlice", "4,6", "u8",
+     "--op StridedSlice --begin 0,0,0 --end 0,0,0 --stride 1,1,1 --begin-mask 1,0,1 --end-mask 1,0,1 "
+     "--new-axis-mask 0,1,0 --shrink-axis-mask 0,0,0 --ellipsis-mask 0,0,0",
+     "4,1,6", NULL},
+    {"neck.pick", 18, "StridedSlice", "2,3,8,8", "f32",
+     "--op StridedSlice --begin 1,0 --end 2,0 --stride 1,1 --begin-mask 0,1 --end-mask 0,1 --new-axis-mask "
+     "0,0 "
+     "--shrink-axis-mask 1,0 --ellipsis-mask 0,0",
+     "3,8,8", NULL},
+    {"a.b", 22, "Slice", "4,6", "u8", "--op Slice --start 1,0 --stop 3,6 --step 1,2", "2,3", NULL},
+    {"a-b", 27, "Slice", "2,3,8,8", "f32",
+     "--op Slice --start -1 --stop -9223372036854775808 --step -2 --axes -1", "2,3,8,4", NULL},
+    {"chain.second", 32, "Slice", "2,3,4,4", "f32", "--op Slice --start 0 --stop 1 --step 1 --axes 1",
+     "2,1,4,4", NULL},
+    {"stem.ellipsis", 36, "StridedSlice", "4,6", "u8",
+     "--op StridedSlice --begin 0,1 --end 0,5 --stride 1,2 --begin-mask 0,0 --end-mask 0,0 --new-axis-mask "
+     "0,0 "
+     "--shrink-axis-mask 0,0 --ellipsis-mask 1,0",
+     "4,2", NULL},
+    {"tail/dynamic-begin", 38, "StridedSlice", "2,3,8,8", "f32", NULL, NULL,
+     "input 1 (begin) is not a Const: it comes from layer 'image_shape' id 4 (type ShapeOf)"},
+    {"tokens/window", 43, "Slice", NULL, "i64", NULL, NULL,
+     "the data input has a dynamic dimension (dimension 0 is '-1', from layer 'tokens' id 2 output port 0)"},
+    {"packed/half", 47, "Slice", "16", NULL, NULL, NULL,
+     "the data input has unsupported element type 'U4' (from layer 'packed' id 3)"},
+    {"odd/float-index", 50, "StridedSlice", "2,3,8,8", "f32", NULL, NULL,
+     "input 1 (begin) is a Const of element type 'f32', not i32 or i64 (layer 'odd/float-index/begin' id "
+     "48)"},
+    {"bad/zero-step", 54, "Slice", "4,6", "u8", NULL, NULL,
+     "failed to make Slice: step must not be zero (step[0] = 0)"},
+};
+#define NEXAMPLE (sizeof example / sizeof example[0])
+
+/* Every fault make_model.py writes, and what its message must contain
+ * besides "failed to read model '<file>': ". */
+static const struct fault {
+    const char *name;
+    const char *parts[4];
+} faults[] = {
+    {"not-xml", {"not well-formed XML (line 1: "}},
+    {"truncated", {"not well-formed XML (line "}},
+    {"doctype", {"a document type declaration is not allowed"}},
+    {"entity-bomb", {"not well-formed XML (line "}},
+    {"deep-nesting", {"not well-formed XML (line ", "depth"}},
+    {"bad-version", {"unsupported IR version", "attribute version = '7'"}},
+    {"no-layers", {"no <layers> element"}},
+    {"layer-without-id", {"missing attribute", "layer 'backbone/crop.0'", "attribute id)"}},
+    {"layer-without-type", {"missing attribute", "layer 'backbone/crop.0' id 7", "attribute type)"}},
+    {"layer-id-not-number", {"not a non-negative integer", "layer 'backbone/crop.0'", "attribute id = '7a'"}},
+    {"duplicate-id", {"duplicate layer id", "layer 'head:flip-1' id 7", "layer 'backbone/crop.0'"}},
+    {"edge-to-missing-layer",
+     {"ends at a layer that does not exist", "layer 'backbone/crop.0/begin' id 5",
+      "attribute to-layer = 999"}},
+    {"edge-from-missing-layer",
+     {"starts at a layer that does not exist", "layer 'backbone/crop.0' id 7", "attribute from-layer = 999"}},
+    {"edge-to-missing-port",
+     {"port that does not exist", "layer 'backbone/crop.0' id 7 has no input port 9", "attribute to-port"}},
+    {"edge-from-missing-port",
+     {"port that does not exist", "layer 'image' id 0 has no output port 9", "attribute from-port"}},
+    {"const-past-end",
+     {"past the end of the weights", "layer 'backbone/crop.0/begin' id 5",
+      "attribute offset = 408 + size = 32 > 416 bytes", "const-past-end.bin"}},
+    {"const-range-overflow",
+     {"overflows 64 bits", "layer 'backbone/crop.0/begin' id 5", "attribute offset = 9223372036854775800"}},
+    {"const-offset-not-number",
+     {"not a non-negative integer", "layer 'backbone/crop.0/begin' id 5", "attribute offset = '12a'"}},
+    {"const-offset-negative",
+     {"must not be negative", "layer 'backbone/crop.0/begin' id 5", "attribute offset = '-8'"}},
+    {"const-size-out-of-range",
+     {"out of range", "layer 'backbone/crop.0/begin' id 5", "attribute size = '99999999999999999999'"}},
+    {"const-size-mismatch",
+     {"does not match its shape", "layer 'backbone/crop.0/begin' id 5", "attribute size = 24",
+      "needs 32 bytes"}},
+    {"index-not-1d", {"must be 1-D", "layer 'backbone/crop.0' id 7", "input 1 (begin)", "shape '2,2'"}},
+    {"missing-bin", {"cannot open the weights file", "missing-bin.bin", "No such file or directory"}},
+    {"bin-is-directory", {"not a regular file", "bin-is-directory.bin"}},
+    {"missing-begin-mask", {"missing attribute", "layer 'backbone/crop.0' id 7", "attribute begin_mask"}},
+    {"missing-end-mask", {"missing attribute", "layer 'backbone/crop.0' id 7", "attribute end_mask"}},
+    {"bad-mask-value",
+     {"mask values must be 0 or 1", "layer 'backbone/crop.0' id 7", "attribute begin_mask = '1,2,0,0'"}},
+    {"unconnected-input", {"not connected", "layer 'backbone/crop.0' id 7", "input 2 (end)"}},
+    {"dim-not-number", {"not a count", "layer 'image' id 0", "dim '8x'"}},
+};
+#define NFAULTS (sizeof faults / sizeof faults[0])
+
+/* Files make_model.py --all writes besides the faults. */
+static const char *const plain_files[] = {"model", "model-v10", "model-noprec", "scale-500"};
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static void path_of(const suite *s, const char *stem, const char *ext, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/%s%s", s->dir, stem, ext);
+}
+
+/* "2,3,8,8" for a shape. */
+static void format_dims(size_t rank, const int64_t *shape, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < rank && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)shape[i]);
+}
+
+/* Plans `words` (a spec in command-line form; '' is an empty word). */
+static sg_plan *plan_words(suite *s, const char *words, size_t rank, const int64_t *shape, sg_dtype dtype)
+{
+    char *copy = strdup(words);
+    char *argv[64];
+    int argc = 0;
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    for (char *save, *w = strtok_r(copy, " ", &save); w != NULL && argc < 64; w = strtok_r(NULL, " ", &save))
+        argv[argc++] = strcmp(w, "''") == 0 ? w + 2 : w;
+    if (sg_spec_from_words(s->ctx, argc, argv, &spec) == SG_OK)
+        sg_plan_create(s->ctx, spec, rank, shape, dtype, &plan);
+    sg_spec_destroy(spec);
+    free(copy);
+    return plan;
+}
+
+/* The whole file, malloc'd (NUL-terminated); NULL if unreadable. */
+static char *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 0, got;
+    if (f == NULL)
+        return NULL;
+    do {
+        if (n + 4096 + 1 > cap) {
+            char *grown = realloc(buf, cap = 2 * cap + 8192);
+            if (grown == NULL) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = grown;
+        }
+        got = fread(buf + n, 1, 4096, f);
+        n += got;
+    } while (got > 0);
+    fclose(f);
+    buf[n] = '\0';
+    *size = n;
+    return buf;
+}
+
+/* Runs make_model.py DIR --all. Returns its exit status, 127 without python3. */
+static int generate(const suite *s)
+{
+    char script[512];
+    snprintf(script, sizeof script, "%s/examples/model/make_model.py", s->src);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        execlp("python3", "python3", script, s->dir, "--all", (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Removes the generated folder (files, and the one folder a fault makes). */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    char path[512];
+    if (d == NULL)
+        return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) != 0)
+            rmdir(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* ---- checks ------------------------------------------------------------------------ */
+
+/* Checks one read layer against its expectation. */
+static void check_layer(suite *s, const char *file, const sg_model_layer *l, const expect *e,
+                        const char *skip)
+{
+    char dims[512];
+    CHECK(s, strcmp(l->name, e->name) == 0, "%s: layer name '%s', expected '%s'", file, l->name, e->name);
+    CHECK(s, l->id == e->id, "%s: layer '%s' id %lld, expected %lld", file, e->name, (long long)l->id,
+          (long long)e->id);
+    CHECK(s, strcmp(l->type, e->type) == 0, "%s: layer '%s' type %s, expected %s", file, e->name, l->type,
+          e->type);
+    if (e->dims != NULL) {
+        format_dims(l->rank, l->shape, dims, sizeof dims);
+        CHECK(s, strcmp(dims, e->dims) == 0, "%s: layer '%s' data shape [%s], expected [%s]", file, e->name,
+              dims, e->dims);
+    }
+    if (e->dtype != NULL)
+        CHECK(s, strcmp(sg_dtype_name(l->dtype), e->dtype) == 0, "%s: layer '%s' dtype %s, expected %s", file,
+              e->name, sg_dtype_name(l->dtype), e->dtype);
+    if (skip != NULL) {
+        CHECK(s, l->spec == NULL && l->spec_text == NULL, "%s: skipped layer '%s' has a spec", file, e->name);
+        CHECK(s, l->skip_reason != NULL && strcmp(l->skip_reason, skip) == 0,
+              "%s: layer '%s' skip reason\n  got      '%s'\n  expected '%s'", file, e->name,
+              l->skip_reason ? l->skip_reason : "(none)", skip);
+        CHECK(s, l->skip_reason == NULL || strchr(l->skip_reason, '\n') == NULL,
+              "%s: layer '%s' skip reason is not one line", file, e->name);
+        return;
+    }
+    if (!CHECK(s, l->spec != NULL && l->spec_text != NULL && l->skip_reason == NULL,
+               "%s: layer '%s' was skipped: %s", file, e->name,
+               l->skip_reason ? l->skip_reason : "(no reason)"))
+        return;
+    CHECK(s, strcmp(l->spec_text, e->words) == 0, "%s: layer '%s' spec\n  got      %s\n  expected %s", file,
+          e->name, l->spec_text, e->words);
+
+    /* The spec plans to the expected output, and to the plan of its words. */
+    sg_plan *plan = NULL, *again = NULL;
+    if (!CHECK(s, sg_plan_create(s->ctx, l->spec, l->rank, l->shape, l->dtype, &plan) == SG_OK,
+               "%s: layer '%s' does not plan: %s", file, e->name, sg_context_last_error(s->ctx)))
+        return;
+    format_dims(sg_plan_output_rank(plan), sg_plan_output_shape(plan), dims, sizeof dims);
+    CHECK(s, strcmp(dims, e->out) == 0, "%s: layer '%s' output [%s], expected [%s]", file, e->name, dims,
+          e->out);
+    again = plan_words(s, e->words, l->rank, l->shape, l->dtype);
+    CHECK(s, again != NULL && sg_plan_equal(plan, again),
+          "%s: layer '%s' plans differently from its words (%s)", file, e->name,
+          again ? "plans differ" : sg_context_last_error(s->ctx));
+    sg_plan_destroy(again);
+    sg_plan_destroy(plan);
+}
+
+/* Reads stem.xml (weights: NULL, i.e. stem.bin) and checks every layer. */
+static void check_example(suite *s, const char *xml, const char *weights, bool no_precision)
+{
+    sg_model *model = NULL;
+    if (!CHECK(s, sg_model_read(s->ctx, xml, weights, &model) == SG_OK, "%s: %s", xml,
+               sg_context_last_error(s->ctx)))
+        return;
+    size_t n = sg_model_layer_count(model);
+    CHECK(s, n == NEXAMPLE, "%s: %zu slice layers, expected %zu", xml, n, NEXAMPLE);
+    for (size_t i = 0; i < n && i < NEXAMPLE; i++) {
+        const expect *e = &example[i];
+        const char *skip = e->skip;
+        if (no_precision && strcmp(e->name, "packed/half") == 0) /* the type comes from <data element_type> */
+            skip = "the data input has unsupported element type 'u4' (from layer 'packed' id 3)";
+        check_layer(s, xml, sg_model_layer_at(model, i), e, skip);
+    }
+    CHECK(s, sg_model_layer_at(model, n) == NULL, "%s: a layer past the end", xml);
+    sg_model_destroy(model);
+}
+
+/* The committed example is what the generator writes now. */
+static void check_committed(suite *s)
+{
+    static const char *const ext[] = {".xml", ".bin"};
+    for (int k = 0; k < 2; k++) {
+        char committed[512], fresh[512];
+        size_t n1 = 0, n2 = 0;
+        snprintf(committed, sizeof committed, "%s/examples/model/model%s", s->src, ext[k]);
+        path_of(s, "model", ext[k], fresh, sizeof fresh);
+        char *a = slurp(committed, &n1), *b = slurp(fresh, &n2);
+        CHECK(s, a != NULL && b != NULL && n1 == n2 && memcmp(a, b, n1) == 0,
+              "%s differs from what make_model.py writes (run: python3 examples/model/make_model.py "
+              "examples/model)",
+              committed);
+        free(a);
+        free(b);
+    }
+}
+
+static void check_scale(suite *s)
+{
+    char xml[512];
+    sg_model *model = NULL;
+    path_of(s, "scale-500", ".xml", xml, sizeof xml);
+    if (!CHECK(s, sg_model_read(s->ctx, xml, NULL, &model) == SG_OK, "%s: %s", xml,
+               sg_context_last_error(s->ctx)))
+        return;
+    size_t n = sg_model_layer_count(model);
+    CHECK(s, n == 500, "%s: %zu slice layers, expected 500", xml, n);
+    int bad = 0;
+    for (size_t k = 0; k < n; k++) {
+        const sg_model_layer *l = sg_model_layer_at(model, k);
+        char name[32], words[512], out[32];
+        int64_t row = (int64_t)(k % 64), step = 1 + (int64_t)(k % 3);
+        snprintf(name, sizeof name, "slice_%zu", k);
+        snprintf(words, sizeof words,
+                 "--op StridedSlice --begin %lld,0 --end %lld,64 --stride 1,%lld --begin-mask 0,0 --end-mask "
+                 "0,0" SS_MASKS0("0,0"),
+                 (long long)row, (long long)row + 1, (long long)step);
+        snprintf(out, sizeof out, "1,%lld", (long long)((64 + step - 1) / step));
+        expect e = {name, 4 * (int64_t)k + 4, "StridedSlice", "64,64", "f32", words, out, NULL};
+        int before = s->counts.failed;
+        check_layer(s, xml, l, &e, NULL);
+        bad += s->counts.failed != before;
+        if (bad > 3)
+            break; /* enough to see what is wrong */
+    }
+    sg_model_destroy(model);
+}
+
+static void check_faults(suite *s)
+{
+    for (size_t i = 0; i < NFAULTS; i++) {
+        const struct fault *f = &faults[i];
+        char xml[512], head[600];
+        sg_model *model = (sg_model *)&faults; /* must stay untouched */
+        path_of(s, f->name, ".xml", xml, sizeof xml);
+        sg_status st = sg_model_read(s->ctx, xml, NULL, &model);
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s", sg_context_last_error(s->ctx));
+        if (!CHECK(s, st == SG_ERR_IO, "%s: status %s, expected io (%s)", f->name, sg_status_name(st), msg))
+            continue;
+        CHECK(s, model == (sg_model *)&faults, "%s: the output was written on failure", f->name);
+        snprintf(head, sizeof head, "failed to read model '%s': ", xml);
+        CHECK(s, strncmp(msg, head, strlen(head)) == 0, "%s: message does not start with \"%s\": %s", f->name,
+              head, msg);
+        CHECK(s, strchr(msg, '\n') == NULL, "%s: message is not one line: %s", f->name, msg);
+        for (int k = 0; k < 4 && f->parts[k] != NULL; k++)
+            CHECK(s, strstr(msg, f->parts[k]) != NULL, "%s: message lacks \"%s\": %s", f->name, f->parts[k],
+                  msg);
+    }
+}
+
+/* Explicit weights paths and misuse of the API. */
+static void check_api(suite *s)
+{
+    char xml[512], weights[512];
+    sg_model *model = NULL;
+    path_of(s, "model", ".xml", xml, sizeof xml);
+    snprintf(weights, sizeof weights, "%s/examples/model/model.bin", s->src);
+    check_example(s, xml, weights, false);
+
+    path_of(s, "model", ".weights", weights, sizeof weights);
+    CHECK(s,
+          sg_model_read(s->ctx, xml, weights, &model) == SG_ERR_IO &&
+              strstr(sg_context_last_error(s->ctx), "model.weights") != NULL,
+          "a missing explicit weights file: %s", sg_context_last_error(s->ctx));
+    CHECK(s, sg_model_read(s->ctx, NULL, NULL, &model) == SG_ERR_USAGE, "a NULL path is accepted");
+    CHECK(s, sg_model_layer_count(NULL) == 0 && sg_model_layer_at(NULL, 0) == NULL, "NULL model accessors");
+    sg_model_destroy(NULL);
+}
+
+/* Every fault the generator wrote has a row in `faults`. */
+static void check_fault_list(suite *s)
+{
+    DIR *d = opendir(s->dir);
+    size_t xml_files = 0;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        xml_files += n > 4 && strcmp(e->d_name + n - 4, ".xml") == 0;
+    }
+    if (d != NULL)
+        closedir(d);
+    size_t expected = NFAULTS + sizeof plain_files / sizeof plain_files[0];
+    CHECK(s, xml_files == expected, "make_model.py --all wrote %zu models, the test knows %zu", xml_files,
+          expected);
+}
+
+int main(int argc, char **argv)
+{
+    suite s = {.counts = CHECK_COUNTS_INIT};
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_model SOURCE_DIR\n");
+        return 2;
+    }
+    s.src = argv[1];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s.dir, sizeof s.dir, "%s/sg-model-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(s.dir) == NULL) {
+        printf("model: cannot make a temporary folder in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
+               strerror(errno));
+        return 1;
+    }
+    int status = generate(&s);
+    if (status == 127) {
+        printf("model: skipped: python3 is not in PATH (needed to run examples/model/make_model.py)\n");
+        remove_dir(s.dir);
+        return 77;
+    }
+    if (status != 0) {
+        printf("model: make_model.py failed (exit status %d)\n", status);
+        remove_dir(s.dir);
+        return 1;
+    }
+    if (sg_context_create(&s.ctx) != SG_OK)
+        return 1;
+
+    /* Nothing below may print: libxml2 reports to the reader, not stderr. */
+    char err_path[512];
+    path_of(&s, "stderr", ".txt", err_path, sizeof err_path);
+    fflush(stderr);
+    int saved = dup(2), capture = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (saved >= 0 && capture >= 0)
+        dup2(capture, 2);
+
+    char xml[512];
+    path_of(&s, "model", ".xml", xml, sizeof xml);
+    check_example(&s, xml, NULL, false);
+    path_of(&s, "model-v10", ".xml", xml, sizeof xml);
+    check_example(&s, xml, NULL, false);
+    path_of(&s, "model-noprec", ".xml", xml, sizeof xml);
+    check_example(&s, xml, NULL, true);
+    check_committed(&s);
+    check_scale(&s);
+    check_faults(&s);
+    check_api(&s);
+    check_fault_list(&s);
+
+    fflush(stderr);
+    if (saved >= 0 && capture >= 0) {
+        dup2(saved, 2);
+        close(saved);
+        close(capture);
+        size_t n = 0;
+        char *printed = slurp(err_path, &n);
+        CHECK(&s, printed != NULL && n == 0, "something was printed to stderr: %.300s",
+              printed ? printed : "?");
+        free(printed);
+    }
+    sg_context_destroy(s.ctx);
+    remove_dir(s.dir);
+    return finish("model", &s.counts);
+}
