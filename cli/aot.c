@@ -191,13 +191,22 @@ static void show_progress(void *arg, size_t done, size_t total)
         fputs("\n", stderr);
 }
 
-static void skipped(const sg_model_layer *layer, const char *reason)
+/* Appends the line saying why a layer is skipped to *text (*len bytes). */
+static bool skipped(char **text, size_t *len, const sg_model_layer *layer, const char *reason)
 {
-    fputs("slicegen: skipping layer '", stderr);
-    put_escaped(stderr, layer->name);
-    fprintf(stderr, "' (id %lld, %s): ", (long long)layer->id, layer->type);
-    put_escaped(stderr, reason);
-    fputc('\n', stderr);
+    char *line = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&line, &n);
+    if (f == NULL)
+        return false;
+    fputs("slicegen: skipping layer '", f);
+    put_escaped(f, layer->name);
+    fprintf(f, "' (id %lld, %s): ", (long long)layer->id, layer->type);
+    put_escaped(f, reason);
+    fputc('\n', f);
+    bool ok = fclose(f) == 0 && append(text, len, line, n);
+    free(line);
+    return ok;
 }
 
 int cmd_aot(sg_context *ctx, const options *o)
@@ -207,7 +216,8 @@ int cmd_aot(sg_context *ctx, const options *o)
     sg_aot_kernel *kernels = NULL;
     const char **layer_names = NULL;
     char **names = NULL, *command = NULL;
-    size_t nkernels = 0, nlayers = 0;
+    char *skips = NULL; /* the lines saying which layers are skipped and why */
+    size_t nkernels = 0, nlayers = 0, skips_len = 0;
     sg_status st;
     int rc = need_output(o, "aot");
     if (rc >= 0)
@@ -228,19 +238,21 @@ int cmd_aot(sg_context *ctx, const options *o)
     kernels = calloc(nlayers + 1, sizeof *kernels);
     layer_names = calloc(nlayers + 1, sizeof *layer_names);
     names = calloc(nlayers + 1, sizeof *names);
-    if (!plans || !kernels || !layer_names || !names || (command = command_line(o)) == NULL) {
+    if (!plans || !kernels || !layer_names || !names || (command = command_line(o)) == NULL ||
+        !append(&skips, &skips_len, "", 0)) {
         rc = out_of_memory();
         goto done;
     }
     for (size_t i = 0; i < nlayers; i++) {
         const sg_model_layer *layer = sg_model_layer_at(model, i);
-        if (layer->spec == NULL) {
-            skipped(layer, layer->skip_reason);
-            continue;
-        }
-        sg_plan *plan;
-        if (sg_plan_create(ctx, layer->spec, layer->rank, layer->shape, layer->dtype, &plan) != SG_OK) {
-            skipped(layer, sg_context_last_error(ctx));
+        sg_plan *plan = NULL;
+        if (layer->spec == NULL ||
+            sg_plan_create(ctx, layer->spec, layer->rank, layer->shape, layer->dtype, &plan) != SG_OK) {
+            if (!skipped(&skips, &skips_len, layer,
+                         layer->spec ? sg_context_last_error(ctx) : layer->skip_reason)) {
+                rc = out_of_memory();
+                goto done;
+            }
             continue;
         }
         plans[nkernels] = plan;
@@ -249,6 +261,7 @@ int cmd_aot(sg_context *ctx, const options *o)
             .plan = plan, .spec = layer->spec_text, .layer = layer->name, .layer_id = layer->id};
     }
     if (nkernels == 0) {
+        fputs(skips, stderr);
         fprintf(stderr,
                 "slicegen: error: failed to compile model '%s': no slice layer can be compiled "
                 "(%zu slice layer%s, all skipped)\n",
@@ -278,6 +291,7 @@ int cmd_aot(sg_context *ctx, const options *o)
         rc = failed(ctx, st);
         goto done;
     }
+    fputs(skips, stderr); /* only now: a failure above is reported in one line */
     struct stat sb;
     long long size = stat(o->output, &sb) == 0 ? (long long)sb.st_size : -1;
     printf("slicegen: compiled %zu of %zu slice layers (%zu skipped) into %s (%lld bytes)%s%s\n", nkernels,
@@ -294,6 +308,7 @@ done:
     free(layer_names);
     free(names);
     free(command);
+    free(skips);
     sg_model_destroy(model);
     return rc;
 }

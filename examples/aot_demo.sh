@@ -18,8 +18,9 @@ echo "== compiling the example model's slice layers ahead of time"
 set -x
 "$slicegen" aot "$root/examples/model/model.xml" -o "$out/model.o" --header "$out/model.h" --prefix model
 { set +x; } 2> /dev/null
-grep -E '^(void|#define|extern)' "$out/model.h" | head -n 8
-echo "   ... ($(grep -c '^void' "$out/model.h") kernels in $out/model.h)"
+echo "-- $out/model.h declares, per kernel:"
+sed -n '/^\/\* Layer /,/^extern const slicegen_kernel_info/p' "$out/model.h" | head -n 9
+echo "-- and the table: $(grep '_kernels\[\];' "$out/model.h")"
 
 echo "== linking examples/aot_model.c against model.o and running it"
 cmake --build "$build" --target slicegen-aot-model > /dev/null

@@ -75,7 +75,7 @@ int main(void)
         const char *problem = reference(ctx, info, in, want);
         if (problem == NULL && memcmp(got, want, out_bytes) != 0)
             problem = "the output differs from the reference interpreter";
-        printf("%-28s %-6s ", info->layer, info->dtype);
+        printf("%-18s %-24s %-4s ", info->layer, info->name, info->dtype);
         print_shape(info->in_shape, info->in_rank);
         printf(" -> ");
         print_shape(info->out_shape, info->out_rank);

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# `slicegen aot` end to end, on models written by examples/model/make_model.py:
+# the example (skipped layers with their reasons, kernel names with a
+# collision, the table in model order, a program linked with the object),
+# its IR v10 spelling, --weights, a cross target run under qemu-user, every
+# malformed model (exit 2, one line naming the file, nothing written,
+# existing outputs untouched), a model with nothing to compile, the progress
+# line on a terminal, and a 500-layer model (time and size printed).
+# usage: aot_cli_test.sh path/to/slicegen   (exit 77 without python3)
+set -u
+SLICEGEN=$(realpath "${1:?usage: aot_cli_test.sh path/to/slicegen}")
+HERE=$(cd "$(dirname "$0")" && pwd)
+MAKE_MODEL=$HERE/../examples/model/make_model.py
+CC=${CC:-cc}
+command -v python3 > /dev/null || { echo "aot-cli: skipped, no python3 to write the models"; exit 77; }
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+python3 "$MAKE_MODEL" --all models > /dev/null || { echo "FAIL: make_model.py"; exit 1; }
+
+# A program that prints the table of a model compiled with --prefix m.
+cat > table.c <<'C'
+#include <stdio.h>
+#include "m.h"
+int main(void)
+{
+    for (size_t i = 0; i < m_kernel_count; i++)
+        printf("%lld %s %s %s %lld\n", (long long)m_kernels[i]->layer_id, m_kernels[i]->layer,
+               m_kernels[i]->name, m_kernels[i]->dtype, (long long)m_kernels[i]->output_bytes);
+    return 0;
+}
+C
+
+# ---- the example model ----
+"$SLICEGEN" aot models/model.xml -o m.o --header m.h --prefix m > out.txt 2> err.txt
+[ $? -eq 0 ] && ok || bad "aot of the example model failed: $(cat err.txt)"
+[ "$(wc -l < err.txt)" -eq 5 ] && ok || bad "expected 5 skip lines: $(cat err.txt)"
+for layer in "'tail/dynamic-begin' (id 38, StridedSlice): input 1 (begin) is not a Const" \
+    "'tokens/window' (id 43, Slice): the data input has a dynamic dimension" \
+    "'packed/half' (id 47, Slice): the data input has unsupported element type 'U4'" \
+    "'odd/float-index' (id 50, StridedSlice): input 1 (begin) is a Const of element type 'f32'" \
+    "'bad/zero-step' (id 54, Slice): failed to make Slice: step must not be zero"; do
+    grep -qF "slicegen: skipping layer $layer" err.txt && ok || bad "no skip line for $layer"
+done
+grep -q "^slicegen: compiled 8 of 13 slice layers (5 skipped) into m.o ([0-9]* bytes) and m.h$" out.txt \
+    && ok || bad "summary: $(cat out.txt)"
+"$CC" -std=c11 -Wall -Wextra -Werror -I. table.c m.o -o table && ./table > table.txt && ok || bad "the table program"
+expected_table="7 backbone/crop.0 m_backbone_crop_0 f32 384
+11 head:flip-1 m_head_flip_1 f32 1536
+14 neck.expand m_neck_expand u8 24
+18 neck.pick m_neck_pick f32 768
+22 a.b m_a_b u8 6
+27 a-b m_a_b_2 f32 768
+32 chain.second m_chain_second f32 128
+36 stem.ellipsis m_stem_ellipsis u8 8"
+[ "$(cat table.txt)" = "$expected_table" ] && ok || { bad "the table:"; diff <(echo "$expected_table") table.txt >&2; }
+"$SLICEGEN" aot models/model.xml -o sg.o --header sg.h > /dev/null 2>&1 && grep -q "^extern const size_t sg_kernel_count;" sg.h \
+    && ok || bad "the default prefix is sg"
+
+# The IR v10 spelling and a model without port precisions give the same kernels.
+for variant in model-v10 model-noprec; do
+    "$SLICEGEN" aot models/$variant.xml -o v.o --header v.h --prefix m > /dev/null 2>&1 && ok || bad "aot of $variant"
+    diff <(sed '1,/^ \*\/$/d' m.h) <(sed '1,/^ \*\/$/d' v.h) > /dev/null && ok || bad "$variant gives another header"
+done
+# --weights names the .bin.
+mkdir other && cp models/model.bin other/weights.bin
+"$SLICEGEN" aot models/model.xml --weights other/weights.bin -o other/m.o --prefix m > /dev/null 2>&1 && ok || bad "--weights"
+cmp -s m.o other/m.o && ok || bad "--weights gives another object"
+
+# A cross target: the table program built for aarch64 and run under qemu.
+if command -v aarch64-linux-gnu-gcc > /dev/null && command -v qemu-aarch64 > /dev/null; then
+    "$SLICEGEN" aot models/model.xml -o arm.a --header m.h --prefix m --target aarch64-linux-gnu > /dev/null 2>&1 \
+        && ok || bad "aot for aarch64"
+    aarch64-linux-gnu-gcc -std=c11 -I. table.c arm.a -o table-arm && qemu-aarch64 -L /usr/aarch64-linux-gnu ./table-arm > arm.txt \
+        && [ "$(cat arm.txt)" = "$expected_table" ] && ok || bad "the table under qemu-aarch64"
+fi
+
+# ---- errors: exit 2, one line naming the file, nothing written ----
+echo "old object" > keep.o
+echo "old header" > keep.h
+expect_error() {
+    local text=$1; shift
+    "$SLICEGEN" aot "$@" > stdout.txt 2> stderr.txt
+    local rc=$? lines
+    lines=$(wc -l < stderr.txt)
+    if [ "$rc" -ne 2 ]; then bad "exit $rc, expected 2: $*"; cat stderr.txt >&2; return; fi
+    if [ "$lines" -ne 1 ]; then bad "$lines lines on stderr, expected 1: $*"; cat stderr.txt >&2; return; fi
+    if ! grep -qF -- "$text" stderr.txt || ! grep -q "^slicegen: error: " stderr.txt; then
+        bad "message lacks '$text': $(cat stderr.txt)"; return
+    fi
+    if [ "$(cat keep.o)" != "old object" ] || [ "$(cat keep.h)" != "old header" ]; then bad "existing files changed: $*"; return; fi
+    if ls | grep -q -e '\.tmp' -e '^new\.'; then bad "a file was left behind: $* ($(ls))"; return; fi
+    ok
+}
+faults=$(python3 "$MAKE_MODEL" --help | tr -d '\n ' | sed 's/.*everyfault://; s/--all.*//; s/,/ /g')
+[ "$(echo $faults | wc -w)" -ge 25 ] && ok || bad "the generator lists too few faults: $faults"
+for fault in $faults; do
+    expect_error "failed to read model 'models/$fault.xml': " models/$fault.xml -o keep.o --header keep.h
+    expect_error "failed to read model 'models/$fault.xml': " models/$fault.xml -o new.o --header new.h
+done
+expect_error "layer 'backbone/crop.0' id 7, attribute begin_mask = '1,2,0,0'" models/bad-mask-value.xml -o keep.o
+expect_error "layer 'backbone/crop.0' id 7, attribute end_mask" models/missing-end-mask.xml -o keep.o
+expect_error "attribute to-layer = 999" models/edge-to-missing-layer.xml -o keep.o
+expect_error "offset = 408 + size = 32 > 416 bytes" models/const-past-end.xml -o keep.o
+expect_error "attribute size = 24; shape '4' of i64 needs 32 bytes" models/const-size-mismatch.xml -o keep.o
+expect_error "cannot open the weights file" models/missing-bin.xml -o keep.o
+expect_error "not well-formed XML" models/truncated.xml -o keep.o
+expect_error "cannot open" models/no-such-model.xml -o keep.o --header keep.h
+expect_error "'slicegen aot' needs -o OUT" models/model.xml --header keep.h
+expect_error "'slicegen aot' needs a model" -o keep.o
+expect_error "bad --prefix '1x'" models/model.xml -o keep.o --prefix 1x
+expect_error "unknown output kind" models/model.xml -o new.obj
+expect_error "is not a recognized processor" models/model.xml -o keep.o --header keep.h --target aarch64-linux-gnu --cpu nope
+expect_error "--name is not an option of 'slicegen aot'" models/model.xml -o keep.o --name k
+
+# A model whose only slice layer cannot be compiled.
+python3 - > only-skipped.xml <<'PY'
+print('''<?xml version="1.0"?>
+<net name="only-skipped" version="11">
+ <layers>
+  <layer id="0" name="x" type="Parameter" version="opset1"><data shape="4" element_type="f32"/>
+   <output><port id="0" precision="FP32"><dim>4</dim></port></output></layer>
+  <layer id="1" name="b" type="Parameter" version="opset1"><data shape="1" element_type="i64"/>
+   <output><port id="0" precision="I64"><dim>1</dim></port></output></layer>
+  <layer id="2" name="s" type="StridedSlice" version="opset1"><data begin_mask="0" end_mask="1"/>
+   <input><port id="0"><dim>4</dim></port><port id="1"><dim>1</dim></port><port id="2"><dim>1</dim></port></input>
+   <output><port id="3" precision="FP32"><dim>-1</dim></port></output></layer>
+ </layers>
+ <edges>
+  <edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+  <edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+  <edge from-layer="1" from-port="0" to-layer="2" to-port="2"/>
+ </edges>
+</net>''')
+PY
+: > only-skipped.bin
+"$SLICEGEN" aot only-skipped.xml -o new.o > stdout.txt 2> stderr.txt
+rc=$?
+[ $rc -eq 2 ] && grep -q "skipping layer 's' (id 2, StridedSlice)" stderr.txt \
+    && grep -q "^slicegen: error: failed to compile model 'only-skipped.xml': no slice layer can be compiled" stderr.txt \
+    && [ ! -e new.o ] && ok || { bad "a model with nothing to compile: exit $rc"; cat stderr.txt >&2; }
+
+# ---- 500 slice layers: time and size, and the progress line on a terminal ----
+start=$(date +%s.%N)
+"$SLICEGEN" aot models/scale-500.xml -o scale.o --header scale.h > scale.txt 2> scale-err.txt && ok || bad "aot of 500 layers: $(cat scale-err.txt)"
+end=$(date +%s.%N)
+grep -q "compiled 500 of 500 slice layers" scale.txt && ok || bad "500 layers: $(cat scale.txt)"
+[ "$(grep -c '^void' scale.h)" -eq 500 ] && ok || bad "the header of 500 layers"
+echo "aot-cli: 500 slice layers in $(echo "$end - $start" | bc 2>/dev/null || echo "$start $end") s, object $(stat -c %s scale.o) bytes, header $(stat -c %s scale.h) bytes"
+if command -v script > /dev/null; then
+    script -qec "'$SLICEGEN' aot models/scale-500.xml -o tty.o" /dev/null > tty.txt 2>&1
+    grep -q "compiled 500 of 500 kernels" tty.txt && ok || bad "no progress line on a terminal: $(tail -c 300 tty.txt)"
+    grep -q "compiled 500 of 500 kernels" scale-err.txt && bad "a progress line without a terminal" || ok
+fi
+
+echo "aot-cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
