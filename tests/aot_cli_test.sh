@@ -13,12 +13,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 MAKE_MODEL=$HERE/../examples/model/make_model.py
 CC=${CC:-cc}
 command -v python3 > /dev/null || { echo "aot-cli: skipped, no python3 to write the models"; exit 77; }
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+. "$HERE/lib.sh"
 python3 "$MAKE_MODEL" --all models > /dev/null || { echo "FAIL: make_model.py"; exit 1; }
 
 # A program that prints the table of a model compiled with --prefix m.
@@ -81,40 +76,26 @@ fi
 # ---- errors: exit 2, one line naming the file, nothing written ----
 echo "old object" > keep.o
 echo "old header" > keep.h
-expect_error() {
-    local text=$1; shift
-    "$SLICEGEN" aot "$@" > stdout.txt 2> stderr.txt
-    local rc=$? lines
-    lines=$(wc -l < stderr.txt)
-    if [ "$rc" -ne 2 ]; then bad "exit $rc, expected 2: $*"; cat stderr.txt >&2; return; fi
-    if [ "$lines" -ne 1 ]; then bad "$lines lines on stderr, expected 1: $*"; cat stderr.txt >&2; return; fi
-    if ! grep -qF -- "$text" stderr.txt || ! grep -q "^slicegen: error: " stderr.txt; then
-        bad "message lacks '$text': $(cat stderr.txt)"; return
-    fi
-    if [ "$(cat keep.o)" != "old object" ] || [ "$(cat keep.h)" != "old header" ]; then bad "existing files changed: $*"; return; fi
-    if ls | grep -q -e '\.tmp' -e '^new\.'; then bad "a file was left behind: $* ($(ls))"; return; fi
-    ok
-}
 faults=$(python3 "$MAKE_MODEL" --help | tr -d '\n ' | sed 's/.*everyfault://; s/--all.*//; s/,/ /g')
 [ "$(echo $faults | wc -w)" -ge 25 ] && ok || bad "the generator lists too few faults: $faults"
 for fault in $faults; do
-    expect_error "failed to read model 'models/$fault.xml': " models/$fault.xml -o keep.o --header keep.h
-    expect_error "failed to read model 'models/$fault.xml': " models/$fault.xml -o new.o --header new.h
+    expect_output_error "failed to read model 'models/$fault.xml': " aot models/$fault.xml -o keep.o --header keep.h
+    expect_output_error "failed to read model 'models/$fault.xml': " aot models/$fault.xml -o new.o --header new.h
 done
-expect_error "layer 'backbone/crop.0' id 7, attribute begin_mask = '1,2,0,0'" models/bad-mask-value.xml -o keep.o
-expect_error "layer 'backbone/crop.0' id 7, attribute end_mask" models/missing-end-mask.xml -o keep.o
-expect_error "attribute to-layer = 999" models/edge-to-missing-layer.xml -o keep.o
-expect_error "offset = 408 + size = 32 > 416 bytes" models/const-past-end.xml -o keep.o
-expect_error "attribute size = 24; shape '4' of i64 needs 32 bytes" models/const-size-mismatch.xml -o keep.o
-expect_error "cannot open the weights file" models/missing-bin.xml -o keep.o
-expect_error "not well-formed XML" models/truncated.xml -o keep.o
-expect_error "cannot open" models/no-such-model.xml -o keep.o --header keep.h
-expect_error "'slicegen aot' needs -o OUT" models/model.xml --header keep.h
-expect_error "'slicegen aot' needs a model" -o keep.o
-expect_error "bad --prefix '1x'" models/model.xml -o keep.o --prefix 1x
-expect_error "unknown output kind" models/model.xml -o new.obj
-expect_error "is not a recognized processor" models/model.xml -o keep.o --header keep.h --target aarch64-linux-gnu --cpu nope
-expect_error "--name is not an option of 'slicegen aot'" models/model.xml -o keep.o --name k
+expect_output_error "layer 'backbone/crop.0' id 7, attribute begin_mask = '1,2,0,0'" aot models/bad-mask-value.xml -o keep.o
+expect_output_error "layer 'backbone/crop.0' id 7, attribute end_mask" aot models/missing-end-mask.xml -o keep.o
+expect_output_error "attribute to-layer = 999" aot models/edge-to-missing-layer.xml -o keep.o
+expect_output_error "offset = 408 + size = 32 > 416 bytes" aot models/const-past-end.xml -o keep.o
+expect_output_error "attribute size = 24; shape '4' of i64 needs 32 bytes" aot models/const-size-mismatch.xml -o keep.o
+expect_output_error "cannot open the weights file" aot models/missing-bin.xml -o keep.o
+expect_output_error "not well-formed XML" aot models/truncated.xml -o keep.o
+expect_output_error "cannot open" aot models/no-such-model.xml -o keep.o --header keep.h
+expect_output_error "'slicegen aot' needs -o OUT" aot models/model.xml --header keep.h
+expect_output_error "'slicegen aot' needs a model" aot -o keep.o
+expect_output_error "bad --prefix '1x'" aot models/model.xml -o keep.o --prefix 1x
+expect_output_error "unknown output kind" aot models/model.xml -o new.obj
+expect_output_error "is not a recognized processor" aot models/model.xml -o keep.o --header keep.h --target aarch64-linux-gnu --cpu nope
+expect_output_error "--name is not an option of 'slicegen aot'" aot models/model.xml -o keep.o --name k
 
 # A model whose only slice layer cannot be compiled.
 python3 - > only-skipped.xml <<'PY'
@@ -156,5 +137,4 @@ if command -v script > /dev/null; then
     grep -q "compiled 500 of 500 kernels" scale-err.txt && bad "a progress line without a terminal" || ok
 fi
 
-echo "aot-cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish aot-cli

@@ -5,25 +5,7 @@
 set -u
 SLICEGEN=$(realpath "${1:?usage: cli_test.sh path/to/slicegen}")
 GOLDEN=$(cd "$(dirname "$0")/golden" && pwd)
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-passed=0 failed=0
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-
-# make_npy FILE DESCR SHAPE BYTES: a format-1.0 .npy file; BYTES in printf \x form.
-make_npy() {
-    local dict="{'descr': '$2', 'fortran_order': ${5:-False}, 'shape': $3, }"
-    local pad=$(( 64 - (10 + ${#dict} + 1) % 64 ))
-    [ "$pad" -eq 64 ] && pad=0
-    local header="$dict$(printf '%*s' "$pad" '')"
-    local len=$(( ${#header} + 1 ))
-    printf '\x93NUMPY\x01\x00'"$(printf '\\x%02x\\x%02x' $((len & 255)) $((len >> 8)))" > "$1"
-    printf '%s\n' "$header" >> "$1"
-    printf "$4" >> "$1"
-}
+. "$(dirname "$0")/lib.sh"
 
 # expect_error STATUS TEXT ARGS...: exit STATUS, one stderr line with TEXT, no out.npy.
 expect_error() {
@@ -119,5 +101,4 @@ for golden in "$GOLDEN"/*.plan; do
     else bad "golden $(basename "$golden")"; cat err.txt diff.txt >&2; fi
 done
 
-echo "cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish cli

@@ -13,29 +13,10 @@ LLVM_AS=${2:?usage: emit_test.sh path/to/slicegen path/to/llvm-as}
 HERE=$(cd "$(dirname "$0")" && pwd)
 CC=${CC:-cc}
 CXX=${CXX:-c++}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-passed=0 failed=0
+. "$HERE/lib.sh"
 
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-check() { local what=$1; shift; if "$@" > log.txt 2>&1; then ok; else bad "$what"; cat log.txt >&2; fi; }
-
-# make_npy FILE DESCR SHAPE COUNT: a format-1.0 .npy file holding bytes 0, 1, ..., COUNT-1.
-make_npy() {
-    local dict="{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
-    local pad=$(( 64 - (10 + ${#dict} + 1) % 64 ))
-    [ "$pad" -eq 64 ] && pad=0
-    local header="$dict$(printf '%*s' "$pad" '')"
-    local len=$(( ${#header} + 1 ))
-    printf '\x93NUMPY\x01\x00'"$(printf '\\x%02x\\x%02x' $((len & 255)) $((len >> 8)))" > "$1"
-    printf '%s\n' "$header" >> "$1"
-    for ((i = 0; i < $4; i++)); do printf "\\x$(printf %02x $((i & 255)))"; done >> "$1"
-}
-
-make_npy f32.npy '<f4' '(4, 6)' 96
-make_npy u8.npy '|u1' '(5, 7)' 35
+make_npy f32.npy '<f4' '(4, 6)' "$(iota_bytes 96)"
+make_npy u8.npy '|u1' '(5, 7)' "$(iota_bytes 35)"
 ONE=('[1:, ::-1]' --in f32.npy)
 TWO=(--op TrtSlice --start -1,2 --size 7,4 --stride 1,-1 --mode fill --fill 200 --shape 5,7 --dtype u8)
 
@@ -120,41 +101,28 @@ check "emit for aarch64 with a CPU" "$SLICEGEN" emit "${ONE[@]}" -o a72.o --targ
 # ---- errors: exit 2, one line, nothing written, existing files untouched ----
 echo "old object" > keep.o
 echo "old header" > keep.h
-expect_error() {
-    local text=$1; shift
-    "$SLICEGEN" "$@" > stdout.txt 2> stderr.txt
-    local rc=$? lines
-    lines=$(wc -l < stderr.txt)
-    if [ "$rc" -ne 2 ]; then bad "exit $rc, expected 2: $*"; cat stderr.txt >&2; return; fi
-    if [ "$lines" -ne 1 ]; then bad "$lines lines on stderr, expected 1: $*"; cat stderr.txt >&2; return; fi
-    if ! grep -q "^slicegen: error: .*$text" stderr.txt; then bad "message lacks '$text': $(cat stderr.txt)"; return; fi
-    if [ "$(cat keep.o)" != "old object" ] || [ "$(cat keep.h)" != "old header" ]; then bad "existing files changed: $*"; return; fi
-    if ls | grep -q -e '\.tmp' -e '^new\.'; then bad "a file was left behind: $* ($(ls))"; return; fi
-    ok
-}
-expect_error "unknown output kind (the extension must be .o, .a, .s or .ll)" emit "${ONE[@]}" -o new.txt --header keep.h
-expect_error "unknown output kind" emit "${ONE[@]}" -o new --header new.h
-expect_error "bad --name '2x': a kernel name must be a C identifier" emit "${ONE[@]}" -o keep.o --header keep.h --name 2x
-expect_error "bad --name 'int'" emit "${ONE[@]}" -o keep.o --header keep.h --name int
-expect_error "bad --name 'a-b'" emit "${ONE[@]}" -o keep.o --header keep.h --name a-b
-expect_error 'No available targets are compatible with triple "no-such-triple"' \
+expect_output_error "unknown output kind (the extension must be .o, .a, .s or .ll)" emit "${ONE[@]}" -o new.txt --header keep.h
+expect_output_error "unknown output kind" emit "${ONE[@]}" -o new --header new.h
+expect_output_error "bad --name '2x': a kernel name must be a C identifier" emit "${ONE[@]}" -o keep.o --header keep.h --name 2x
+expect_output_error "bad --name 'int'" emit "${ONE[@]}" -o keep.o --header keep.h --name int
+expect_output_error "bad --name 'a-b'" emit "${ONE[@]}" -o keep.o --header keep.h --name a-b
+expect_output_error 'No available targets are compatible with triple "no-such-triple"' \
     emit "${ONE[@]}" -o keep.o --header keep.h --target no-such-triple
-expect_error "'no-such-cpu' is not a recognized processor for this target" \
+expect_output_error "'no-such-cpu' is not a recognized processor for this target" \
     emit "${ONE[@]}" -o keep.o --header keep.h --target aarch64-linux-gnu --cpu no-such-cpu
-expect_error "'no-such-cpu' is not a recognized processor" emit "${ONE[@]}" -o keep.o --header keep.h --cpu no-such-cpu
-expect_error "RV64 target requires an RV64 CPU" \
+expect_output_error "'no-such-cpu' is not a recognized processor" emit "${ONE[@]}" -o keep.o --header keep.h --cpu no-such-cpu
+expect_output_error "RV64 target requires an RV64 CPU" \
     emit "${ONE[@]}" -o keep.o --header keep.h --target riscv64-linux-gnu --cpu generic-rv32
-expect_error "64-bit code requested on a subtarget that doesn't support it" \
+expect_output_error "64-bit code requested on a subtarget that doesn't support it" \
     emit "${ONE[@]}" -o keep.o --header keep.h --target x86_64-linux-gnu --cpu i386
-expect_error "big-endian targets are not supported" emit "${ONE[@]}" -o keep.o --header keep.h --target powerpc64-linux-gnu
-expect_error "'slicegen emit' needs -o OUT" emit "${ONE[@]}" --header keep.h
-expect_error "--header and -o name the same file" emit "${ONE[@]}" -o keep.o --header keep.o
-expect_error "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o keep.o --header no-such-folder/k.h
-expect_error "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o no-such-folder/k.o --header keep.h
-expect_error "slice step cannot be zero" emit '[::0]' --shape 4 --dtype f32 -o keep.o --header keep.h
-expect_error "--prefix is not an option of 'slicegen emit'" emit "${ONE[@]}" -o keep.o --prefix p
+expect_output_error "big-endian targets are not supported" emit "${ONE[@]}" -o keep.o --header keep.h --target powerpc64-linux-gnu
+expect_output_error "'slicegen emit' needs -o OUT" emit "${ONE[@]}" --header keep.h
+expect_output_error "--header and -o name the same file" emit "${ONE[@]}" -o keep.o --header keep.o
+expect_output_error "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o keep.o --header no-such-folder/k.h
+expect_output_error "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o no-such-folder/k.o --header keep.h
+expect_output_error "slice step cannot be zero" emit '[::0]' --shape 4 --dtype f32 -o keep.o --header keep.h
+expect_output_error "--prefix is not an option of 'slicegen emit'" emit "${ONE[@]}" -o keep.o --prefix p
 check "emit --help" "$SLICEGEN" emit --help
 check "aot --help" "$SLICEGEN" aot --help
 
-echo "emit: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish emit

@@ -588,6 +588,20 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* One random slice: shape, source (*op: 0 StridedSlice, 1 Slice, 2 NumPy,
+ * 3 TrtSlice), spec and plan; a failure means the frontend or the planner
+ * rejected it. */
+static sg_status draw_case(rng *r, sg_context *ctx, tcase *t, int *op, sg_spec **spec, sg_plan **plan)
+{
+    draw_shape(r, t);
+    *op = (int)range(r, 0, 3);
+    sg_status status = *op == 0   ? make_strided_slice(r, ctx, t, spec)
+                       : *op == 1 ? make_slice(r, ctx, t, spec)
+                       : *op == 2 ? make_numpy(r, ctx, t, spec)
+                                  : make_trt(r, ctx, t, spec);
+    return status == SG_OK ? sg_plan_create(ctx, *spec, t->rank, t->shape, t->dtype, plan) : status;
+}
+
 /* The same random slices as one ahead-of-time object for config's target. */
 static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
 {
@@ -600,14 +614,9 @@ static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
         tcase t = {0};
         sg_spec *spec = NULL;
         sg_plan *plan = NULL;
-        draw_shape(&r, &t);
-        int op = (int)range(&r, 0, 3);
-        sg_status status = op == 0   ? make_strided_slice(&r, ctx, &t, &spec)
-                           : op == 1 ? make_slice(&r, ctx, &t, &spec)
-                           : op == 2 ? make_numpy(&r, ctx, &t, &spec)
-                                     : make_trt(&r, ctx, &t, &spec);
-        if (status == SG_OK && sg_plan_create(ctx, spec, t.rank, t.shape, t.dtype, &plan) == SG_OK &&
-            sg_plan_input_bytes(plan) <= (64u << 10) && sg_plan_output_bytes(plan) <= (64u << 10)) {
+        int op;
+        if (draw_case(&r, ctx, &t, &op, &spec, &plan) == SG_OK && sg_plan_input_bytes(plan) <= (64u << 10) &&
+            sg_plan_output_bytes(plan) <= (64u << 10)) {
             uint64_t in_bytes = sg_plan_input_bytes(plan);
             unsigned char *in = malloc(in_bytes + 1), *want = malloc(sg_plan_output_bytes(plan) + 1);
             char *label = NULL;
@@ -644,8 +653,8 @@ static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
            "NumPy %ld, TrtSlice %ld (strict %ld, wrap %ld, clamp %ld, fill %ld, reflect %ld); element sizes "
            "1: %ld, 2: %ld, 4: %ld, 8: %ld\n",
            seed, aot_batch_size(batch), config->target ? config->target : "the host", by_op[0], by_op[1],
-           by_op[2], by_op[3], by_mode[0], by_mode[1], by_mode[2], by_mode[3], by_mode[4], by_size[1], by_size[2],
-           by_size[4], by_size[8]);
+           by_op[2], by_op[3], by_mode[0], by_mode[1], by_mode[2], by_mode[3], by_mode[4], by_size[1],
+           by_size[2], by_size[4], by_size[8]);
     aot_batch_run(batch, ctx, config, &passed, &failed);
     aot_batch_destroy(batch);
     printf("aot: %d passed, %d failed\n", passed, failed);
@@ -666,7 +675,9 @@ int main(int argc, char **argv)
     aot_config aot = {.opt_level = SG_DEFAULT_OPT_LEVEL};
     for (int i = 1; i < argc; i++) {
         if (!aot_config_option(&aot, argc, argv, &i)) {
-            fprintf(stderr, "usage: test_jit [--aot-runner FILE [--aot-target T] [--aot-cc CC] [--aot-exec WORDS]]\n");
+            fprintf(
+                stderr,
+                "usage: test_jit [--aot-runner FILE [--aot-target T] [--aot-cc CC] [--aot-exec WORDS]]\n");
             return 2;
         }
     }
@@ -700,15 +711,8 @@ int main(int argc, char **argv)
         tcase t = {0};
         sg_spec *spec = NULL;
         sg_plan *plan = NULL;
-        draw_shape(&r, &t);
-        int op = (int)range(&r, 0, 3);
-        sg_status status = op == 0   ? make_strided_slice(&r, ctx, &t, &spec)
-                           : op == 1 ? make_slice(&r, ctx, &t, &spec)
-                           : op == 2 ? make_numpy(&r, ctx, &t, &spec)
-                                     : make_trt(&r, ctx, &t, &spec);
-        if (status == SG_OK)
-            status = sg_plan_create(ctx, spec, t.rank, t.shape, t.dtype, &plan);
-        if (status != SG_OK) {
+        int op;
+        if (draw_case(&r, ctx, &t, &op, &spec, &plan) != SG_OK) {
             st.rejected++;
         } else if (sg_plan_output_bytes(plan) > (8u << 20) || sg_plan_input_bytes(plan) > (8u << 20)) {
             st.too_big++;
