@@ -293,7 +293,7 @@ done:
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage_text, stderr);
+        fputs("slicegen: error: no command given (see 'slicegen --help')\n", stderr);
         return 2;
     }
     const char *command = argv[1];

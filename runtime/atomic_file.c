@@ -2,11 +2,14 @@
  * Atomic output files: write a temporary file next to the target, fsync it,
  * give it normal permissions and rename it over the target. Staged in two
  * steps so that a command writing several files renames them only once all
- * are complete.
+ * are complete. A symbolic link is followed: the file it names is replaced
+ * and the link stays. Nothing is ever renamed over a special file (a
+ * device, a FIFO): that is opened and written directly, when staged.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,48 +42,40 @@ static mode_t current_umask(void)
     return mask;
 }
 
-sg_status sg_file_stage(const char *path, const void *const *parts, const size_t *sizes, size_t nparts,
-                        sg_staged_file *staged, sg_error *err)
+/* The file an output named `path` really is: symbolic links followed (at
+ * most 40), the last name kept even if it does not exist yet. *target is
+ * malloc'd. */
+static sg_status follow_links(const char *path, char **target, sg_error *err)
 {
-    struct stat sb;
-    *staged = (sg_staged_file){0};
-    if (path[0] == '\0')
-        return sg_fail(err, SG_ERR_IO, "failed to write '': the path is empty");
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (the path names a folder)",
-                       path, strerror(EISDIR));
-
-    /* The folder part of path, for messages: "." or up to the last '/'. */
-    const char *slash = strrchr(path, '/');
-    const char *dir = slash ? path : ".";
-    int dirlen = !slash ? 1 : slash == path ? 1 : (int)(slash - path);
-
-    size_t len = strlen(path);
-    char *tmp = malloc(len + sizeof SUFFIX);
-    char *target = malloc(len + 1);
-    if (!tmp || !target) {
-        free(tmp);
-        free(target);
-        return sg_fail(err, SG_ERR_NOMEM, "failed to write '%s': out of memory", path);
+    char *at = strdup(path);
+    for (int hops = 0; at != NULL; hops++) {
+        struct stat sb;
+        if (lstat(at, &sb) != 0 || !S_ISLNK(sb.st_mode)) {
+            *target = at;
+            return SG_OK;
+        }
+        char link[4096];
+        ssize_t n = hops < 40 ? readlink(at, link, sizeof link - 1) : -1;
+        if (n < 0) {
+            free(at);
+            return sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (following its symbolic links)", path,
+                           strerror(hops < 40 ? errno : ELOOP));
+        }
+        link[n] = '\0';
+        const char *slash = strrchr(at, '/');
+        int dirlen = link[0] == '/' || slash == NULL ? 0 : (int)(slash - at + 1);
+        char *next = malloc((size_t)dirlen + (size_t)n + 1);
+        if (next)
+            sprintf(next, "%.*s%s", dirlen, at, link); /* relative links start at the link's folder */
+        free(at);
+        at = next;
     }
-    memcpy(target, path, len + 1);
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, SUFFIX, sizeof SUFFIX);
+    return sg_fail(err, SG_ERR_NOMEM, "failed to write '%s': out of memory", path);
+}
 
-    sg_status st = SG_OK;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (%s '%.*s'%s)", path, strerror(e),
-                     e == ENOENT || e == ENOTDIR ? "the folder" : "cannot create a temporary file in",
-                     dirlen, dir,
-                     e == ENOENT ? " does not exist" : e == ENOTDIR ? " is not a folder" : "");
-        free(tmp);
-        free(target);
-        return st;
-    }
-    *staged = (sg_staged_file){.path = target, .tmp = tmp};
-
+/* Writes the parts to an open file; errno is kept on failure. */
+static bool write_parts(int fd, const void *const *parts, const size_t *sizes, size_t nparts)
+{
     for (size_t i = 0; i < nparts; i++) {
         const char *p = parts[i];
         size_t left = sizes[i];
@@ -88,14 +83,85 @@ sg_status sg_file_stage(const char *path, const void *const *parts, const size_t
             ssize_t n = write(fd, p, left);
             if (n < 0 && errno == EINTR)
                 continue;
-            if (n < 0) {
-                st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (writing temporary file '%s')",
-                             path, strerror(errno), tmp);
-                goto done;
-            }
+            if (n < 0)
+                return false;
             p += n;
             left -= (size_t)n;
         }
+    }
+    return true;
+}
+
+/* A device, FIFO or other special file: written directly, never replaced. */
+static sg_status write_special(const char *path, const char *target, const void *const *parts,
+                               const size_t *sizes, size_t nparts, sg_error *err)
+{
+    int fd = open(target, O_WRONLY | O_NOCTTY);
+    if (fd < 0)
+        return sg_fail(err, SG_ERR_IO, "failed to write '%s': %s", path, strerror(errno));
+    bool written = write_parts(fd, parts, sizes, nparts);
+    int e = errno;
+    if (close(fd) != 0 && written) {
+        written = false;
+        e = errno;
+    }
+    return written ? SG_OK : sg_fail(err, SG_ERR_IO, "failed to write '%s': %s", path, strerror(e));
+}
+
+sg_status sg_file_stage(const char *path, const void *const *parts, const size_t *sizes, size_t nparts,
+                        sg_staged_file *staged, sg_error *err)
+{
+    struct stat sb;
+    char *target = NULL;
+    *staged = (sg_staged_file){0};
+    if (path[0] == '\0')
+        return sg_fail(err, SG_ERR_IO, "failed to write '': the path is empty");
+    if (follow_links(path, &target, err) != SG_OK)
+        return err->status;
+    if (stat(target, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        free(target);
+        return sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (the path names a folder)", path,
+                       strerror(EISDIR));
+    }
+    if (stat(target, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        sg_status st = write_special(path, target, parts, sizes, nparts, err);
+        free(target);
+        return st;
+    }
+
+    /* The folder part of the target, for messages: "." or up to the last '/'. */
+    const char *slash = strrchr(target, '/');
+    const char *dir = slash ? target : ".";
+    int dirlen = !slash ? 1 : slash == target ? 1 : (int)(slash - target);
+
+    size_t len = strlen(target);
+    char *tmp = malloc(len + sizeof SUFFIX);
+    if (!tmp) {
+        free(target);
+        return sg_fail(err, SG_ERR_NOMEM, "failed to write '%s': out of memory", path);
+    }
+    memcpy(tmp, target, len);
+    memcpy(tmp + len, SUFFIX, sizeof SUFFIX);
+
+    sg_status st = SG_OK;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (%s '%.*s'%s)", path, strerror(e),
+                     e == ENOENT || e == ENOTDIR ? "the folder" : "cannot create a temporary file in", dirlen,
+                     dir,
+                     e == ENOENT    ? " does not exist"
+                     : e == ENOTDIR ? " is not a folder"
+                                    : "");
+        free(tmp);
+        free(target);
+        return st;
+    }
+    *staged = (sg_staged_file){.path = target, .tmp = tmp};
+    if (!write_parts(fd, parts, sizes, nparts)) {
+        st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (writing temporary file '%s')", path,
+                     strerror(errno), tmp);
+        goto done;
     }
     /* mkstemp made the file 0600; the result should look like any new file. */
     int synced = fsync(fd) == 0;
@@ -107,8 +173,8 @@ sg_status sg_file_stage(const char *path, const void *const *parts, const size_t
     int rc = close(fd);
     fd = -1;
     if (rc != 0)
-        st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (closing temporary file '%s')",
-                     path, strerror(errno), tmp);
+        st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (closing temporary file '%s')", path,
+                     strerror(errno), tmp);
 done:
     if (fd >= 0)
         close(fd);
@@ -120,6 +186,8 @@ done:
 sg_status sg_file_commit(sg_staged_file *staged, sg_error *err)
 {
     sg_status st = SG_OK;
+    if (staged->tmp == NULL) /* a special file, written when staged */
+        return SG_OK;
     if (rename(staged->tmp, staged->path) != 0)
         st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (renaming '%s' over it)", staged->path,
                      strerror(errno), staged->tmp);

@@ -65,7 +65,10 @@ sg_status sg_write_file_atomic(const char *path, const void *const *parts,
 /* The same in two steps: sg_file_stage writes and syncs the temporary
  * file, sg_file_commit renames it over path, sg_file_discard removes what
  * is left (a staged file not committed) and frees the record. A record
- * made by a failed stage, or zeroed, may be discarded. */
+ * made by a failed stage, or zeroed, may be discarded. Symbolic links are
+ * followed (the file they name is replaced, the link stays); a special
+ * file (device, FIFO) is written directly by sg_file_stage and never
+ * replaced. */
 typedef struct sg_staged_file {
     char *path, *tmp;
 } sg_staged_file;

@@ -91,7 +91,10 @@ expect_error 2 "needs a value" run '[1:]' --in a.npy --out
 expect_error 2 "-O2 is not an option of 'slicegen run'" run '[1:]' -O2 --in a.npy --out out.npy
 expect_error 2 "unknown option '-O7'" ir '[1:]' --shape 4 --dtype f32 -O7
 expect_error 2 "index out of range" ir '[7]' --shape 4 --dtype f32
-if "$SLICEGEN" > /dev/null 2>&1; then bad "no arguments must fail"; else [ $? -eq 2 ] && ok || bad "no arguments: exit 2"; fi
+"$SLICEGEN" > stdout.txt 2> stderr.txt
+rc=$?
+[ "$rc" -eq 2 ] && [ ! -s stdout.txt ] && [ "$(cat stderr.txt)" = "slicegen: error: no command given (see 'slicegen --help')" ] \
+    && ok || bad "no arguments: exit $rc, stderr: $(cat stderr.txt)"
 
 # ---- golden plans: the first line of each file holds the arguments ----
 for golden in "$GOLDEN"/*.plan; do
@@ -100,5 +103,22 @@ for golden in "$GOLDEN"/*.plan; do
     if "$SLICEGEN" plan "$@" > got.txt 2> err.txt && diff -u <(tail -n +2 "$golden") got.txt > diff.txt; then ok
     else bad "golden $(basename "$golden")"; cat err.txt diff.txt >&2; fi
 done
+
+# Special files are written, never replaced; a symbolic link stays a link
+# and the file it names is replaced.
+"$SLICEGEN" run '[::-1, 1:]' --in a.npy --out /dev/null && [ -c /dev/null ] && ok || bad "--out /dev/null"
+if [ -w /dev/full ]; then
+    "$SLICEGEN" run '[::-1, 1:]' --in a.npy --out /dev/full 2> stderr.txt
+    rc=$?
+    [ "$rc" -eq 2 ] && [ -c /dev/full ] && grep -q "^slicegen: error: failed to write '/dev/full': No space left on device$" stderr.txt \
+        && ok || bad "--out /dev/full: exit $rc, $(cat stderr.txt), $(ls -l /dev/full)"
+fi
+echo "old" > target.npy
+ln -s target.npy link.npy
+"$SLICEGEN" run '[::-1, 1:]' --in a.npy --out link.npy && [ -L link.npy ] && cmp -s target.npy expected.npy \
+    && ok || bad "a symbolic link as --out: $(ls -l link.npy target.npy)"
+ln -s loop-b loop-a && ln -s loop-a loop-b
+"$SLICEGEN" run '[::-1, 1:]' --in a.npy --out loop-a 2> stderr.txt
+[ $? -eq 2 ] && grep -q "Too many levels of symbolic links" stderr.txt && [ -L loop-a ] && ok || bad "a loop of links: $(cat stderr.txt)"
 
 finish cli

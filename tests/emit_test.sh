@@ -89,6 +89,12 @@ check "llvm-as parses the IR" "$LLVM_AS" one.ll -o one.bc
 check "emit with the default name" "$SLICEGEN" emit "${ONE[@]}" -o default.o --header default.h
 grep -Eq "^void sg_x4_l2_r4_[0-9a-f]{16}\(const void \*in" default.h && ok || bad "the default name: $(grep '^void' default.h)"
 
+# Outputs through a symbolic link replace the file it names; the link stays.
+echo "old" > real.o
+ln -s real.o link.o
+check "emit through a symbolic link" "$SLICEGEN" emit "${ONE[@]}" -o link.o --name one
+[ -L link.o ] && nm real.o | grep -q " T one$" && ok || bad "the link was replaced or its target not written"
+
 # ---- cross targets ----
 check "emit for aarch64" "$SLICEGEN" emit "${ONE[@]}" -o arm.o --target aarch64-linux-gnu
 readelf -h arm.o | grep -q "Machine: *AArch64" && ok || bad "arm.o: $(readelf -h arm.o | grep Machine)"
