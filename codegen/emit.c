@@ -569,6 +569,28 @@ static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
 
 /* Level `level` of the nest over iterations [lo, hi); in and out point at
  * the level's iteration 0. Below the nest: the run. */
+/* A periodic segmented loop: its segments describe `period` iterations that
+ * repeat. One pass over them (unrolled or table) per period that [lo, hi)
+ * touches, clamped to the part inside [lo, hi). */
+static void emit_periods(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                         LLVMValueRef hi)
+{
+    const sg_loop *l = &g->plan->loops[level];
+    LLVMValueRef P = c64(g, l->period);
+    /* periods [lo / P, ceil(hi / P)); hi - 1 >= -1 and P > 0 keep this exact */
+    LLVMValueRef first = LLVMBuildSDiv(g->b, lo, P, "");
+    LLVMValueRef last = add(g, LLVMBuildSDiv(g->b, sub(g, hi, c64(g, 1)), P, ""), c64(g, 1));
+    loop k;
+    loop_begin(g, &k, first, last, 1, NULL, NULL, out, c64(g, l->period * l->out_stride));
+    LLVMValueRef at = mul(g, k.i, P);
+    LLVMValueRef klo = clamp(g, sub(g, lo, at), P), khi = clamp(g, sub(g, hi, at), P);
+    if (g->table[level])
+        emit_table(g, level, in, k.out, klo, khi);
+    else
+        emit_segments(g, level, in, k.out, klo, khi);
+    loop_end(g, &k, false);
+}
+
 static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
                        LLVMValueRef hi)
 {
@@ -580,6 +602,8 @@ static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
     const sg_loop *l = &p->loops[level];
     if (l->nseg == 0)
         emit_affine(g, level, in, c64(g, l->in_stride), out, lo, hi, l->extent);
+    else if (l->period > 0)
+        emit_periods(g, level, in, out, lo, hi);
     else if (g->table[level])
         emit_table(g, level, in, out, lo, hi);
     else
@@ -662,7 +686,7 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
 }
 
 LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTargetMachineRef tm,
-                                   LLVMContextRef ctx)
+                                    LLVMContextRef ctx)
 {
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, ctx);
     LLVMSetTarget(m, t->triple);
@@ -712,7 +736,8 @@ sg_status sg_codegen_module(const sg_plan *plan, const char *symbol, const sg_ta
                             LLVMTargetMachineRef tm, LLVMContextRef ctx, LLVMModuleRef *module, sg_error *err)
 {
     LLVMModuleRef m = sg_codegen_new_module(symbol, t, tm, ctx);
-    if (sg_codegen_add_kernel(plan, symbol, t, m, err) != SG_OK || sg_codegen_verify(m, symbol, err) != SG_OK) {
+    if (sg_codegen_add_kernel(plan, symbol, t, m, err) != SG_OK ||
+        sg_codegen_verify(m, symbol, err) != SG_OK) {
         LLVMDisposeModule(m);
         return err->status;
     }

@@ -35,7 +35,7 @@ sg_status sg_nest_key_make(const sg_plan *plan, sg_nest_key *key, sg_error *err)
     size_t nsegs = 0;
     for (size_t i = 0; i < plan->nloops; i++)
         nsegs += plan->loops[i].nseg;
-    size_t len = 8 * (5 + 4 * plan->nloops + 4 * nsegs);
+    size_t len = 8 * (5 + 5 * plan->nloops + 4 * nsegs);
     uint8_t *bytes = malloc(len), *at = bytes;
     if (bytes == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to key kernel: out of memory for %zu segments", nsegs);
@@ -53,6 +53,7 @@ sg_status sg_nest_key_make(const sg_plan *plan, sg_nest_key *key, sg_error *err)
         at = put(at, l->nseg ? 0 : l->in_stride);
         at = put(at, l->out_stride);
         at = put(at, (int64_t)l->nseg);
+        at = put(at, l->period);
         for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
             const sg_segment *s = &plan->segs[k];
             at = put(at, s->count);

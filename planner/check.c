@@ -2,10 +2,10 @@
  * folding transform and on every parsed plan. */
 #include "planner.h"
 
-#define REQUIRE(cond, ...)                                  \
-    do {                                                    \
-        if (!(cond))                                        \
-            return sg_fail(err, SG_ERR_INTERNAL, __VA_ARGS__); \
+#define REQUIRE(cond, ...)                                                                                   \
+    do {                                                                                                     \
+        if (!(cond))                                                                                         \
+            return sg_fail(err, SG_ERR_INTERNAL, __VA_ARGS__);                                               \
     } while (0)
 
 static sg_status check_map(const sg_plan *p, sg_error *err)
@@ -29,8 +29,8 @@ static sg_status check_map(const sg_plan *p, sg_error *err)
             REQUIRE(m->count == 1 && p->op != SG_OP_TRT_SLICE, "new axis %zu must have count 1", i);
             continue;
         }
-        REQUIRE((size_t)m->in_axis < p->in_rank && !used[m->in_axis], "output dimension %zu reads axis %d twice or out of range",
-                i, m->in_axis);
+        REQUIRE((size_t)m->in_axis < p->in_rank && !used[m->in_axis],
+                "output dimension %zu reads axis %d twice or out of range", i, m->in_axis);
         used[m->in_axis] = true;
         if (m->count == 0)
             continue;
@@ -65,12 +65,15 @@ static sg_status check_nest(const sg_plan *p, sg_error *err)
     bool reads = true;
     for (size_t i = p->nloops; i-- > 0;) {
         const sg_loop *l = &p->loops[i];
-        REQUIRE(l->extent >= 1 && l->out_stride == dense, "loop %zu: extent %lld, out stride %lld, expected %lld",
-                i, (long long)l->extent, (long long)l->out_stride, (long long)dense);
+        REQUIRE(l->extent >= 1 && l->out_stride == dense,
+                "loop %zu: extent %lld, out stride %lld, expected %lld", i, (long long)l->extent,
+                (long long)l->out_stride, (long long)dense);
         REQUIRE(!__builtin_mul_overflow(dense, l->extent, &dense), "loop %zu: output size overflows", i);
         if (l->nseg == 0) {
+            REQUIRE(l->period == 0, "loop %zu: a plain loop with period %lld", i, (long long)l->period);
             int64_t span;
-            REQUIRE(!__builtin_mul_overflow(l->extent - 1, l->in_stride, &span), "loop %zu: span overflows", i);
+            REQUIRE(!__builtin_mul_overflow(l->extent - 1, l->in_stride, &span), "loop %zu: span overflows",
+                    i);
             REQUIRE(!__builtin_add_overflow(span > 0 ? hi : lo, span, span > 0 ? &hi : &lo),
                     "loop %zu: offset overflows", i);
             continue;
@@ -92,8 +95,11 @@ static sg_status check_nest(const sg_plan *p, sg_error *err)
             seg_hi = s->in_offset > seg_hi ? s->in_offset : seg_hi;
             seg_hi = end > seg_hi ? end : seg_hi;
         }
-        REQUIRE(total == l->extent, "loop %zu: segments count %lld iterations, extent %lld", i,
-                (long long)total, (long long)l->extent);
+        REQUIRE(l->period == 0 || (l->period > 0 && l->period < l->extent),
+                "loop %zu: period %lld, extent %lld", i, (long long)l->period, (long long)l->extent);
+        REQUIRE(total == (l->period ? l->period : l->extent),
+                "loop %zu: segments count %lld iterations, extent %lld, period %lld", i, (long long)total,
+                (long long)l->extent, (long long)l->period);
         if (seg_lo > seg_hi) {
             reads = false; /* every iteration fills: nothing below is read */
             continue;

@@ -91,8 +91,19 @@ static bool extend_segment(sg_segment *last, const sg_segment *next)
     return true;
 }
 
-/* Appends to p->segs the segments of TensorRT dimension `dim`. */
-static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size_t *cap,
+static int64_t gcd(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Appends to p->segs the segments of TensorRT dimension `dim`; *repeat is
+ * set to the loop's period (0: the segments cover all its iterations). */
+static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size_t *cap, int64_t *repeat,
                                  sg_error *err)
 {
     const sg_axis_map *m = &p->map[dim];
@@ -100,6 +111,7 @@ static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size
     size_t first = p->nsegs;
     int64_t period = p->mode == SG_TRT_WRAP ? d
                      : p->mode == SG_TRT_REFLECT && d > 1 && d < INT64_MAX / 2 ? 2 * d - 2 : 0;
+    *repeat = 0;
     if (period > 0) {
         /* The index is periodic in x: reduce start and stride modulo the
          * period (stride to the smallest magnitude) so that each segment is
@@ -111,6 +123,13 @@ static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size
         if (!__builtin_mul_overflow(n - 1, s2, &last) && !__builtin_add_overflow(last, start2, &last)) {
             start = start2;
             s = s2;
+            /* y -> index repeats every period / gcd(s, period) iterations:
+             * beyond a few periods, describe one and repeat it. */
+            int64_t iterations = s == 0 ? 1 : period / gcd(s < 0 ? -s : s, period);
+            if (n / 4 > iterations) {
+                *repeat = iterations;
+                n = iterations;
+            }
         }
     }
     for (int64_t y = 0; y < n;) {
@@ -186,9 +205,9 @@ static sg_status build_loops(sg_plan *p, sg_error *err)
             continue;
         }
         size_t first = p->nsegs;
-        if (split_dimension(p, i, stride, &cap, err) != SG_OK)
+        if (split_dimension(p, i, stride, &cap, &l->period, err) != SG_OK)
             return err->status;
-        if (p->nsegs - first == 1 && !p->segs[first].fill) { /* one affine piece: a plain loop */
+        if (p->nsegs - first == 1 && !p->segs[first].fill && l->period == 0) { /* one affine piece */
             p->base += p->segs[first].in_offset;
             l->in_stride = p->segs[first].in_step;
             p->nsegs = first;

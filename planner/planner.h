@@ -23,12 +23,20 @@
  *         for i in [0, L.extent): copy(level+1, in + i*L.in_stride, out + i*L.out_stride)
  *       else:                                   -- a segmented (TensorRT) loop
  *         i = 0
- *         for s in segs[L.seg0 .. L.seg0+L.nseg):
- *           for k in [0, s.count):
- *             if s.fill: fill the L.out_stride bytes at out + i*L.out_stride
- *             else:      copy(level+1, in + s.in_offset + k*s.in_step, out + i*L.out_stride)
- *             i += 1
+ *         while i < L.extent:                   -- once, or per period
+ *           for s in segs[L.seg0 .. L.seg0+L.nseg):
+ *             for k in [0, s.count):
+ *               if i == L.extent: stop
+ *               if s.fill: fill the L.out_stride bytes at out + i*L.out_stride
+ *               else:      copy(level+1, in + s.in_offset + k*s.in_step, out + i*L.out_stride)
+ *               i += 1
  *     copy(0, input + base, output)
+ *
+ * The segments of a segmented loop cover its extent, or, for a periodic
+ * loop (WRAP and REFLECT over many periods), `period` iterations that
+ * repeat until the extent: iteration i runs as iteration i mod period. So a
+ * plan's size depends on the input's dimensions, never on how many times
+ * the output wraps around them.
  *
  * A nest that would be a single run of more than SG_CHUNK_BYTES is a loop
  * over equal chunks instead, so that threads can share it.
@@ -72,6 +80,8 @@ typedef struct sg_loop {
     int64_t in_stride;   /* plain loops only */
     int64_t out_stride;
     size_t seg0, nseg;   /* nseg == 0: plain affine loop */
+    int64_t period;      /* segmented loops: 0, or the iterations the segments
+                            cover, repeated (0 < period < extent) */
 } sg_loop;
 
 struct sg_plan {

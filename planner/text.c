@@ -44,8 +44,10 @@ void sg_plan_write(const sg_plan *p, FILE *out)
                     l->in_stride, l->out_stride);
             continue;
         }
-        fprintf(out, "loop extent %" PRId64 " out %" PRId64 " segments %zu\n", l->extent,
-                l->out_stride, l->nseg);
+        fprintf(out, "loop extent %" PRId64 " out %" PRId64 " segments %zu", l->extent, l->out_stride, l->nseg);
+        if (l->period)
+            fprintf(out, " period %" PRId64, l->period);
+        fputc('\n', out);
         for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
             const sg_segment *s = &p->segs[k];
             if (s->fill)
@@ -177,12 +179,13 @@ static sg_status read_line(reader *r, sg_plan *p, size_t *seg_cap, size_t *pendi
         sg_loop *l = &p->loops[p->nloops];
         if (r->nwords == 7 && is(r, 3, "in") && int_at(r, 4, &b) && is(r, 5, "out") && int_at(r, 6, &c)) {
             *l = (sg_loop){.extent = a, .in_stride = b, .out_stride = c};
-        } else if (r->nwords == 7 && is(r, 3, "out") && int_at(r, 4, &b) && is(r, 5, "segments") &&
-                   int_at(r, 6, &c) && c > 0) {
-            *l = (sg_loop){.extent = a, .out_stride = b, .seg0 = p->nsegs, .nseg = (size_t)c};
+        } else if ((r->nwords == 7 || (r->nwords == 9 && is(r, 7, "period") && int_at(r, 8, &d) && d > 0)) &&
+                   is(r, 3, "out") && int_at(r, 4, &b) && is(r, 5, "segments") && int_at(r, 6, &c) && c > 0) {
+            *l = (sg_loop){.extent = a, .out_stride = b, .seg0 = p->nsegs, .nseg = (size_t)c,
+                           .period = r->nwords == 9 ? d : 0};
             *pending_segs = (size_t)c;
         } else {
-            return bad(r, "expected 'loop extent N in N out N' or 'loop extent N out N segments N'");
+            return bad(r, "expected 'loop extent N in N out N' or 'loop extent N out N segments N [period N]'");
         }
         p->nloops++;
         return SG_OK;
@@ -285,7 +288,7 @@ bool sg_plan_same(const sg_plan *a, const sg_plan *b)
     for (size_t i = 0; i < a->nloops; i++) {
         const sg_loop *x = &a->loops[i], *y = &b->loops[i];
         if (x->extent != y->extent || x->in_stride != y->in_stride || x->out_stride != y->out_stride ||
-            x->seg0 != y->seg0 || x->nseg != y->nseg)
+            x->seg0 != y->seg0 || x->nseg != y->nseg || x->period != y->period)
             return false;
     }
     for (size_t i = 0; i < a->nsegs; i++) {

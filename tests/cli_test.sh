@@ -121,4 +121,14 @@ ln -s loop-b loop-a && ln -s loop-a loop-b
 "$SLICEGEN" run '[::-1, 1:]' --in a.npy --out loop-a 2> stderr.txt
 [ $? -eq 2 ] && grep -q "Too many levels of symbolic links" stderr.txt && [ -L loop-a ] && ok || bad "a loop of links: $(cat stderr.txt)"
 
+# Planning does not grow with the output: a wrap slice of 10^12 elements
+# keeps the segments of one period. Memory is bounded where no sanitizer
+# reserves address space.
+limit="ulimit -v 4000000;"
+ldd "$SLICEGEN" | grep -q -e asan -e tsan && limit=""
+big=(--op TrtSlice --start 0 --size 1000000000000 --mode wrap --shape 3 --dtype f32)
+bash -c "$limit \"\$@\"" _ "$SLICEGEN" plan "${big[@]}" > big.plan && grep -q "segments 1 period 3" big.plan \
+    && ok || bad "planning a 10^12-element wrap: $(cat big.plan)"
+bash -c "$limit \"\$@\"" _ "$SLICEGEN" ir "${big[@]}" > big.ll && grep -q "sdiv" big.ll && ok || bad "the IR of a 10^12-element wrap"
+
 finish cli

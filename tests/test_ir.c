@@ -224,10 +224,19 @@ static void fills(suite *s)
 
 static void tables(suite *s)
 {
-    char *ir = ir_of(s, "--op TrtSlice --start -1 --size 200 --mode reflect", "3", "f32", 0);
+    char *ir = ir_of(s, "--op TrtSlice --start -1 --size 70 --stride 7 --mode reflect", "40", "f32", 0);
     if (ir) {
         CHECK(s, count(ir, "@segments = private unnamed_addr constant") == 1, "many segments: a table");
         CHECK(s, count(ir, " urem ") + count(ir, " srem ") == 0, "table: no modulo");
+        free(ir);
+    }
+    /* Many periods: the segments of one period, repeated; still no modulo. */
+    ir = ir_of(s, "--op TrtSlice --start -1 --size 1000000000 --mode reflect", "3", "f32", 0);
+    if (ir) {
+        CHECK(s, count(ir, "@segments") == 0, "one period needs no table");
+        CHECK(s, count(ir, " urem ") + count(ir, " srem ") == 0, "periods: no modulo");
+        CHECK(s, count(ir, " sdiv ") == 2, "periods: the first and last period, once (%d sdiv)",
+              count(ir, " sdiv "));
         free(ir);
     }
 }

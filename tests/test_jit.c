@@ -327,7 +327,7 @@ static void guarded_free(guarded *g)
 }
 
 typedef struct stats {
-    long passed, failed, rejected, too_big, directed;
+    long passed, failed, rejected, too_big, directed, periodic;
     long by_op[4];
 } stats;
 
@@ -435,9 +435,9 @@ static void walk(const sg_plan *p, size_t level, const unsigned char *in, unsign
         return;
     }
     int64_t i = 0;
-    for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
+    for (size_t k = l->seg0; i < l->extent; k = k + 1 < l->seg0 + l->nseg ? k + 1 : l->seg0) { /* periods */
         const sg_segment *s = &p->segs[k];
-        for (int64_t j = 0; j < s->count; j++, i++) {
+        for (int64_t j = 0; j < s->count && i < l->extent; j++, i++) {
             if (s->fill)
                 for (int64_t b = 0; b < l->out_stride; b += (int64_t)p->elem_size)
                     memcpy(out + i * l->out_stride + b, p->fill, p->elem_size);
@@ -456,6 +456,7 @@ static void directed_text(rng *r, int levels, int segs, char *text, size_t cap)
     sg_dtype dtype = types[range(r, 0, 3)];
     int64_t e = (int64_t)sg_dtype_size(dtype), d[4], extent[4], axis[4], base = 0;
     int nseg[4] = {0};
+    int64_t period[4] = {0};
     char loops[4][96], *seg_text[4] = {NULL};
     for (int a = 0; a < levels; a++)
         d[a] = range(r, 2, a == levels - 1 ? 40 : 6);
@@ -495,6 +496,10 @@ static void directed_text(rng *r, int levels, int segs, char *text, size_t cap)
             }
             extent[a] += count;
         }
+        if (chance(r, 30)) { /* periodic: the segments repeat, the last time in part */
+            period[a] = extent[a];
+            extent[a] = range(r, 2, 4) * period[a] + range(r, 0, period[a] - 1);
+        }
         snprintf(loops[a], sizeof loops[a], "loop extent %" PRId64, extent[a]);
     }
     uint64_t fill = next(r) & (e == 8 ? ~0ull : (1ull << (8 * e)) - 1);
@@ -514,7 +519,10 @@ static void directed_text(rng *r, int levels, int segs, char *text, size_t cap)
         int64_t out = e;
         for (int b = a + 1; b < levels; b++)
             out *= extent[b];
-        if (seg_text[a])
+        if (seg_text[a] && period[a])
+            n += (size_t)snprintf(text + n, cap - n, "%s out %" PRId64 " segments %d period %" PRId64 "\n%s",
+                                  loops[a], out, nseg[a], period[a], seg_text[a]);
+        else if (seg_text[a])
             n += (size_t)snprintf(text + n, cap - n, "%s out %" PRId64 " segments %d\n%s", loops[a], out,
                                   nseg[a], seg_text[a]);
         else
@@ -719,6 +727,8 @@ int main(int argc, char **argv)
         } else if (run_case(&r, ctx, seed, index, spec, plan)) {
             st.passed++;
             st.by_op[op]++;
+            for (size_t i = 0; i < plan->nloops; i++)
+                st.periodic += plan->loops[i].period > 0;
         } else {
             st.failed++;
         }
@@ -727,10 +737,12 @@ int main(int argc, char **argv)
     }
     sg_kernel_stats ks;
     sg_kernel_cache_stats(ctx, &ks);
-    printf("jit: %.1f s; compared %ld (StridedSlice %ld, Slice %ld, NumPy %ld, TrtSlice %ld, "
-           "directed nests %ld), rejected %ld, too big %ld; %" PRIu64 " compiles, %" PRIu64 " cache hits\n",
-           now() - start, st.passed + st.failed, st.by_op[0], st.by_op[1], st.by_op[2], st.by_op[3],
-           st.directed, st.rejected, st.too_big, ks.compiles, ks.hits);
+    printf(
+        "jit: %.1f s; compared %ld (StridedSlice %ld, Slice %ld, NumPy %ld, TrtSlice %ld with %ld periodic "
+        "loops, directed nests %ld), rejected %ld, too big %ld; %" PRIu64 " compiles, %" PRIu64
+        " cache hits\n",
+        now() - start, st.passed + st.failed, st.by_op[0], st.by_op[1], st.by_op[2], st.by_op[3], st.periodic,
+        st.directed, st.rejected, st.too_big, ks.compiles, ks.hits);
     sg_context_destroy(ctx);
     free(text);
     printf("jit: %ld passed, %ld failed\n", st.passed, st.failed);
