@@ -2,14 +2,16 @@
  * The kernel cache: a repeated compile is a hit returning the same kernel;
  * plans with identical nests (Slice and StridedSlice, i32 and f32) share a
  * kernel; opt levels do not; released kernels stay cached until the idle
- * limit evicts them; 4 threads compiling and running the same and different
- * plans at once get correct kernels, one compile per kernel. Also the
- * kernel API's errors. Prints failed checks, then "cache: N passed,
- * M failed"; exits nonzero on failure.
+ * limit evicts them; 8 threads compiling, running and releasing the same and
+ * different plans at once on one context get correct kernels, one compile
+ * per kernel; 8 contexts used in parallel by 8 threads, some also writing
+ * ahead-of-time objects, stay independent. Also the kernel API's errors. Prints failed checks, then "cache: N
+ * passed, M failed"; exits nonzero on failure.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -165,7 +167,7 @@ static void eviction(suite *s)
 
 /* ---- threads ------------------------------------------------------------------------------- */
 
-enum { WORKERS = 4, PLANS = 12, ROUNDS = 3 };
+enum { WORKERS = 8, PLANS = 12, ROUNDS = 3 };
 
 typedef struct shared_state {
     suite *s;
@@ -270,7 +272,7 @@ static void concurrent(suite *s)
     for (int i = 0; i < WORKERS; i++)
         pthread_join(ids[i], NULL);
     pthread_barrier_destroy(&sh.start);
-    CHECK(s, stats(sh.ctx).compiles == before + 1, "a new plan raced by 4 threads compiles once");
+    CHECK(s, stats(sh.ctx).compiles == before + 1, "a new plan raced by %d threads compiles once", WORKERS);
     for (int i = 0; i < WORKERS; i++) {
         CHECK(s, sh.first[i] && sh.first[i] == sh.first[0], "worker %d shares the new kernel", i);
         sg_kernel_release(sh.first[i]);
@@ -279,6 +281,76 @@ done:
     for (int i = 0; i < PLANS; i++)
         sg_plan_destroy(sh.plans[i]);
     sg_context_destroy(sh.ctx);
+}
+
+/* Thread `id` of parallel_contexts: a context of its own, every plan
+ * compiled (both levels), run on 2 threads, checked and released; odd ids
+ * also write the plans as one object ahead of time. */
+typedef struct own_context {
+    suite *s;
+    sg_plan *const *plans;
+    int id;
+} own_context;
+
+static void *use_own_context(void *arg)
+{
+    own_context *o = arg;
+    sg_context *ctx;
+    if (!CHECK(o->s, sg_context_create(&ctx) == SG_OK, "context %d", o->id))
+        return NULL;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int i = 0; i < PLANS; i++) {
+            sg_kernel *k;
+            if (CHECK(o->s, sg_kernel_compile(ctx, o->plans[i], (i + round) % 2 ? 2 : 0, &k) == SG_OK,
+                      "context %d plan %d: %s", o->id, i, sg_context_last_error(ctx))) {
+                CHECK(o->s, agrees(ctx, o->plans[i], k, 2), "context %d plan %d agrees", o->id, i);
+                sg_kernel_release(k);
+            }
+        }
+    }
+    if (o->id % 2) {
+        char path[64], names[PLANS][16];
+        sg_aot_kernel kernels[PLANS];
+        for (int i = 0; i < PLANS; i++) {
+            snprintf(names[i], sizeof names[i], "k%d", i);
+            kernels[i] = (sg_aot_kernel){.plan = o->plans[i], .name = names[i], .layer_id = -1};
+        }
+        snprintf(path, sizeof path, "/tmp/slicegen-cache-test-%ld-%d.o", (long)getpid(), o->id);
+        sg_aot_options options = {.opt_level = 1};
+        CHECK(o->s, sg_aot_write(ctx, kernels, PLANS, &options, path, NULL) == SG_OK, "context %d emits: %s",
+              o->id, sg_context_last_error(ctx));
+        unlink(path);
+    }
+    sg_context_destroy(ctx);
+    return NULL;
+}
+
+static void parallel_contexts(suite *s)
+{
+    static const char *const exprs[PLANS] = {"[::2]",    "[1:, ::-1]", "[:, 1:-1]", "[::-1, ::3]",
+                                             "[..., 2]", "[3:1:-1]",   "[::3]",     "[None, 1:]",
+                                             "[:, ::2]", "[-1]",       "[::-2]",    "[1:2, 3:]"};
+    sg_context *ctx;
+    sg_plan *plans[PLANS] = {0};
+    sg_context_create(&ctx);
+    for (int i = 0; i < PLANS; i++) {
+        int64_t shape[3] = {7 + i, 30, 5};
+        plans[i] = numpy_plan(ctx, exprs[i], 3, shape, i % 2 ? SG_U8 : SG_F64);
+        if (!CHECK(s, plans[i] != NULL, "plan %s", exprs[i]))
+            goto done;
+    }
+    pthread_t ids[WORKERS];
+    own_context os[WORKERS];
+    for (int i = 0; i < WORKERS; i++) {
+        os[i] = (own_context){s, plans, i};
+        pthread_create(&ids[i], NULL, use_own_context, &os[i]);
+    }
+    for (int i = 0; i < WORKERS; i++)
+        pthread_join(ids[i], NULL);
+done:
+    for (int i = 0; i < PLANS; i++)
+        sg_plan_destroy(plans[i]);
+    sg_context_destroy(ctx);
 }
 
 /* ---- the API's edges ------------------------------------------------------------------------ */
@@ -322,6 +394,7 @@ int main(void)
     shared(&s);
     eviction(&s);
     concurrent(&s);
+    parallel_contexts(&s);
     edges(&s);
     return finish("cache", &s.counts);
 }
