@@ -292,6 +292,7 @@ done:
 
 int main(int argc, char **argv)
 {
+    sg_llvm_exit_on_fatal_error(); /* one line and exit 1, never a core dump */
     if (argc < 2) {
         fputs("slicegen: error: no command given (see 'slicegen --help')\n", stderr);
         return 2;

@@ -83,6 +83,8 @@ sg_status sg_codegen_ir_text(const sg_plan *plan, int opt_level, char **text, sg
 
 /* "14.0.6": the LLVM slicegen was built with. Static storage. */
 const char *sg_codegen_llvm_version(void);
+/* See sg_llvm_exit_on_fatal_error. */
+void sg_codegen_exit_on_fatal_error(void);
 
 /* ---- ahead of time (aot.c, header.c, archive.c) ------------------------------ */
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <llvm/Config/llvm-config.h>
@@ -55,6 +56,21 @@ sg_status sg_llvm_fail(sg_error *err, LLVMErrorRef e, const char *what)
 const char *sg_codegen_llvm_version(void)
 {
     return LLVM_VERSION_STRING;
+}
+
+static void fatal_error(const char *reason)
+{
+    /* The process is going down: only async-signal-safe calls. */
+    static const char prefix[] = "slicegen: error: LLVM failed: ";
+    size_t len = strcspn(reason, "\n");
+    if (write(STDERR_FILENO, prefix, sizeof prefix - 1) > 0 && write(STDERR_FILENO, reason, len) >= 0)
+        (void)!write(STDERR_FILENO, "\n", 1);
+    _exit(1);
+}
+
+void sg_codegen_exit_on_fatal_error(void)
+{
+    LLVMInstallFatalErrorHandler(fatal_error);
 }
 
 /* ---- targets ------------------------------------------------------------------ */
@@ -214,11 +230,16 @@ fail:
     return 3;
 }
 
-/* The first line of text, without a leading "LLVM ERROR: ". */
+/* The first line of text, without a leading "LLVM ERROR: " (LLVM's own
+ * fatal-error report) or "slicegen: error: LLVM failed: " (ours). */
 static const char *first_line(char *text)
 {
+    static const char *const prefixes[] = {"LLVM ERROR: ", "slicegen: error: LLVM failed: "};
     text[strcspn(text, "\n")] = '\0';
-    return starts_with(text, "LLVM ERROR: ") ? text + strlen("LLVM ERROR: ") : text;
+    for (size_t i = 0; i < 2; i++)
+        if (starts_with(text, prefixes[i]))
+            return text + strlen(prefixes[i]);
+    return text;
 }
 
 /* For a CPU it does not know LLVM prints a warning and carries on; some

@@ -250,6 +250,14 @@ sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char
 /* The LLVM version slicegen was built with, e.g. "14.0.6". */
 const char *sg_llvm_version(void);
 
+/* Makes a fatal error inside LLVM, which ends the process, print one line,
+ * "slicegen: error: LLVM failed: <reason>", on stderr and exit with status
+ * 1, instead of LLVM's abort (a core dump, a stack trace). Failures slicegen
+ * can report (a bad triple or CPU, a module that does not verify, a JIT or
+ * object writer error) are returned as errors either way. For programs: it
+ * replaces any fatal-error handler the process gave LLVM. */
+void sg_llvm_exit_on_fatal_error(void);
+
 /* ---- ahead of time: objects, archives, assembly, IR and C headers ----------
  *
  * sg_aot_write compiles one or more kernels into one output file for any

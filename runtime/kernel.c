@@ -357,6 +357,11 @@ sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char
     return sg_context_report(ctx, &err);
 }
 
+void sg_llvm_exit_on_fatal_error(void)
+{
+    sg_codegen_exit_on_fatal_error();
+}
+
 const char *sg_llvm_version(void)
 {
     return sg_codegen_llvm_version();
