@@ -1,5 +1,6 @@
 /* The command-line program's shared parts: options, errors, the input
- * description. main.c: options, run, plan, ir; aot.c: emit, aot. */
+ * description, signals. main.c: options, run, plan, ir; aot.c: emit, aot;
+ * signals.c: removing temporary files on signals, a truncated input. */
 #ifndef SG_CLI_H
 #define SG_CLI_H
 
@@ -43,11 +44,17 @@ int usage_error(const char *fmt, ...);
 
 /* These return -1 on success, else an exit status (the error printed). */
 int parse_shape(const char *text, int64_t *shape, size_t *rank);
-/* The input's shape and type from --in (reading the file into *input) or
- * from --shape and --dtype. */
-int input_description(sg_context *ctx, const options *o, sg_tensor *input);
+/* The input's shape and type from --in (its header only, or with the data
+ * when `data`: read, or mapped for a large file) or from --shape and --dtype. */
+int input_description(sg_context *ctx, const options *o, bool data, sg_tensor *input);
 /* Spec and plan from the SPEC words and the input description. */
 int make_plan(sg_context *ctx, const options *o, sg_spec **spec, sg_plan **plan);
+
+/* signals.c: handlers for the whole run of the program; while an input is
+ * watched, a SIGBUS inside its mapping reports it as truncated (exit 2). */
+void install_signal_handlers(void);
+void watch_input(const char *path, const sg_tensor *input);
+void unwatch_input(void);
 
 extern const char emit_help[], aot_help[];
 int cmd_emit(sg_context *ctx, const options *o);

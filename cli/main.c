@@ -2,10 +2,12 @@
  * it runs: spec -> (input) -> plan -> engine -> output. Exit status 0 on
  * success, 2 for bad usage or input, 1 for anything else. This file holds
  * the options, `run`, `plan` and `ir`; aot.c holds `emit` and `aot`. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cli.h"
 
@@ -35,9 +37,12 @@ static const char usage_text[] =
 static const char run_help[] =
     "usage: slicegen run SPEC --in IN.npy --out OUT.npy [--engine jit|ref] [--threads N]\n"
     "\n"
-    "Slices IN.npy and writes the result to OUT.npy (written whole or not at all).\n"
-    "  --in FILE      input array (.npy 1.0-3.0, little-endian, C order)\n"
-    "  --out FILE     output array; its folder must exist\n"
+    "Slices IN.npy and writes the result to OUT.npy, whole or not at all: to\n"
+    "OUT.npy.slicegen-tmp-XXXXXX first, renamed once complete, removed if the run\n"
+    "fails or is interrupted (only SIGKILL leaves it behind).\n"
+    "  --in FILE      input array (.npy 1.0-3.0, little-endian, C order); from 1 MiB\n"
+    "                 on it is mapped, not read, so it may be larger than memory\n"
+    "  --out FILE     output array; its folder must exist; it may be the input\n"
     "  --engine jit   a kernel compiled for this slice with LLVM (the default)\n"
     "  --engine ref   the reference interpreter\n"
     "  --threads N    split the outermost loop over N threads (default 1; jit only)\n"
@@ -164,15 +169,17 @@ int parse_shape(const char *text, int64_t *shape, size_t *rank)
     }
 }
 
-/* The input's shape and type: from --in (reading the file into *input) or
- * from --shape and --dtype. Returns -1 on success, else an exit status. */
-int input_description(sg_context *ctx, const options *o, sg_tensor *input)
+/* The input's shape and type: from --in (its header, or the whole file when
+ * `data`) or from --shape and --dtype. Returns -1 on success, else an exit
+ * status. */
+int input_description(sg_context *ctx, const options *o, bool data, sg_tensor *input)
 {
     sg_status st;
     if (o->in != NULL) {
         if (o->shape || o->dtype)
             return usage_error("give either --in or --shape with --dtype, not both");
-        return (st = sg_npy_read(ctx, o->in, input)) == SG_OK ? -1 : failed(ctx, st);
+        st = data ? sg_npy_read(ctx, o->in, input) : sg_npy_read_header(ctx, o->in, input);
+        return st == SG_OK ? -1 : failed(ctx, st);
     }
     if (!o->shape || !o->dtype)
         return usage_error("the input needs --in IN.npy, or --shape and --dtype");
@@ -187,7 +194,7 @@ int make_plan(sg_context *ctx, const options *o, sg_spec **spec, sg_plan **plan)
 {
     sg_tensor input = {0};
     sg_status st;
-    int rc = input_description(ctx, o, &input);
+    int rc = input_description(ctx, o, false, &input);
     if (rc < 0 && ((st = sg_spec_from_words(ctx, o->nspec, o->spec, spec)) != SG_OK ||
                    (st = sg_plan_create(ctx, *spec, input.rank, input.shape, input.dtype, plan)) != SG_OK))
         rc = failed(ctx, st);
@@ -231,6 +238,16 @@ static int cmd_ir(sg_context *ctx, const options *o)
     return rc;
 }
 
+/* A mapped input is read by the kernel's page faults, and the system reads
+ * ahead around each (megabytes on some disks). A slice that uses less than
+ * one byte per page of its input on average skips most pages, and read-ahead
+ * would bring in the whole file: read it page by page instead. */
+static void advise_input(const sg_tensor *input, const sg_plan *plan)
+{
+    if (input->map != NULL && sg_plan_output_bytes(plan) < input->bytes / 4096)
+        posix_madvise(input->map, input->map_bytes, POSIX_MADV_RANDOM);
+}
+
 static int cmd_run(sg_context *ctx, const options *o)
 {
     sg_spec *spec = NULL;
@@ -253,10 +270,12 @@ static int cmd_run(sg_context *ctx, const options *o)
     }
     if ((st = sg_spec_from_words(ctx, o->nspec, o->spec, &spec)) != SG_OK)
         goto report;
-    if ((rc = input_description(ctx, o, &input)) >= 0)
+    if ((rc = input_description(ctx, o, true, &input)) >= 0)
         goto done;
+    watch_input(o->in, &input);
     if ((st = sg_plan_create(ctx, spec, input.rank, input.shape, input.dtype, &plan)) != SG_OK)
         goto report;
+    advise_input(&input, plan);
     output.dtype = input.dtype;
     output.rank = sg_plan_output_rank(plan);
     memcpy(output.shape, sg_plan_output_shape(plan), output.rank * sizeof *output.shape);
@@ -282,6 +301,7 @@ static int cmd_run(sg_context *ctx, const options *o)
 report:
     rc = failed(ctx, st);
 done:
+    unwatch_input();
     sg_tensor_release(&output);
     sg_tensor_release(&input);
     sg_kernel_release(kernel);
@@ -297,6 +317,7 @@ int main(int argc, char **argv)
         fputs("slicegen: error: no command given (see 'slicegen --help')\n", stderr);
         return 2;
     }
+    install_signal_handlers();
     const char *command = argv[1];
     if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
         fputs(usage_text, stdout);

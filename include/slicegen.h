@@ -295,9 +295,10 @@ typedef struct sg_aot_options {
 } sg_aot_options;
 
 /* Writes `count` kernels to `path` and, if header_path is not NULL, their C
- * header. Each file is written whole or not at all (temporary file, then
- * rename); on failure neither is created and existing files are left as
- * they were. An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason. */
+ * header. Each file is written whole or not at all (a temporary file
+ * PATH.slicegen-tmp-XXXXXX, then rename; see sg_remove_temporary_files); on
+ * failure neither is created and existing files are left as they were.
+ * An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason. */
 sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
                        const sg_aot_options *options, const char *path,
                        const char *header_path);
@@ -355,23 +356,75 @@ void sg_model_destroy(sg_model *model);
 
 /* ---- tensors and .npy files ---------------------------------------------- */
 
-/* A dense C-order tensor. sg_npy_read allocates `data`; release it with
- * sg_tensor_release. */
+/* A dense C-order tensor.
+ *
+ * sg_npy_read fills every field. It reads data of less than 1 MiB into
+ * malloc'd memory (map is NULL) and maps larger data read-only from the
+ * file (map is the start of the mapping, map_bytes its length, and data
+ * points into it), so a file larger than memory can be read as long as
+ * only part of it is touched. Mapped data must not be written to.
+ * sg_tensor_release frees or unmaps it; the file may be renamed, replaced
+ * or removed meanwhile (sg_npy_write over the same path included) without
+ * changing what the tensor holds.
+ *
+ * If another process truncates a mapped file while the tensor is in use,
+ * reading the part cut off raises SIGBUS, which kills a program that does
+ * not handle it (the size is checked against the header when the file is
+ * opened, and again once it is mapped, so only a truncation after that can
+ * do this). A program that must survive it handles SIGBUS whose si_addr
+ * lies in [map, map + map_bytes), as the slicegen command does: it reports
+ * the input as truncated and exits with status 2. A program that would
+ * rather never map reads the data itself: it is the last `bytes` bytes of
+ * the file (see sg_npy_read_header).
+ *
+ * A tensor you fill in yourself holds map = NULL (zero-initialize it); then
+ * sg_tensor_release calls free(data). */
 typedef struct sg_tensor {
     sg_dtype dtype;
     size_t rank;
     int64_t shape[SG_MAX_RANK];
     void *data;
-    uint64_t bytes;
+    uint64_t bytes;   /* bytes of data: elements times the element size */
+    void *map;        /* NULL, or the mapping holding data */
+    size_t map_bytes; /* the length of that mapping */
 } sg_tensor;
 
-/* Reads a NumPy .npy file (format 1.0, 2.0 or 3.0, little-endian, C order). */
+/* Reads a NumPy .npy file (format 1.0, 2.0 or 3.0, little-endian, C order).
+ * The file's size must be exactly what its header says: a file with fewer or
+ * more data bytes is SG_ERR_IO ("truncated data", "trailing bytes"), checked
+ * before any data is read or mapped. On failure *tensor is untouched. */
 sg_status sg_npy_read(sg_context *ctx, const char *path, sg_tensor *tensor);
+/* Reads only the header, with the same checks as sg_npy_read (the file's
+ * size included): dtype, rank, shape and bytes are set, data and map are
+ * NULL. The data is then the last `bytes` bytes of the file. */
+sg_status sg_npy_read_header(sg_context *ctx, const char *path, sg_tensor *tensor);
 /* Writes a .npy file (format 1.0, or 2.0 when the header needs it). The file
  * appears whole or not at all: data goes to a temporary file in the same
- * folder, which is renamed over `path` once complete. */
+ * folder, PATH.slicegen-tmp-XXXXXX, which is renamed over `path` once
+ * complete. `path` may be the file an input tensor was read from, mapped or
+ * not. */
 sg_status sg_npy_write(sg_context *ctx, const char *path, const sg_tensor *tensor);
+/* Frees (map NULL) or unmaps the data; data and map become NULL and bytes 0.
+ * Accepts NULL and a tensor without data. */
 void sg_tensor_release(sg_tensor *tensor);
+
+/* ---- interruption --------------------------------------------------------------
+ *
+ * sg_npy_write and sg_aot_write write each file to a temporary file next to
+ * it, named after it: OUT.slicegen-tmp-XXXXXX (six random characters). Until
+ * it is renamed over OUT (or removed on failure), its name is kept in a
+ * process-wide table of at most 16 names. A process killed in the middle
+ * leaves the temporary file behind and OUT as it was, unless its signal
+ * handler calls this: */
+
+/* Removes every temporary file being written at this moment, in any thread.
+ * Async-signal-safe: meant for a handler of SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT that then lets the signal kill the process (restore the default
+ * action and raise it again), as the slicegen command does. A write whose
+ * temporary file was removed and that goes on fails. Files beyond the 16th
+ * written at the same moment, and any file when the process is killed by
+ * SIGKILL, are left behind under that name; they may be deleted. */
+void sg_remove_temporary_files(void);
 
 #ifdef __cplusplus
 }

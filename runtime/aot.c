@@ -282,8 +282,7 @@ sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t cou
     if (sg_file_stage(path, &body, &body_size, 1, &staged[0], &err) != SG_OK ||
         (header_path && sg_file_stage(header_path, &header, &header_size, 1, &staged[1], &err) != SG_OK))
         goto done;
-    if (sg_file_commit(&staged[0], &err) == SG_OK && header_path)
-        sg_file_commit(&staged[1], &err);
+    sg_file_commit_all(staged, 2, &err);
 done:
     sg_file_discard(&staged[0]);
     sg_file_discard(&staged[1]);

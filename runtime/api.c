@@ -151,11 +151,12 @@ sg_status sg_npy_write(sg_context *ctx, const char *path, const sg_tensor *tenso
     REPORT(ctx, sg_npy_store(path, tensor, err));
 }
 
+sg_status sg_npy_read_header(sg_context *ctx, const char *path, sg_tensor *tensor)
+{
+    REPORT(ctx, sg_npy_load_header(path, tensor, err));
+}
+
 void sg_tensor_release(sg_tensor *tensor)
 {
-    if (tensor == NULL)
-        return;
-    free(tensor->data);
-    tensor->data = NULL;
-    tensor->bytes = 0;
+    sg_npy_release(tensor);
 }

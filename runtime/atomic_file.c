@@ -5,11 +5,20 @@
  * are complete. A symbolic link is followed: the file it names is replaced
  * and the link stays. Nothing is ever renamed over a special file (a
  * device, a FIFO): that is opened and written directly, when staged.
+ *
+ * The temporary file is OUT.slicegen-tmp-XXXXXX next to OUT. While it exists
+ * its name is in `temporaries`, a fixed table that a signal handler may read
+ * (sg_remove_temporary_files): a slot is claimed, filled and then marked
+ * live with atomic operations, and creating, renaming or removing the file
+ * happens together with its slot's change with signals blocked, so a handler
+ * never sees a live slot without its file or a file without its slot.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +27,66 @@
 
 #include "runtime.h"
 
-#define SUFFIX ".tmpXXXXXX"
+#define SUFFIX SG_TEMP_SUFFIX
+
+/* ---- the registry of temporary files ------------------------------------------ */
+
+enum { SLOTS = 16, SLOT_PATH = 4096 }; /* a longer name would fail with ENAMETOOLONG anyway */
+enum { SLOT_FREE, SLOT_FILLING, SLOT_LIVE };
+static struct {
+    atomic_int state;
+    char path[SLOT_PATH];
+} temporaries[SLOTS];
+
+/* Blocks the signals that come from outside the process in this thread. */
+static void block_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigfillset(&set);
+    sigdelset(&set, SIGBUS);
+    sigdelset(&set, SIGFPE);
+    sigdelset(&set, SIGILL);
+    sigdelset(&set, SIGSEGV);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* Lists path; 1 + the slot, or 0 when every slot is taken (the file is then
+ * not removed on a signal) or the name is too long. */
+static int register_temporary(const char *path)
+{
+    size_t len = strlen(path);
+    if (len >= SLOT_PATH)
+        return 0;
+    for (int i = 0; i < SLOTS; i++) {
+        int expected = SLOT_FREE;
+        if (atomic_compare_exchange_strong(&temporaries[i].state, &expected, SLOT_FILLING)) {
+            memcpy(temporaries[i].path, path, len + 1);
+            atomic_store(&temporaries[i].state, SLOT_LIVE);
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+static void unregister_temporary(int slot)
+{
+    if (slot > 0)
+        atomic_store(&temporaries[slot - 1].state, SLOT_FREE);
+}
+
+void sg_remove_temporary_files(void)
+{
+    for (int i = 0; i < SLOTS; i++)
+        if (atomic_load(&temporaries[i].state) == SLOT_LIVE)
+            unlink(temporaries[i].path);
+}
+
+/* ---- writing ------------------------------------------------------------------- */
 
 /* The process umask without changing it where the system says (Linux's
  * /proc/self/status); elsewhere set and restore it, which can race only with
@@ -144,7 +212,10 @@ sg_status sg_file_stage(const char *path, const void *const *parts, const size_t
     memcpy(tmp + len, SUFFIX, sizeof SUFFIX);
 
     sg_status st = SG_OK;
-    int fd = mkstemp(tmp);
+    sigset_t mask;
+    block_signals(&mask);
+    int fd = mkstemp(tmp), slot = fd >= 0 ? register_temporary(tmp) : 0;
+    restore_signals(&mask);
     if (fd < 0) {
         int e = errno;
         st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (%s '%.*s'%s)", path, strerror(e),
@@ -157,7 +228,7 @@ sg_status sg_file_stage(const char *path, const void *const *parts, const size_t
         free(target);
         return st;
     }
-    *staged = (sg_staged_file){.path = target, .tmp = tmp};
+    *staged = (sg_staged_file){.path = target, .tmp = tmp, .slot = slot};
     if (!write_parts(fd, parts, sizes, nparts)) {
         st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (writing temporary file '%s')", path,
                      strerror(errno), tmp);
@@ -183,23 +254,40 @@ done:
     return st;
 }
 
-sg_status sg_file_commit(sg_staged_file *staged, sg_error *err)
+sg_status sg_file_commit_all(sg_staged_file *staged, size_t count, sg_error *err)
 {
     sg_status st = SG_OK;
-    if (staged->tmp == NULL) /* a special file, written when staged */
-        return SG_OK;
-    if (rename(staged->tmp, staged->path) != 0)
-        st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (renaming '%s' over it)", staged->path,
-                     strerror(errno), staged->tmp);
-    else
-        staged->tmp[0] = '\0'; /* nothing left to remove */
+    sigset_t mask;
+    block_signals(&mask); /* a signal comes before all the renames or after them */
+    for (size_t i = 0; i < count && st == SG_OK; i++) {
+        if (staged[i].tmp == NULL) /* none, or a special file written when staged */
+            continue;
+        if (rename(staged[i].tmp, staged[i].path) != 0) {
+            st = sg_fail(err, SG_ERR_IO, "failed to write '%s': %s (renaming '%s' over it)", staged[i].path,
+                         strerror(errno), staged[i].tmp);
+            break;
+        }
+        unregister_temporary(staged[i].slot);
+        staged[i].slot = 0;
+        staged[i].tmp[0] = '\0'; /* nothing left to remove */
+    }
+    restore_signals(&mask);
     return st;
+}
+
+sg_status sg_file_commit(sg_staged_file *staged, sg_error *err)
+{
+    return sg_file_commit_all(staged, 1, err);
 }
 
 void sg_file_discard(sg_staged_file *staged)
 {
+    sigset_t mask;
+    block_signals(&mask);
     if (staged->tmp != NULL && staged->tmp[0] != '\0')
         unlink(staged->tmp);
+    unregister_temporary(staged->slot);
+    restore_signals(&mask);
     free(staged->tmp);
     free(staged->path);
     *staged = (sg_staged_file){0};

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -263,11 +264,22 @@ static sg_status parse_descr(const char *path, const char *descr, sg_dtype *dtyp
 
 /* ---- reading and writing ------------------------------------------------- */
 
-sg_status sg_npy_load(const char *path, sg_tensor *tensor, sg_error *err)
+/* An opened .npy file whose header has been read and checked against the
+ * file's size: the data is the `bytes` bytes from `offset` to the end. */
+typedef struct npy_file {
+    int fd;
+    uint64_t size, offset, bytes;
+    sg_dtype dtype;
+    size_t rank;
+    int64_t shape[SG_MAX_RANK];
+} npy_file;
+
+/* Opens path and reads its header; on success f->fd is open and must be
+ * closed. Nothing past the header is read. */
+static sg_status npy_open(const char *path, npy_file *f, sg_error *err)
 {
     sg_status st = SG_OK;
     char *text = NULL;
-    void *data = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return sg_fail(err, SG_ERR_IO, "failed to read '%s': %s", path, strerror(errno));
@@ -352,28 +364,109 @@ sg_status sg_npy_load(const char *path, sg_tensor *tensor, sg_error *err)
                      dims, h.descr, bytes, actual);
         goto done;
     }
-    if (!(data = malloc(bytes ? (size_t)bytes : 1))) {
-        st = sg_fail(err, SG_ERR_NOMEM, "failed to read '%s': out of memory (%" PRIu64 " data bytes)",
-                     path, bytes);
-        goto done;
-    }
-    if (read_full(fd, data, (size_t)bytes) != (ssize_t)bytes) {
-        st = sg_fail(err, SG_ERR_IO, "failed to read '%s': file changed while being read", path);
-        goto done;
-    }
-
-    memset(tensor, 0, sizeof *tensor);
-    tensor->dtype = dtype;
-    tensor->rank = h.rank;
-    memcpy(tensor->shape, h.shape, h.rank * sizeof h.shape[0]);
-    tensor->data = data;
-    tensor->bytes = bytes;
+    *f = (npy_file){
+        .fd = fd, .size = fsize, .offset = preamble, .bytes = bytes, .dtype = dtype, .rank = h.rank};
+    memcpy(f->shape, h.shape, h.rank * sizeof h.shape[0]);
 done:
-    if (st != SG_OK)
-        free(data);
     free(text);
-    close(fd);
+    if (st != SG_OK)
+        close(fd);
     return st;
+}
+
+static void describe(const npy_file *f, sg_tensor *tensor)
+{
+    memset(tensor, 0, sizeof *tensor);
+    tensor->dtype = f->dtype;
+    tensor->rank = f->rank;
+    memcpy(tensor->shape, f->shape, f->rank * sizeof f->shape[0]);
+    tensor->bytes = f->bytes;
+}
+
+sg_status sg_npy_load_header(const char *path, sg_tensor *tensor, sg_error *err)
+{
+    npy_file f;
+    sg_status st = npy_open(path, &f, err);
+    if (st != SG_OK)
+        return st;
+    close(f.fd);
+    describe(&f, tensor);
+    return SG_OK;
+}
+
+/* Maps the whole file read-only; NULL where the file system cannot (the
+ * caller then reads it). A file whose size changed between the check of its
+ * header and the mapping is an error: past that, a truncation shows as
+ * SIGBUS (see sg_tensor in slicegen.h). */
+static void *map_file(const char *path, const npy_file *f, sg_status *st, sg_error *err)
+{
+    if (f->size > SIZE_MAX)
+        return NULL;
+    void *base = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+    if (base == MAP_FAILED)
+        return NULL;
+    struct stat sb;
+    if (fstat(f->fd, &sb) != 0)
+        *st = sg_fail(err, SG_ERR_IO, "failed to read '%s': %s", path, strerror(errno));
+    else if ((uint64_t)sb.st_size != f->size)
+        *st = sg_fail(err, SG_ERR_IO,
+                      "failed to read '%s': file changed while being read (%" PRIu64
+                      " bytes when opened, %lld now)",
+                      path, f->size, (long long)sb.st_size);
+    if (*st != SG_OK) {
+        munmap(base, (size_t)f->size);
+        return NULL;
+    }
+    return base;
+}
+
+sg_status sg_npy_load_map(const char *path, uint64_t map_min, sg_tensor *tensor, sg_error *err)
+{
+    npy_file f;
+    sg_status st = SG_OK;
+    void *data = NULL, *base = NULL;
+    if ((st = npy_open(path, &f, err)) != SG_OK)
+        return st;
+    if (f.bytes > 0 && f.bytes >= map_min && (base = map_file(path, &f, &st, err)) != NULL) {
+        data = (char *)base + f.offset;
+    } else if (st == SG_OK) {
+        if (!(data = malloc(f.bytes ? (size_t)f.bytes : 1))) {
+            st = sg_fail(err, SG_ERR_NOMEM, "failed to read '%s': out of memory (%" PRIu64 " data bytes)",
+                         path, f.bytes);
+        } else {
+            ssize_t got = read_full(f.fd, data, (size_t)f.bytes);
+            if (got != (ssize_t)f.bytes) {
+                st = sg_fail(err, SG_ERR_IO, "failed to read '%s': %s", path,
+                             got < 0 ? strerror(errno) : "file changed while being read (it shrank)");
+                free(data);
+            }
+        }
+    }
+    close(f.fd);
+    if (st != SG_OK)
+        return st;
+    describe(&f, tensor);
+    tensor->data = data;
+    tensor->map = base;
+    tensor->map_bytes = base ? (size_t)f.size : 0;
+    return SG_OK;
+}
+
+sg_status sg_npy_load(const char *path, sg_tensor *tensor, sg_error *err)
+{
+    return sg_npy_load_map(path, SG_NPY_MAP_MIN, tensor, err);
+}
+
+void sg_npy_release(sg_tensor *tensor)
+{
+    if (tensor == NULL)
+        return;
+    if (tensor->map != NULL)
+        munmap(tensor->map, tensor->map_bytes);
+    else
+        free(tensor->data);
+    tensor->data = tensor->map = NULL;
+    tensor->bytes = tensor->map_bytes = 0;
 }
 
 sg_status sg_npy_store(const char *path, const sg_tensor *tensor, sg_error *err)

@@ -10,6 +10,7 @@
  * is published only once no worker is inside the previous one. */
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -99,6 +100,21 @@ static void *work(void *arg)
     }
 }
 
+int sg_thread_start(pthread_t *thread, void *(*start)(void *), void *arg)
+{
+    sigset_t blocked, old;
+    sigfillset(&blocked);
+    sigdelset(&blocked, SIGBUS);
+    sigdelset(&blocked, SIGFPE);
+    sigdelset(&blocked, SIGILL);
+    sigdelset(&blocked, SIGSEGV);
+    sigdelset(&blocked, SIGTRAP);
+    pthread_sigmask(SIG_BLOCK, &blocked, &old); /* the new thread inherits the mask */
+    int rc = pthread_create(thread, NULL, start, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 sg_pool *sg_pool_create(void)
 {
     sg_pool *p = calloc(1, sizeof *p);
@@ -145,7 +161,7 @@ void sg_pool_run(sg_pool *p, int parts, void (*task)(void *arg, int part), void 
     while (p->nworkers < wanted) {
         worker *w = &p->workers[p->nworkers];
         *w = (worker){.pool = p, .start_generation = generation};
-        if (pthread_create(&w->thread, NULL, work, w) != 0)
+        if (sg_thread_start(&w->thread, work, w) != 0)
             break; /* fewer workers: the caller takes more parts */
         p->nworkers++;
     }

@@ -26,6 +26,11 @@ typedef struct sg_pool sg_pool;
 sg_pool *sg_pool_create(void);
 void sg_pool_destroy(sg_pool *pool);
 void sg_pool_run(sg_pool *pool, int parts, void (*task)(void *arg, int part), void *arg);
+/* pthread_create for the library's own threads (pool.c): they start with
+ * every signal that comes from outside the process blocked (all but SIGBUS,
+ * SIGFPE, SIGILL, SIGSEGV and SIGTRAP), so that SIGINT or SIGTERM reach a
+ * thread of the program, whose handler may then run sg_remove_temporary_files. */
+int sg_thread_start(pthread_t *thread, void *(*start)(void *), void *arg);
 
 /* Copies err into the context's last error and returns err->status. */
 sg_status sg_context_report(sg_context *ctx, const sg_error *err);
@@ -51,14 +56,27 @@ void sg_kernel_cache_set_idle_max(sg_context *ctx, size_t idle_max);
 /* The reference interpreter (see sg_run_reference). */
 void sg_interpret(const sg_plan *plan, const void *in, void *out);
 
-/* .npy I/O (see sg_npy_read / sg_npy_write). */
+/* .npy I/O (see sg_npy_read, sg_npy_read_header and sg_npy_write).
+ * sg_npy_load reads data of less than SG_NPY_MAP_MIN bytes into malloc'd
+ * memory and maps larger data read-only; sg_npy_load_map does the same with
+ * another threshold (0 maps every non-empty file; tests use it). Where the
+ * file system cannot map a file, it is read. */
+#define SG_NPY_MAP_MIN ((uint64_t)1 << 20)
 sg_status sg_npy_load(const char *path, sg_tensor *tensor, sg_error *err);
+sg_status sg_npy_load_map(const char *path, uint64_t map_min, sg_tensor *tensor, sg_error *err);
+sg_status sg_npy_load_header(const char *path, sg_tensor *tensor, sg_error *err);
 sg_status sg_npy_store(const char *path, const sg_tensor *tensor, sg_error *err);
+/* sg_tensor_release: frees or unmaps the data. */
+void sg_npy_release(sg_tensor *tensor);
 
 /* Writes the `nparts` buffers (parts[i], sizes[i] bytes) to path atomically:
- * a temporary file in the same folder
- * (same name plus a unique suffix), fsync'd, then renamed over path. On any
- * failure the temporary file is removed and path is untouched. */
+ * a temporary file in the same folder, named after path with the suffix
+ * SG_TEMP_SUFFIX, fsync'd, then renamed over path.
+ * On any failure the temporary file is removed and path is untouched. While
+ * it exists the temporary file is listed in a process-wide registry (the one
+ * global of the library: signal handlers cannot reach a context), from
+ * which sg_remove_temporary_files removes it. */
+#define SG_TEMP_SUFFIX ".slicegen-tmp-XXXXXX"
 sg_status sg_write_file_atomic(const char *path, const void *const *parts,
                                const size_t *sizes, size_t nparts, sg_error *err);
 
@@ -71,10 +89,15 @@ sg_status sg_write_file_atomic(const char *path, const void *const *parts,
  * replaced. */
 typedef struct sg_staged_file {
     char *path, *tmp;
+    int slot; /* 1 + its index in the registry of temporary files; 0: none */
 } sg_staged_file;
 sg_status sg_file_stage(const char *path, const void *const *parts, const size_t *sizes, size_t nparts,
                         sg_staged_file *staged, sg_error *err);
 sg_status sg_file_commit(sg_staged_file *staged, sg_error *err);
+/* Commits count staged files in order, stopping at the first failure; no
+ * signal is taken between the renames, so an interrupted command replaces
+ * all its outputs or none. Records zeroed or of special files are skipped. */
+sg_status sg_file_commit_all(sg_staged_file *staged, size_t count, sg_error *err);
 void sg_file_discard(sg_staged_file *staged);
 
 #endif /* SG_RUNTIME_H */

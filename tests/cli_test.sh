@@ -18,7 +18,7 @@ expect_error() {
     if [ "$lines" -ne 1 ]; then bad "$lines lines on stderr, expected 1: $*"; cat stderr.txt >&2; return; fi
     if ! grep -q "^slicegen: error: .*$text" stderr.txt; then bad "message lacks '$text': $(cat stderr.txt)"; return; fi
     if [ -e out.npy ]; then bad "an output file was left behind: $*"; return; fi
-    if ls | grep -q '\.tmp'; then bad "a temporary file was left behind: $*"; return; fi
+    if ls | grep -q 'slicegen-tmp'; then bad "a temporary file was left behind: $*"; return; fi
     ok
 }
 

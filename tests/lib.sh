@@ -2,7 +2,9 @@
 # directory, removed on exit; counters with ok/bad/check and the closing
 # line; make_npy.
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+# Only the test's own shell removes it: a background job's subshell killed
+# before it runs its command would otherwise run this trap too.
+trap '[ "$BASHPID" = "$$" ] && rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
 passed=0 failed=0
 
@@ -58,6 +60,6 @@ expect_output_error() {
         bad "existing files changed: $*"
         return
     fi
-    if ls | grep -q -e '\.tmp' -e '^new\.'; then bad "a file was left behind: $* ($(ls))"; return; fi
+    if ls | grep -q -e 'slicegen-tmp' -e '^new\.'; then bad "a file was left behind: $* ($(ls))"; return; fi
     ok
 }

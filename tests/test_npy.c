@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../runtime/runtime.h"
@@ -110,7 +112,7 @@ static void test_round_trip(suite *s)
                       sg_dtype_name((sg_dtype)d), k);
             }
             free(in.data);
-            free(out.data);
+            sg_npy_release(&out);
         }
     }
     unlink(path);
@@ -193,12 +195,36 @@ static void expect_load(suite *s, int line, int major, const char *dict, const v
     sg_error err = {SG_OK, ""};
     memset(&t, 0, sizeof t);
     if (CHECK_AT(s, sg_npy_load(path, &t, &err) == SG_OK, line, "load %s: %s", dict, err.message)) {
-        CHECK_AT(s, t.dtype == dtype && t.rank == rank && t.bytes == size &&
+        CHECK_AT(s,
+                 t.dtype == dtype && t.rank == rank && t.bytes == size &&
+                     (rank == 0 || memcmp(t.shape, shape, rank * sizeof *shape) == 0) &&
+                     (size == 0 || memcmp(t.data, data, size) == 0) && t.map == NULL,
+                 line, "load %s: wrong dtype, shape or data", dict);
+    }
+    sg_npy_release(&t);
+    /* mapped: the same tensor, its data inside the mapping */
+    if (CHECK_AT(s, sg_npy_load_map(path, 0, &t, &err) == SG_OK, line, "load mapped %s: %s", dict,
+                 err.message)) {
+        const char *m = t.map, *d = t.data;
+        CHECK_AT(s,
+                 t.dtype == dtype && t.rank == rank && t.bytes == size &&
                      (rank == 0 || memcmp(t.shape, shape, rank * sizeof *shape) == 0) &&
                      (size == 0 || memcmp(t.data, data, size) == 0),
-              line, "load %s: wrong dtype, shape or data", dict);
+                 line, "load mapped %s: wrong dtype, shape or data", dict);
+        CHECK_AT(s, size == 0 ? m == NULL : m != NULL && d >= m && d + size == m + t.map_bytes, line,
+                 "load mapped %s: data is not the end of the mapping", dict);
+        sg_npy_release(&t);
+        CHECK_AT(s, t.data == NULL && t.map == NULL && t.bytes == 0 && t.map_bytes == 0, line,
+                 "release left data in the tensor");
     }
-    free(t.data);
+    memset(&t, 0xff, sizeof t);
+    if (CHECK_AT(s, sg_npy_load_header(path, &t, &err) == SG_OK, line, "load header %s: %s", dict,
+                 err.message))
+        CHECK_AT(s,
+                 t.dtype == dtype && t.rank == rank && t.bytes == size && t.data == NULL && t.map == NULL &&
+                     (rank == 0 || memcmp(t.shape, shape, rank * sizeof *shape) == 0),
+                 line, "load header %s: wrong dtype or shape, or data", dict);
+    sg_npy_release(&t);
     unlink(path);
 }
 
@@ -227,18 +253,25 @@ static void test_hand_made(suite *s)
  * containing `word`, and leave the tensor untouched. */
 static void expect_reject(suite *s, int line, const char *path, const char *word)
 {
-    sg_tensor t;
-    sg_error err = {SG_OK, ""};
-    char prefix[160];
-    memset(&t, 0, sizeof t);
-    t.rank = 77;
-    sg_status st = sg_npy_load(path, &t, &err);
-    snprintf(prefix, sizeof prefix, "failed to read '%s': ", path);
-    CHECK_AT(s, st == SG_ERR_IO && err.status == SG_ERR_IO, line, "status %d for '%s'", (int)st, word);
-    CHECK_AT(s, strncmp(err.message, prefix, strlen(prefix)) == 0 && strstr(err.message, word), line,
-          "message lacks '%s': %s", word, err.message);
-    CHECK_AT(s, t.rank == 77 && t.data == NULL, line, "tensor changed on failure (%s)", word);
-    free(t.data);
+    static const char *const how[3] = {"load", "load mapped", "load header"};
+    for (int k = 0; k < 3; k++) { /* the header alone is checked as strictly */
+        sg_tensor t;
+        sg_error err = {SG_OK, ""};
+        char prefix[160];
+        memset(&t, 0, sizeof t);
+        t.rank = 77;
+        sg_status st = k == 0   ? sg_npy_load(path, &t, &err)
+                       : k == 1 ? sg_npy_load_map(path, 0, &t, &err)
+                                : sg_npy_load_header(path, &t, &err);
+        snprintf(prefix, sizeof prefix, "failed to read '%s': ", path);
+        CHECK_AT(s, st == SG_ERR_IO && err.status == SG_ERR_IO, line, "%s: status %d for '%s'", how[k],
+                 (int)st, word);
+        CHECK_AT(s, strncmp(err.message, prefix, strlen(prefix)) == 0 && strstr(err.message, word), line,
+                 "%s: message lacks '%s': %s", how[k], word, err.message);
+        CHECK_AT(s, t.rank == 77 && t.data == NULL && t.map == NULL, line,
+                 "%s: tensor changed on failure (%s)", how[k], word);
+        sg_npy_release(&t);
+    }
 }
 
 static void reject_npy(suite *s, int line, int major, const char *dict, size_t size,
@@ -353,7 +386,104 @@ static void test_atomic(suite *s)
           "mismatched tensor was written: %s", err.message);
     free(big.data);
     free(small.data);
-    free(out.data);
+    sg_npy_release(&out);
+}
+
+/* Data from SG_NPY_MAP_MIN bytes on is mapped; a mapped tensor keeps its
+ * bytes when the file is replaced, and a truncation while it is mapped
+ * raises SIGBUS on access (what slicegen.h documents). */
+static void test_mapped(suite *s)
+{
+    char path[160];
+    sg_error err = {SG_OK, ""};
+    int64_t shape[2] = {256, 1024};
+    sg_tensor big = make_tensor(SG_U32, 2, shape), small = make_tensor(SG_I8, 0, NULL), t;
+    memset(&t, 0, sizeof t);
+    path_of(s, "mapped.npy", path, sizeof path);
+    CHECK(s, big.bytes == SG_NPY_MAP_MIN && sg_npy_store(path, &big, &err) == SG_OK, "store: %s",
+          err.message);
+    if (!CHECK(s, sg_npy_load(path, &t, &err) == SG_OK, "load: %s", err.message))
+        goto done;
+    CHECK(s, t.map != NULL && same_tensor(&big, &t), "a 1 MiB tensor is not mapped, or differs");
+
+    /* replaced by another file under the same name, as `run --in a --out a` does */
+    CHECK(s, sg_npy_store(path, &small, &err) == SG_OK, "store over a mapped file: %s", err.message);
+    CHECK(s, same_tensor(&big, &t), "the mapped tensor changed when its file was replaced");
+    sg_npy_release(&t);
+
+    /* truncated by someone else while mapped: SIGBUS in a child */
+    CHECK(s, sg_npy_store(path, &big, &err) == SG_OK && sg_npy_load(path, &t, &err) == SG_OK && t.map,
+          "store and map again: %s", err.message);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGBUS, SIG_DFL);
+        if (truncate(path, 128) != 0)
+            _exit(3);
+        volatile unsigned char last = ((const unsigned char *)t.data)[t.bytes - 1];
+        (void)last;
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(s, pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS,
+          "reading a mapped file cut short: status %#x, expected death by SIGBUS", (unsigned)status);
+    sg_npy_release(&t);
+done:
+    unlink(path);
+    free(big.data);
+    free(small.data);
+}
+
+/* Temporary files are named after their output and listed for
+ * sg_remove_temporary_files, at most 16 at a time. */
+static void test_temporaries(suite *s)
+{
+    enum { N = 18 };
+    sg_staged_file staged[N];
+    char path[160], name[32];
+    sg_error err = {SG_OK, ""};
+    const void *part = "data";
+    size_t size = 4;
+    int before = entries(s->dir), listed = 0;
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "out%d.bin", i);
+        path_of(s, name, path, sizeof path);
+        CHECK(s, sg_file_stage(path, &part, &size, 1, &staged[i], &err) == SG_OK, "stage %d: %s", i,
+              err.message);
+        size_t len = strlen(path);
+        CHECK(s,
+              staged[i].tmp && strncmp(staged[i].tmp, path, len) == 0 &&
+                  strncmp(staged[i].tmp + len, ".slicegen-tmp-", 14) == 0 &&
+                  strlen(staged[i].tmp) == len + 20 && access(staged[i].tmp, F_OK) == 0,
+              "temporary file '%s' is not named after '%s'", staged[i].tmp ? staged[i].tmp : "(null)", path);
+        listed += staged[i].slot != 0;
+    }
+    CHECK(s, listed == 16 && entries(s->dir) == before + N, "%d of %d temporary files listed, %d entries",
+          listed, N, entries(s->dir));
+    sg_remove_temporary_files();
+    CHECK(s, entries(s->dir) == before + N - 16, "after sg_remove_temporary_files: %d entries, want %d",
+          entries(s->dir), before + N - 16);
+    /* A removed temporary file cannot be committed; one not listed can. */
+    err = (sg_error){SG_OK, ""};
+    CHECK(s, sg_file_commit(&staged[0], &err) == SG_ERR_IO && strstr(err.message, "renaming"),
+          "commit of a removed temporary file: %s", err.message);
+    for (int i = 0; i < N; i++) {
+        if (staged[i].slot == 0) {
+            err = (sg_error){SG_OK, ""};
+            CHECK(s, sg_file_commit(&staged[i], &err) == SG_OK, "commit of an unlisted file: %s",
+                  err.message);
+            unlink(staged[i].path);
+        }
+        sg_file_discard(&staged[i]);
+    }
+    CHECK(s, entries(s->dir) == before, "files left behind: %d entries, want %d", entries(s->dir), before);
+    /* the slots are free again */
+    path_of(s, "again.bin", path, sizeof path);
+    err = (sg_error){SG_OK, ""};
+    CHECK(s, sg_file_stage(path, &part, &size, 1, &staged[0], &err) == SG_OK && staged[0].slot != 0,
+          "stage after discarding: %s", err.message);
+    sg_file_discard(&staged[0]);
 }
 
 static void remove_dir(const char *dir)
@@ -384,6 +514,8 @@ int main(void)
     test_hand_made(&s);
     test_rejections(&s);
     test_atomic(&s);
+    test_mapped(&s);
+    test_temporaries(&s);
     CHECK(&s, entries(s.dir) == 0, "files left in %s", s.dir);
     remove_dir(s.dir);
     return finish("npy", &s.counts);
