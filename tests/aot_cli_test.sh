@@ -97,6 +97,17 @@ expect_output_error "unknown output kind" aot models/model.xml -o new.obj
 expect_output_error "is not a recognized processor" aot models/model.xml -o keep.o --header keep.h --target aarch64-linux-gnu --cpu nope
 expect_output_error "--name is not an option of 'slicegen aot'" aot models/model.xml -o keep.o --name k
 
+# Limits through the model: a data input of more than 2^63 - 1 bytes skips
+# its layers with the planner's reason; a dimension past int64 is malformed.
+cp models/model.bin huge.bin && cp models/model.bin past.bin
+sed 's|<dim>8</dim>|<dim>4611686018427387904</dim>|' models/model.xml > huge.xml
+sed 's|<dim>8</dim>|<dim>99999999999999999999</dim>|' models/model.xml > past.xml
+"$SLICEGEN" aot huge.xml -o huge.o > stdout.txt 2> stderr.txt
+[ $? -eq 0 ] && grep -q "skipping layer 'backbone/crop.0' (id 7, StridedSlice): failed to plan slice: the input has more than 2^63 - 1 bytes" stderr.txt \
+    && ok || bad "a data input past 2^63 - 1 bytes: $(cat stderr.txt)"
+expect_output_error "a dimension is not a count, -1, ? or a range (layer 'image' id 0, output port 0, dim '99999999999999999999')" \
+    aot past.xml -o keep.o --header keep.h
+
 # A model whose only slice layer cannot be compiled.
 python3 - > only-skipped.xml <<'PY'
 print('''<?xml version="1.0"?>
