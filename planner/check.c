@@ -111,8 +111,8 @@ static sg_status check_nest(const sg_plan *p, sg_error *err)
             (long long)dense, (unsigned long long)p->out_bytes);
     if (reads)
         REQUIRE(lo >= 0 && hi >= 0 && (uint64_t)hi + (uint64_t)p->run_bytes <= p->in_bytes,
-                "the loop nest reads bytes %lld..%lld of an input of %llu bytes", (long long)lo,
-                (long long)(hi + p->run_bytes - 1), (unsigned long long)p->in_bytes);
+                "the loop nest reads %lld-byte runs at offsets %lld..%lld of an input of %llu bytes",
+                (long long)p->run_bytes, (long long)lo, (long long)hi, (unsigned long long)p->in_bytes);
     return SG_OK;
 }
 
@@ -121,6 +121,11 @@ sg_status sg_plan_check(const sg_plan *p, sg_error *err)
     REQUIRE(sg_dtype_size(p->dtype) == p->elem_size && p->elem_size > 0, "element size %zu for type %d",
             p->elem_size, (int)p->dtype);
     REQUIRE(p->op != SG_OP_TRT_SLICE || (unsigned)p->mode <= SG_TRT_REFLECT, "unknown mode %d", (int)p->mode);
+    /* The fill value: an element's bytes in FILL mode, zeros otherwise. */
+    bool fills = p->op == SG_OP_TRT_SLICE && p->mode == SG_TRT_FILL;
+    for (size_t b = fills ? p->elem_size : 0; b < sizeof p->fill; b++)
+        REQUIRE(p->fill[b] == 0, "fill byte %zu is 0x%02x: %s", b, p->fill[b],
+                fills ? "the fill value is wider than an element" : "a fill value without fill mode");
     if (check_map(p, err) != SG_OK)
         return err->status;
     return check_nest(p, err);

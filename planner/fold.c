@@ -259,14 +259,21 @@ static void make_inner_run(sg_plan *p)
 }
 
 /* A nest that is one large run has nothing to share between threads: cut
- * the run into a loop of equal chunks of at most SG_CHUNK_BYTES (the chunk
- * count divides the run; if only tiny chunks would, the run stays whole). */
+ * the run into a loop of equal chunks of SG_CHUNK_BYTES / 4 to
+ * SG_CHUNK_BYTES (the chunk count divides the run). The search for such a
+ * count is bounded (CHUNK_TRIES counts); if none is found, the run stays
+ * whole. */
+enum { CHUNK_TRIES = 4096 };
+
 static void chunk_large_run(sg_plan *p)
 {
     int64_t count = p->run_bytes / (int64_t)p->elem_size;
     if (p->nloops != 0 || p->run_bytes <= SG_CHUNK_BYTES)
         return;
-    for (int64_t k = (p->run_bytes + SG_CHUNK_BYTES - 1) / SG_CHUNK_BYTES; k <= 4 * p->run_bytes / SG_CHUNK_BYTES; k++) {
+    int64_t fewest = p->run_bytes / SG_CHUNK_BYTES + (p->run_bytes % SG_CHUNK_BYTES != 0);
+    int64_t most = p->run_bytes / SG_CHUNK_BYTES * 4; /* no overflow: run / 2^20 < 2^43 */
+    most = most < fewest + CHUNK_TRIES ? most : fewest + CHUNK_TRIES;
+    for (int64_t k = fewest; k <= most; k++) {
         if (count % k != 0)
             continue;
         int64_t chunk = p->run_bytes / k;

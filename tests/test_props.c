@@ -244,6 +244,44 @@ static void trt_case(sg_context *ctx, int k)
     sg_spec_destroy(spec);
 }
 
+/* Plan texts the reader must refuse, with a part of the message; the
+ * first ones were found by fuzzing (tests/fuzz/regress). */
+static void plan_rejections(sg_context *ctx)
+{
+    static const char *const cases[][2] = {
+        {"op NumPy\ndtype i32\ninput [1]\noutput [1]\ndim 0 axis 0 start 0 step 1 count 1\n"
+         "base 9223372036854775807\nrun 4\n",
+         "reads 4-byte runs at offsets 9223372036854775807..9223372036854775807 of an input of 4 bytes"},
+        {"op TrtSlice\ndtype u8\nmode clamp\nfill 0x5\ninput [2]\noutput [3]\n"
+         "dim 0 axis 0 start -1 step 1 count 3\nbase 0\nloop extent 3 out 1 segments 2\n"
+         "  segment count 2 in 0 step 0\n  segment count 1 in 1 step 0\nrun 1\n",
+         "a fill value without fill mode"},
+        {"op TrtSlice\ndtype i32\nmode fill\nfill 0x100000002\ninput [0]\noutput [3]\n"
+         "dim 0 axis 0 start -1 step 1 count 3\nbase 0\nloop extent 3 out 4 segments 1\n"
+         "  segment count 3 fill\nrun 4\n",
+         "the fill value is wider than an element"},
+        {"op TrtSlice\ndtype u8\nmode wrap\ninput [3]\noutput [6]\ndim 0 axis 0 start 0 step 1 count 6\n"
+         "base 0\nloop extent 6 out 1 segments 1 period 6\n  segment count 6 in 0 step 1\nrun 1\n",
+         "period 6, extent 6"},
+        {"op TrtSlice\ndtype u8\nmode wrap\ninput [3]\noutput [6]\ndim 0 axis 0 start 0 step 1 count 6\n"
+         "base 0\nloop extent 6 out 1 segments 1 period 2\n  segment count 3 in 0 step 1\nrun 1\n",
+         "segments count 3 iterations, extent 6, period 2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sg_plan *plan = NULL;
+        if (sg_plan_parse(ctx, cases[i][0], &plan) == SG_OK) {
+            printf("FAIL plan text %zu was accepted\n", i);
+            failed++;
+        } else if (strstr(sg_context_last_error(ctx), cases[i][1]) == NULL) {
+            printf("FAIL plan text %zu: '%s' lacks '%s'\n", i, sg_context_last_error(ctx), cases[i][1]);
+            failed++;
+        } else {
+            passed++;
+        }
+        sg_plan_destroy(plan);
+    }
+}
+
 int main(void)
 {
     const char *env = getenv("SLICEGEN_SEED");
@@ -257,6 +295,7 @@ int main(void)
         one_case(ctx, k);
     for (int k = 0; k < 5000; k++)
         trt_case(ctx, k);
+    plan_rejections(ctx);
     sg_context_destroy(ctx);
     printf("props: %d passed, %d failed\n", passed, failed);
     return failed != 0;
