@@ -23,7 +23,7 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void die(sg_context *ctx, const char *what)
+_Noreturn static void die(sg_context *ctx, const char *what)
 {
     fprintf(stderr, "slicegen-bench: %s: %s\n", what, ctx ? sg_context_last_error(ctx) : "");
     exit(1);

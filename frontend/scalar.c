@@ -64,6 +64,10 @@ sg_status sg_scalar_from_text(const char *text, sg_scalar *value, sg_error *err)
             return sg_fail(err, SG_ERR_SPEC,
                            "failed to parse scalar '%s': expected an integer, a float, nan, inf, true or false",
                            text);
+        if (isnan(d) && strchr(text, '(') != NULL) /* the payload would not survive printing */
+            return sg_fail(err, SG_ERR_SPEC,
+                           "failed to parse scalar '%s': NaN payloads are not supported (write nan or -nan)",
+                           text);
         v.kind = SG_SCALAR_FLOAT;
         v.f = d;
     }
@@ -82,8 +86,8 @@ void sg_scalar_format(const sg_scalar *value, char text[SG_SCALAR_TEXT])
             snprintf(text, SG_SCALAR_TEXT, "%s", signbit(value->f) ? "-nan" : "nan");
         else if (isinf(value->f))
             snprintf(text, SG_SCALAR_TEXT, "%s", value->f < 0 ? "-inf" : "inf");
-        else
-            snprintf(text, SG_SCALAR_TEXT, "%.17g", value->f);
+        else if (snprintf(text, SG_SCALAR_TEXT, "%.17g", value->f) > 0 && all_digits(text + (text[0] == '-')))
+            strcat(text, ".0"); /* still a float when read back: -0.0 keeps its sign */
         break;
     }
 }

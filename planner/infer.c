@@ -181,25 +181,27 @@ static sg_status infer_trt(const sg_spec *spec, sg_plan *p, sg_error *err)
     return SG_OK;
 }
 
-/* Product of `n` extents; 0 if any is 0; fails on 64-bit overflow. */
+/* Product of `n` extents; 0 if any is 0. Fails when the extents other
+ * than 0 multiply, with the element size, past 2^63 - 1: strides must fit
+ * even in an empty tensor (NumPy refuses such shapes too). */
 static sg_status count_elements(const int64_t *shape, size_t n, size_t elem, const char *what,
                                 int64_t *count, uint64_t *bytes, sg_error *err)
 {
-    int64_t c = 1;
-    bool overflow = false;
+    int64_t c = 1, b;
+    bool overflow = false, empty = false;
     for (size_t i = 0; i < n; i++) {
-        if (shape[i] == 0) {
-            c = 0;
-            overflow = false;
-            break;
-        }
-        overflow |= __builtin_mul_overflow(c, shape[i], &c);
+        empty |= shape[i] == 0;
+        overflow |= __builtin_mul_overflow(c, shape[i] ? shape[i] : 1, &c);
     }
-    int64_t b;
-    if (overflow || __builtin_mul_overflow(c, (int64_t)elem, &b))
+    if ((overflow || __builtin_mul_overflow(c, (int64_t)elem, &b)) && !empty)
         return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: the %s has more than 2^63 - 1 bytes", what);
-    *count = c;
-    *bytes = (uint64_t)b;
+    if (overflow || __builtin_mul_overflow(c, (int64_t)elem, &b))
+        return sg_fail(err, SG_ERR_SLICE,
+                       "failed to plan slice: the %s's dimensions other than 0 multiply to more than 2^63 - 1 "
+                       "bytes",
+                       what);
+    *count = empty ? 0 : c;
+    *bytes = empty ? 0 : (uint64_t)b;
     return SG_OK;
 }
 

@@ -47,19 +47,19 @@ static void format_shape(char *buf, size_t rank, const int64_t *shape)
 }
 
 /* Elements times element size; 1 on 64-bit overflow. A zero dimension makes
- * the size 0 however large the others are. */
+ * the size 0, but the other dimensions must still multiply without overflow,
+ * as NumPy requires of every array ("array is too big"). */
 static int shape_bytes(size_t rank, const int64_t *shape, size_t elem, uint64_t *bytes)
 {
     uint64_t n = elem;
-    int overflow = 0;
+    int overflow = 0, zero = 0;
     for (size_t i = 0; i < rank; i++) {
-        if (shape[i] == 0) {
-            *bytes = 0;
-            return 0;
-        }
-        overflow |= __builtin_mul_overflow(n, (uint64_t)shape[i], &n);
+        if (shape[i] == 0)
+            zero = 1;
+        else
+            overflow |= __builtin_mul_overflow(n, (uint64_t)shape[i], &n);
     }
-    *bytes = n;
+    *bytes = zero ? 0 : n;
     return overflow;
 }
 

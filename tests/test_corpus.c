@@ -13,7 +13,8 @@
  * `error KIND TEXT`: the spec or plan must fail with status KIND (usage,
  * spec, slice) and a message containing TEXT.
  *
- * Every case runs on every engine against the same expected output. With
+ * Every case runs on every engine against the same expected output, and
+ * its spec printed by sg_spec_print must make the same plan again. With
  * `--cli PATH` every case also runs through the slicegen program: errors
  * must exit 2 with the same message on one line and leave no output file.
  * With `--aot-runner tests/aot_runner.c` every case also runs as an
@@ -296,6 +297,35 @@ static void run_cli(sg_context *ctx, const test_case *c, const uint8_t *in, uint
     sg_tensor_release(&got);
 }
 
+/* The spec as sg_spec_print writes it must make the same plan again. */
+static bool printed_spec_plans_alike(sg_context *ctx, const test_case *c, const sg_spec *spec,
+                                     const sg_plan *plan)
+{
+    char *text = NULL, *words[2 * MAX_WORDS];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return false;
+    sg_spec_print(spec, f);
+    fclose(f);
+    char *copy = strdup(text);
+    int n = text[0] == '[' ? 1 : split_words(copy, words, 2 * MAX_WORDS);
+    if (text[0] == '[')
+        words[0] = copy;
+    sg_spec *again = NULL;
+    sg_plan *replan = NULL;
+    bool same = n >= 0 && sg_spec_from_words(ctx, n, words, &again) == SG_OK &&
+                sg_plan_create(ctx, again, c->in_rank, c->in_shape, c->dtype, &replan) == SG_OK &&
+                sg_plan_equal(plan, replan);
+    if (!same)
+        fail_case(c, "the printed spec '%s' does not make the same plan", text);
+    sg_plan_destroy(replan);
+    sg_spec_destroy(again);
+    free(copy);
+    free(text);
+    return same;
+}
+
 static void run_case(sg_context *ctx, test_case *c)
 {
     sg_spec *spec = NULL;
@@ -334,6 +364,8 @@ static void run_case(sg_context *ctx, test_case *c)
         fail_case(c, "unexpected failure: %s", sg_context_last_error(ctx));
         goto done;
     }
+    if (!printed_spec_plans_alike(ctx, c, spec, plan))
+        goto done;
     if (c->has_output) {
         bool same = sg_plan_output_rank(plan) == c->out_rank;
         for (size_t i = 0; same && i < c->out_rank; i++)

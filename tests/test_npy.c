@@ -315,6 +315,10 @@ static void test_rejections(suite *s)
                0, "overflows");
     reject_npy(s, __LINE__, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }",
                0, "64 bits");
+    /* An empty array too: NumPy refuses any shape whose other dimensions overflow. */
+    reject_npy(s, __LINE__, 1,
+               "{'descr': '|u1', 'fortran_order': False, 'shape': (0, 9999999999999999, 9999999999), }", 0,
+               "data size overflows 64 bits (shape (0, 9999999999999999, 9999999999), '|u1')");
     reject_npy(s, __LINE__, 1, "{'descr': '<f4', 'fortran_order': False, }", 0, "lacks the key 'shape'");
     reject_npy(s, __LINE__, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (), 'x': 1}", 4,
                "unexpected key 'x'");

@@ -1,0 +1,207 @@
+/*
+ * What the libFuzzer targets of tests/fuzz share: a cursor that decodes
+ * fuzz bytes into small numbers, NUL-terminated copies, text captured from
+ * a printer, files written under one temporary folder per process, and the
+ * one context every run uses.
+ *
+ * Everything here is deterministic: the same bytes decode to the same
+ * values, and a missing byte reads as zero.
+ */
+#ifndef SG_FUZZ_H
+#define SG_FUZZ_H
+
+#define _GNU_SOURCE /* open_memstream, mkdtemp */
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../runtime/runtime.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Stops the fuzzer with a message: libFuzzer reports the abort as a crash
+ * and writes the input that caused it. */
+#define FUZZ_FAIL(...)                                                                                       \
+    do {                                                                                                     \
+        fprintf(stderr, "fuzz failure at %s:%d: ", __FILE__, __LINE__);                                      \
+        fprintf(stderr, __VA_ARGS__);                                                                        \
+        fputc('\n', stderr);                                                                                 \
+        abort();                                                                                             \
+    } while (0)
+
+/* ---- decoding bytes -------------------------------------------------------------------------------- */
+
+typedef struct fuzz_bytes {
+    const uint8_t *p;
+    size_t n;
+} fuzz_bytes;
+
+/* The next byte, or 0 when none is left. */
+static inline uint8_t fuzz_u8(fuzz_bytes *b)
+{
+    if (b->n == 0)
+        return 0;
+    b->n--;
+    return *b->p++;
+}
+
+/* Values a slice is most likely to get wrong near the ends of int64. */
+/* clang-format off */
+static const int64_t fuzz_extremes[16] = {
+    INT64_MIN, INT64_MIN + 1, -(INT64_C(1) << 62), -(INT64_C(1) << 32), -(INT64_C(1) << 31) - 1,
+    -1000000, -256, 255, 256, 1000000,
+    INT64_C(1) << 31, INT64_C(1) << 32, INT64_C(1) << 62, INT64_MAX - 1, INT64_MAX,
+    0 /* not used: 0xff is 8 raw bytes */,
+};
+/* clang-format on */
+
+/* One byte: 0x00-0xef is -120..119; 0xf0-0xfe an extreme value; 0xff the
+ * next 8 bytes, little-endian. */
+static inline int64_t fuzz_int(fuzz_bytes *b)
+{
+    uint8_t c = fuzz_u8(b);
+    if (c < 0xf0)
+        return (int64_t)c - 120;
+    if (c < 0xff)
+        return fuzz_extremes[c - 0xf0];
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++)
+        u |= (uint64_t)fuzz_u8(b) << (8 * i);
+    return (int64_t)u;
+}
+
+/* The bytes as a NUL-terminated string (cut at the first NUL); free() it. */
+static inline char *fuzz_cstr(const uint8_t *data, size_t size)
+{
+    char *s = malloc(size + 1);
+    if (s == NULL)
+        abort();
+    memcpy(s, data, size);
+    s[size] = '\0';
+    return s;
+}
+
+/* A 64-bit FNV-1a hash, to derive values (a shape) from a whole input. */
+static inline uint64_t fuzz_hash(const uint8_t *data, size_t size)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < size; i++)
+        h = (h ^ data[i]) * 0x100000001b3u;
+    return h;
+}
+
+/* ---- text of printers ------------------------------------------------------------------------------ */
+
+/* What sg_plan_print and sg_spec_print write, malloc'd; free() it. */
+static inline char *fuzz_text_of_plan(const sg_plan *plan)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        abort();
+    sg_plan_print(plan, f);
+    if (fclose(f) != 0)
+        abort();
+    return text;
+}
+
+static inline char *fuzz_text_of_spec(const sg_spec *spec)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        abort();
+    sg_spec_print(spec, f);
+    if (fclose(f) != 0)
+        abort();
+    return text;
+}
+
+/* ---- the context ----------------------------------------------------------------------------------- */
+
+static sg_context *fuzz_context_;
+
+static inline void fuzz_context_destroy(void)
+{
+    sg_context_destroy(fuzz_context_);
+    fuzz_context_ = NULL;
+}
+
+/* One context for every run of the process (its kernel cache included),
+ * destroyed at exit. */
+static inline sg_context *fuzz_context(void)
+{
+    if (fuzz_context_ == NULL) {
+        if (sg_context_create(&fuzz_context_) != SG_OK)
+            abort();
+        atexit(fuzz_context_destroy);
+    }
+    return fuzz_context_;
+}
+
+/* ---- temporary files ------------------------------------------------------------------------------- */
+
+static char fuzz_dir_[4096];
+
+static inline void fuzz_dir_remove(void)
+{
+    DIR *d = opendir(fuzz_dir_);
+    if (d == NULL)
+        return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+    rmdir(fuzz_dir_);
+}
+
+/* A folder of this process, made at the first call under $TMPDIR, else
+ * /dev/shm, else /tmp, and removed at exit. */
+static inline const char *fuzz_dir(void)
+{
+    if (fuzz_dir_[0] != '\0')
+        return fuzz_dir_;
+    const char *base = getenv("TMPDIR");
+    struct stat st;
+    if (base == NULL || base[0] == '\0')
+        base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+                                                                                                  : "/tmp";
+    snprintf(fuzz_dir_, sizeof fuzz_dir_, "%s/slicegen-fuzz-XXXXXX", base);
+    if (mkdtemp(fuzz_dir_) == NULL) {
+        perror(fuzz_dir_);
+        abort();
+    }
+    atexit(fuzz_dir_remove);
+    return fuzz_dir_;
+}
+
+/* Writes size bytes to the file `name` in the process's folder, replacing
+ * what a previous run wrote there, and its path to path[cap]. */
+static inline void fuzz_write_file(const char *name, const void *data, size_t size, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/%s", fuzz_dir(), name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        perror(path);
+        abort();
+    }
+    for (size_t done = 0; done < size;) {
+        ssize_t w = write(fd, (const char *)data + done, size - done);
+        if (w <= 0) {
+            perror(path);
+            abort();
+        }
+        done += (size_t)w;
+    }
+    close(fd);
+}
+
+#endif /* SG_FUZZ_H */

@@ -1,0 +1,97 @@
+/*
+ * fuzz_numpy: the NumPy index expression parser (sg_spec_numpy).
+ *
+ * Decoding: the bytes, cut at the first NUL, are the expression. When it
+ * parses:
+ *   - its printed form (sg_spec_print) must parse again into the same steps;
+ *   - it is planned as i16 on two small shapes derived from the bytes
+ *     (their FNV hash): one with an axis for each item that consumes one
+ *     (plus up to two for an ellipsis), one of rank 0-6; dimensions 0-5,
+ *     where a dimension that would take the product of the non-zero ones
+ *     past 2^20 is 1 instead (fuzz_diff plans large shapes);
+ *   - a plan with at most 64 KiB of input and output runs on the reference
+ *     interpreter over exactly sized buffers, so that AddressSanitizer sees
+ *     any byte read or written outside them.
+ */
+#include "fuzz.h"
+
+enum { MAX_BYTES = 1 << 16 };
+
+static void same_steps(const sg_spec *a, const sg_spec *b, const char *text, const char *printed)
+{
+    if (a->op != b->op || a->len != b->len)
+        FUZZ_FAIL("'%s' printed as '%s' parses to another spec (%zu and %zu steps)", text, printed, a->len,
+                  b->len);
+    for (size_t i = 0; i < a->len; i++) {
+        const sg_ss_step *x = &a->steps[i], *y = &b->steps[i];
+        if (x->begin != y->begin || x->end != y->end || x->stride != y->stride ||
+            x->begin_mask != y->begin_mask || x->end_mask != y->end_mask || x->new_axis != y->new_axis ||
+            x->shrink != y->shrink || x->ellipsis != y->ellipsis)
+            FUZZ_FAIL("'%s' printed as '%s' parses to another spec (step %zu differs)", text, printed, i);
+    }
+}
+
+static void plan_and_run(sg_context *ctx, const sg_spec *spec, size_t rank, const int64_t *shape)
+{
+    sg_plan *plan;
+    if (sg_plan_create(ctx, spec, rank, shape, SG_I16, &plan) != SG_OK)
+        return;
+    uint64_t in_bytes = sg_plan_input_bytes(plan), out_bytes = sg_plan_output_bytes(plan);
+    if (in_bytes <= MAX_BYTES && out_bytes <= MAX_BYTES) {
+        uint8_t *in = malloc(in_bytes ? in_bytes : 1), *out = malloc(out_bytes ? out_bytes : 1);
+        if (in == NULL || out == NULL)
+            abort();
+        for (uint64_t i = 0; i < in_bytes; i++)
+            in[i] = (uint8_t)(i * 37 + 1);
+        if (sg_run_reference(ctx, plan, in, out) != SG_OK)
+            FUZZ_FAIL("reference run failed: %s", sg_context_last_error(ctx));
+        free(in);
+        free(out);
+    }
+    sg_plan_destroy(plan);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    sg_context *ctx = fuzz_context();
+    char *text = fuzz_cstr(data, size);
+    sg_spec *spec = NULL, *again = NULL;
+    char *printed = NULL;
+    if (sg_spec_numpy(ctx, text, &spec) != SG_OK)
+        goto done;
+
+    printed = fuzz_text_of_spec(spec);
+    if (sg_spec_numpy(ctx, printed, &again) != SG_OK)
+        FUZZ_FAIL("'%s' printed as '%s', which does not parse: %s", text, printed,
+                  sg_context_last_error(ctx));
+    same_steps(spec, again, text, printed);
+
+    uint64_t h = fuzz_hash(data, size);
+    int64_t shape[SG_MAX_RANK];
+    size_t rank = 0;
+    bool ellipsis = false;
+    for (size_t i = 0; i < spec->len; i++) {
+        ellipsis |= spec->steps[i].ellipsis;
+        rank += !spec->steps[i].ellipsis && !spec->steps[i].new_axis;
+    }
+    if (ellipsis)
+        rank += h % 3;
+    rank = rank < SG_MAX_RANK ? rank : SG_MAX_RANK;
+    int64_t budget = 1 << 20;
+    for (size_t a = 0; a < rank; a++) {
+        shape[a] = (int64_t)((h >> (2 + 3 * (a % 20))) % 6);
+        shape[a] = shape[a] <= budget ? shape[a] : 1;
+        budget /= shape[a] ? shape[a] : 1;
+    }
+    plan_and_run(ctx, spec, rank, shape);
+    rank = (size_t)(h >> 61) % 7;
+    for (size_t a = 0; a < rank; a++)
+        shape[a] = (int64_t)((h >> (5 * a)) % 6);
+    plan_and_run(ctx, spec, rank, shape);
+done:
+    sg_spec_destroy(again);
+    sg_spec_destroy(spec);
+    free(printed);
+    free(text);
+    return 0;
+}
