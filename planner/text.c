@@ -235,18 +235,21 @@ sg_status sg_plan_read(const char *text, sg_plan **out, sg_error *err)
     const int64_t *shapes[2] = {p->in_shape, p->out_shape};
     size_t ranks[2] = {p->in_rank, p->out_rank};
     for (int t = 0; t < 2; t++) {
+        /* As the planner does: the dimensions other than 0 must multiply,
+         * with the element size, within 2^63 - 1 (strides of an empty
+         * tensor too). */
         bool zero = false, overflow = false;
         for (size_t i = 0; i < ranks[t]; i++) {
             zero |= shapes[t][i] == 0;
-            overflow |= __builtin_mul_overflow(counts[t], shapes[t][i], &counts[t]);
+            overflow |= __builtin_mul_overflow(counts[t], shapes[t][i] ? shapes[t][i] : 1, &counts[t]);
         }
         int64_t b = 0;
-        if (zero)
-            counts[t] = 0;
-        else if (overflow || __builtin_mul_overflow(counts[t], (int64_t)p->elem_size, &b)) {
+        if (overflow || __builtin_mul_overflow(counts[t], (int64_t)p->elem_size, &b)) {
             bad(&r, "shape too large");
             goto fail;
         }
+        if (zero)
+            counts[t] = 0;
         *bytes[t] = (uint64_t)counts[t] * p->elem_size;
     }
     p->in_count = counts[0];

@@ -260,6 +260,11 @@ static void plan_rejections(sg_context *ctx)
          "dim 0 axis 0 start -1 step 1 count 3\nbase 0\nloop extent 3 out 4 segments 1\n"
          "  segment count 3 fill\nrun 4\n",
          "the fill value is wider than an element"},
+        {"op TrtSlice\ndtype i32\nmode fill\nfill 0x00000007\ninput [0,1099511627776,1099511627776]\n"
+         "output [2,1,1]\ndim 0 axis 0 start -1 step 1 count 2\ndim 1 axis 1 start 0 step 1 count 1\n"
+         "dim 2 axis 2 start 0 step 1 count 1\nbase 0\nloop extent 2 out 4 segments 1\n"
+         "  segment count 2 fill\nrun 4\n",
+         "shape too large"},
         {"op TrtSlice\ndtype u8\nmode wrap\ninput [3]\noutput [6]\ndim 0 axis 0 start 0 step 1 count 6\n"
          "base 0\nloop extent 6 out 1 segments 1 period 6\n  segment count 6 in 0 step 1\nrun 1\n",
          "period 6, extent 6"},
