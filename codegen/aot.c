@@ -7,7 +7,6 @@
  * slicegen_kernel_info (header.c defines the C side; the field order here
  * must match it) and, with a prefix P, `P_kernels` and `P_kernel_count`. */
 #define SG_CODEGEN_INTERNAL
-#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,28 +98,12 @@ static LLVMValueRef i64(meta *x, int64_t v)
     return LLVMConstInt(x->i64, (unsigned long long)v, 1);
 }
 
-/* The plan as `slicegen plan` prints it; NULL when out of memory. */
-static char *plan_text(const sg_plan *plan)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return NULL;
-    sg_plan_write(plan, f);
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 /* NAME_info for kernel k, whose function is fn, as *info. */
 static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, const sg_target *t,
                           LLVMValueRef *info, sg_error *err)
 {
     const sg_plan *p = k->plan;
-    char *plan = plan_text(p);
+    char *plan = sg_plan_to_text(p);
     size_t len = strlen(k->name);
     char *name = malloc(len + sizeof "_info");
     if (plan == NULL || name == NULL) {

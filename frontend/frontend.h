@@ -89,6 +89,8 @@ sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **spec,
 /* Checks the invariants every constructor establishes (asserts; a failure
  * is a bug in slicegen, not in the user's input). */
 void sg_spec_check(const sg_spec *spec);
+/* What sg_spec_print writes, as a malloc'd string; NULL when out of memory. */
+char *sg_spec_to_text(const sg_spec *spec);
 void sg_spec_free(sg_spec *spec);
 
 /* ---- small parsers used by the frontends and the command line ------------- */

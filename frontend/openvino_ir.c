@@ -1027,22 +1027,6 @@ static sg_status make_spec(reader *r, const op_info *op, slice_in *s, sg_spec **
     return SG_OK;
 }
 
-/* The spec in command-line form, malloc'd. */
-static char *spec_text(const sg_spec *spec)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return NULL;
-    sg_spec_print(spec, f);
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 static char *copy_text(const char *text)
 {
     size_t n = strlen(text) + 1;
@@ -1104,7 +1088,7 @@ static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_mod
             st = nomem(r);
         goto done;
     }
-    out->spec_text = spec_text(spec);
+    out->spec_text = sg_spec_to_text(spec);
     if (out->spec_text == NULL) {
         st = nomem(r);
         goto done;

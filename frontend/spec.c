@@ -1,5 +1,6 @@
 /* sg_spec: construction from the C API, validation of what needs no input
  * shape, printing in command-line form. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,4 +293,19 @@ void sg_spec_print(const sg_spec *spec, FILE *out)
         return;
     }
     }
+}
+
+char *sg_spec_to_text(const sg_spec *spec)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return NULL;
+    sg_spec_print(spec, f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

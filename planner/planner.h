@@ -130,6 +130,8 @@ sg_status sg_plan_check(const sg_plan *plan, sg_error *err);
 int64_t sg_plan_axis_index(const sg_plan *plan, size_t dim, int64_t y);
 
 void sg_plan_write(const sg_plan *plan, FILE *out);
+/* What sg_plan_write writes, as a malloc'd string; NULL when out of memory. */
+char *sg_plan_to_text(const sg_plan *plan);
 sg_status sg_plan_read(const char *text, sg_plan **plan, sg_error *err);
 bool sg_plan_same(const sg_plan *a, const sg_plan *b);
 

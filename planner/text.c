@@ -1,5 +1,6 @@
 /* The plan's stable text form (docs/plan-format.md), its reader, and plan
  * equality. The text holds both layers, so read(write(p)) equals p. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,21 @@ static sg_status read_line(reader *r, sg_plan *p, size_t *seg_cap, size_t *pendi
         return SG_OK;
     }
     return bad(r, "unknown line");
+}
+
+char *sg_plan_to_text(const sg_plan *plan)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return NULL;
+    sg_plan_write(plan, f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }
 
 sg_status sg_plan_read(const char *text, sg_plan **out, sg_error *err)
