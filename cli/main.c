@@ -45,7 +45,7 @@ static const char run_help[] =
     "  --out FILE     output array; its folder must exist; it may be the input\n"
     "  --engine jit   a kernel compiled for this slice with LLVM (the default)\n"
     "  --engine ref   the reference interpreter\n"
-    "  --threads N    split the outermost loop over N threads (default 1; jit only)\n"
+    "  --threads N    split the kernel's outer range over N threads (default 1; jit only)\n"
     "\n"
     "example: slicegen run '[::-1, 1:]' --in a.npy --out b.npy\n"
     "         slicegen run --op TrtSlice --start -1,0 --size 4,3 --mode reflect --in a.npy --out b.npy\n";

@@ -10,36 +10,43 @@
  *
  *     void kernel(const void *in, void *out, int64_t begin, int64_t end);
  *
- * It runs iterations [begin, end) of the outermost loop of the plan's folded
- * nest (planner.h), 0 <= begin <= end <= sg_nest_outer_extent(plan). `in`
- * points at the input tensor (the kernel adds plan->base itself), `out` at
- * the output tensor; iteration i of the outer loop writes output bytes
- * [i * out_stride, (i + 1) * out_stride) and nothing else. Buffers need no
- * alignment (every access is align 1) and must not overlap. Every number of
+ * It runs steps [begin, end) of the kernel's outer range over the plan's
+ * folded nest (planner.h; sg_nest_outer below: the outermost loop, the
+ * leading loops together, or pieces of a lone run), 0 <= begin <= end <=
+ * sg_nest_outer_extent(plan). `in` points at the input tensor (the kernel
+ * adds plan->base itself), `out` at the output tensor; step i writes output
+ * bytes [i * step_bytes, (i + 1) * step_bytes) and nothing else. Buffers
+ * need no alignment (every access is align 1) and must not overlap. Every number of
  * the plan is a constant in the code; nothing about the slice is read at run
  * time. The code calls memcpy and memset (through llvm.memcpy/llvm.memset)
  * and nothing else. Targets are assumed little-endian (fill values are the
  * plan's little-endian bytes).
  *
- * The code made for a nest, level by level (see emit.c):
- *   - the run: up to 128 bytes are straight-line loads and stores (vector
- *     chunks of 32/16 bytes, then 8/4/2/1), larger runs one llvm.memcpy;
+ * The code made for a nest, level by level (see emit.c), with vectors of
+ * the target's widest size (sg_target.vector_bytes: 64 bytes with
+ * AVX-512BW, else 32):
+ *   - the run: up to 4 KiB inline, in whole vectors (straight-line up to 8,
+ *     else a loop) and a last one overlapping the one before, never a call
+ *     (the functions are "no-builtins" so the optimizer keeps the loops);
+ *     larger runs one llvm.memcpy;
  *   - a plain loop: a counted loop with pointer induction variables,
  *     marked not to be vectorized or unrolled by the optimizer (the IR is
  *     already wide; the vectorizer would make gathers). The innermost one
  *     is specialised: contiguous (one memcpy for the whole range),
  *     broadcast (in_stride 0: one load, splat stores), small stride (runs
- *     of 1-8 bytes, |in_stride| <= 4 runs, reversed included: one wide
- *     vector load + one shufflevector per 32 output bytes, no gathers,
- *     scalar remainder), short constant trip counts fully unrolled;
+ *     of 1-12 bytes, |in_stride| <= 4 runs, reversed included: blocks of
+ *     whole runs filling 1-3 whole vectors, each one wide load and one
+ *     shufflevector, no gathers, scalar remainder), short constant trip
+ *     counts fully unrolled. In a kernel reading more than 4 MiB, a strided
+ *     innermost loop prefetches the lines of the row about 32 KiB ahead;
  *   - a segmented (TensorRT) loop: with few segments, one code path per
  *     segment, each a plain loop as above (so the interior has no per-element
  *     modulo or branch), FILL segments one memset or splat-store loop over the
  *     whole sub-block; with many segments (or when unrolling every segmented
  *     loop would multiply code size), a constant segment table in the module
  *     (consecutive equal segments run-length encoded) walked by one loop.
- *   The outermost loop clamps each segment to [begin, end), so any split of
- *   the range is correct.
+ *   The outer range (sg_nest_outer) clamps each loop and segment it spans
+ *   to [begin, end), so any split of the range is correct.
  *
  * Threads: sg_jit_compile and sg_jit_free may be called concurrently on one
  * jit; every other function is reentrant (each compile has its own
@@ -65,8 +72,23 @@ typedef struct sg_nest_key {
 sg_status sg_nest_key_make(const sg_plan *plan, sg_nest_key *key, sg_error *err);
 void sg_nest_key_free(sg_nest_key *key);
 
-/* Iterations of the outermost loop: loops[0].extent, 1 without loops, 0 for
- * an empty output. */
+/* The kernel's outer range: what `begin` and `end` count. Usually the
+ * outermost loop's iterations. When that loop is short and the output
+ * large enough for threads to pay (SG_SPLIT_OUTPUT), the leading loops
+ * taken together until they make SG_SPLIT_STEPS steps (step i of loops
+ * E0 x E1 is iteration (i / E1, i % E1); all but the last plain loops);
+ * for a large contiguous block (a lone run, or the planner's few chunks of
+ * one: levels 0), pieces of SG_RUN_PIECE bytes. Step i writes output
+ * bytes [i * step_bytes, (i + 1) * step_bytes), the last piece of a run
+ * fewer. An empty output has extent 0. */
+enum { SG_SPLIT_OUTPUT = 256 << 10, SG_SPLIT_STEPS = 64, SG_RUN_PIECE = 32 << 10 };
+typedef struct sg_outer {
+    size_t levels;      /* loops taken together (0: one contiguous block) */
+    int64_t extent;     /* steps */
+    int64_t step_bytes; /* output bytes per step */
+} sg_outer;
+sg_outer sg_nest_outer(const sg_plan *plan);
+/* sg_nest_outer(plan).extent */
 int64_t sg_nest_outer_extent(const sg_plan *plan);
 
 /* The symbol that describes a plan: "sg_x<elem size>_l<loops>_r<run bytes>_
@@ -160,6 +182,7 @@ typedef struct sg_target {
     char *triple, *cpu, *features;
     char abi[16];
     bool host; /* the process's own: triple, CPU and features detected */
+    int vector_bytes; /* the widest vectors kernels use: 64 or 32 */
     LLVMTargetRef target;
 } sg_target;
 

@@ -13,14 +13,22 @@
 #include "codegen.h"
 
 enum {
-    VEC_BYTES = 32,        /* bytes per vector store (shuffles, splats) */
-    INLINE_COPY = 128,     /* runs up to this size are straight-line loads/stores */
+    MAX_VEC = 64,          /* the widest vectors (sg_target.vector_bytes) */
+    INLINE_COPY = 4096,    /* constant runs up to this size are copied inline ... */
+    STRAIGHT_VECTORS = 8,  /* ... straight-line up to 8 vectors, else in a loop */
     MAX_STRIDE_RUNS = 4,   /* shuffle-vectorise innermost |in_stride| <= 4 runs */
+    MAX_SHUFFLE_RUN = 12,  /* of up to 12 bytes (3-byte pixels, 3 x f32) ... */
+    MAX_BLOCK_VECTORS = 3, /* ... whose blocks of whole runs fill at most 3 vectors */
     UNROLL_TRIPS = 8,      /* innermost constant loops of at most 8 trips ... */
     UNROLL_BYTES = 128,    /* ... and 128 bytes are unrolled */
     MAX_UNROLLED_SEGS = 8, /* segmented loops with more segments use a table */
     MAX_BODIES = 64,       /* bound on the code paths of unrolled segmented loops */
-    FIELDS = 6             /* segment table: start, count, repeat, offset, step, fill */
+    FIELDS = 6,            /* segment table: start, count, repeat, offset, step, fill */
+    LINE = 64,             /* cache line bytes, for prefetching */
+    PREFETCH_INPUT = 4 << 20,    /* prefetch in kernels reading more than 4 MiB ... */
+    PREFETCH_MIN = 1024,         /* ... the lines of a later outer iteration, when */
+    PREFETCH_MAX = 64 << 10,     /* one is 1 to 64 KiB away: the one about */
+    PREFETCH_DISTANCE = 32 << 10 /* 32 KiB away */
 };
 
 typedef struct gen {
@@ -30,6 +38,9 @@ typedef struct gen {
     LLVMBuilderRef b;
     LLVMValueRef fn;
     LLVMTypeRef i8, i32, i64, ptr;
+    int64_t vec;             /* bytes of the widest vectors */
+    int64_t ahead;           /* the input stride of the loop around the innermost one
+                                while emitting it, if it is worth prefetching; else 0 */
     bool table[SG_MAX_RANK]; /* this segmented loop walks a segment table */
     sg_error *err;           /* set (and the module abandoned) on failure */
 } gen;
@@ -138,9 +149,10 @@ static LLVMTypeRef chunk_type(gen *g, int64_t bytes)
     return bytes > 8 ? LLVMVectorType(g->i8, (unsigned)bytes) : int_type(g, bytes);
 }
 
-static int64_t chunk_at_most(int64_t n)
+/* The largest power of two <= n that is at most a vector. */
+static int64_t chunk_at_most(gen *g, int64_t n)
 {
-    int64_t c = VEC_BYTES;
+    int64_t c = g->vec;
     while (c > n)
         c /= 2;
     return c;
@@ -153,20 +165,6 @@ static LLVMBasicBlockRef block(gen *g, const char *name)
 
 /* ---- moving bytes ------------------------------------------------------------------ */
 
-static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
-{
-    int64_t n;
-    if (!is_const(bytes, &n) || n > INLINE_COPY) {
-        LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
-        return;
-    }
-    for (int64_t at = 0; at < n;) {
-        int64_t c = chunk_at_most(n - at);
-        store(g, load(g, chunk_type(g, c), gep_c(g, in, at)), gep_c(g, out, at));
-        at += c;
-    }
-}
-
 /* <lanes x T> with v in every lane. */
 static LLVMValueRef splat(gen *g, LLVMValueRef v, unsigned lanes)
 {
@@ -174,7 +172,7 @@ static LLVMValueRef splat(gen *g, LLVMValueRef v, unsigned lanes)
         return v;
     LLVMTypeRef type = LLVMVectorType(LLVMTypeOf(v), lanes);
     if (LLVMIsConstant(v)) {
-        LLVMValueRef elems[VEC_BYTES];
+        LLVMValueRef elems[MAX_VEC];
         for (unsigned i = 0; i < lanes; i++)
             elems[i] = v;
         return LLVMConstVector(elems, lanes);
@@ -273,8 +271,43 @@ static LLVMValueRef loop_end(gen *g, loop *l, bool index)
     return after;
 }
 
+/* c bytes (a power of two) from in + at to out + at. */
+static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, int64_t c)
+{
+    store(g, load(g, chunk_type(g, c), gep_c(g, in, at)), gep_c(g, out, at));
+}
+
+/* Moves `bytes` bytes. A constant count up to INLINE_COPY is copied inline
+ * in chunks of the widest size that fits (straight-line up to
+ * STRAIGHT_VECTORS chunks, else a loop), the last chunk ending at the end
+ * and overlapping the one before when the count is not a multiple: bytes
+ * written twice get the same value, and in and out never overlap. Other
+ * counts are one llvm.memcpy. */
+static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+{
+    int64_t n;
+    if (!is_const(bytes, &n) || n > INLINE_COPY) {
+        LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
+        return;
+    }
+    if (n <= 0)
+        return;
+    int64_t c = chunk_at_most(g, n), whole = n / c;
+    if (whole <= STRAIGHT_VECTORS) {
+        for (int64_t k = 0; k < whole; k++)
+            copy_chunk(g, in, out, k * c, c);
+    } else {
+        loop l;
+        loop_begin(g, &l, c64(g, 0), c64(g, whole * c), c, in, c64(g, 1), out, c64(g, 1));
+        copy_chunk(g, l.in, l.out, 0, c);
+        loop_end(g, &l, false);
+    }
+    if (n % c != 0)
+        copy_chunk(g, in, out, n - c, c);
+}
+
 /* Stores `bytes` bytes (a multiple of the unit) at out, repeating the
- * `unit`-byte integer v: straight-line when short, else 32-byte splat
+ * `unit`-byte integer v: straight-line when short, else full-vector splat
  * stores and a unit-store tail; memset when v is a constant of one repeated
  * byte. */
 static void store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
@@ -293,21 +326,21 @@ static void store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit
             return;
         }
     }
-    if (known && n <= INLINE_COPY) {
+    if (known && n <= STRAIGHT_VECTORS * g->vec) {
         for (int64_t at = 0; at < n;) {
-            int64_t c = chunk_at_most(n - at);
+            int64_t c = chunk_at_most(g, n - at);
             store(g, splat(g, v, (unsigned)(c / unit)), gep_c(g, out, at));
             at += c;
         }
         return;
     }
     loop wide, tail;
-    LLVMValueRef whole = LLVMBuildAnd(g->b, bytes, c64(g, -VEC_BYTES), "");
-    LLVMValueRef wide_v = splat(g, v, (unsigned)(VEC_BYTES / unit));
-    loop_begin(g, &wide, c64(g, 0), whole, VEC_BYTES, NULL, NULL, out, c64(g, 1));
+    LLVMValueRef whole = LLVMBuildAnd(g->b, bytes, c64(g, -g->vec), "");
+    LLVMValueRef wide_v = splat(g, v, (unsigned)(g->vec / unit));
+    loop_begin(g, &wide, c64(g, 0), whole, g->vec, NULL, NULL, out, c64(g, 1));
     store(g, wide_v, wide.out);
     loop_end(g, &wide, false);
-    if (known && n % VEC_BYTES == 0)
+    if (known && n % g->vec == 0)
         return;
     loop_begin(g, &tail, whole, bytes, unit, NULL, NULL, out, c64(g, 1));
     store(g, v, tail.out);
@@ -326,36 +359,73 @@ static void fill(gen *g, LLVMValueRef out, LLVMValueRef bytes)
 /* ---- the innermost loop ------------------------------------------------------------ */
 
 /* Shuffle vectorisation of an innermost loop moving runs of r bytes with
- * constant input stride s: VL runs per block, from a window of VL * |K|
- * units of u bytes. The window reads past the runs only into the gap before
- * the next run (K > 0) or after the previous one (K < 0), which lie inside
- * the input while iteration i + VL exists; hence `extra`. */
+ * constant input stride s, in units of u bytes (the largest power of two
+ * up to 8 dividing both): R = r / u units per run, K = s / u units apart.
+ * A block is VL runs, the fewest whole runs that fill whole vectors (lcm(r,
+ * vector) bytes: 16 4-byte runs, 64 3-byte pixels = 3 vectors), gathered
+ * from a window of VL * |K| units by one shufflevector. The window reads
+ * past the runs only into the gap before the next run (K > 0) or after the
+ * previous one (K < 0), which lie inside the input while iteration i + VL
+ * exists; hence `extra`. */
 typedef struct shuffle {
     int64_t u, R, K, VL, extra;
 } shuffle;
 
-static bool plan_shuffle(int64_t s, int64_t r, int64_t n, shuffle *sh)
+enum { MAX_LANES = MAX_BLOCK_VECTORS * MAX_VEC };
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static bool plan_shuffle(gen *g, int64_t s, int64_t r, int64_t n, shuffle *sh)
 {
     int64_t mag = s < 0 ? -s : s;
-    if (r > 8 || (r & (r - 1)) != 0 || s == 0 || s == r || mag < r || mag > MAX_STRIDE_RUNS * r)
+    if (r > MAX_SHUFFLE_RUN || s == 0 || s == r || mag < r || mag > MAX_STRIDE_RUNS * r)
         return false;
-    int64_t u = r < 8 ? r : 8;
-    while (mag % u != 0)
+    int64_t u = 8;
+    while (r % u != 0 || mag % u != 0)
         u /= 2;
-    *sh = (shuffle){.u = u, .R = r / u, .K = s / u, .VL = VEC_BYTES / r, .extra = mag > r};
-    while (n >= 0 && sh->VL * r > 16 && sh->VL + sh->extra > n) /* a short constant loop */
+    int64_t block = r / gcd(r, g->vec) * g->vec;
+    if (block > MAX_BLOCK_VECTORS * g->vec)
+        return false;
+    *sh = (shuffle){.u = u, .R = r / u, .K = s / u, .VL = block / r, .extra = mag > r};
+    while (n >= 0 && sh->VL * r > 16 && sh->VL % 2 == 0 && sh->VL + sh->extra > n) /* a short constant loop */
         sh->VL /= 2;
     return n < 0 || sh->VL + sh->extra <= n;
+}
+
+/* Asks for the input lines [at, at + bytes) to be brought into the cache
+ * (llvm.prefetch: read, high locality, data). */
+static void prefetch(gen *g, LLVMValueRef in, int64_t at, int64_t bytes)
+{
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->m, LLVMLookupIntrinsicID("llvm.prefetch", 13), &g->ptr, 1);
+    LLVMTypeRef type = LLVMIntrinsicGetType(g->c, LLVMLookupIntrinsicID("llvm.prefetch", 13), &g->ptr, 1);
+    for (int64_t k = 0; k < bytes; k += LINE) {
+        LLVMValueRef args[4] = {gep_c(g, in, at + k), LLVMConstInt(g->i32, 0, 0), LLVMConstInt(g->i32, 3, 0),
+                                LLVMConstInt(g->i32, 1, 0)};
+        LLVMBuildCall2(g->b, type, fn, args, 4, "");
+    }
 }
 
 static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMValueRef out)
 {
     int64_t mag = sh->K < 0 ? -sh->K : sh->K, lanes = sh->VL * sh->R;
     int64_t start = sh->K < 0 ? sh->VL * sh->K + sh->R : 0; /* window start, in units */
+    /* Hardware prefetchers follow a stream within a row but lose it at each
+     * jump to the next row (and follow descending ones poorly): fetch the
+     * window of a row about 32 KiB ahead while moving this one. */
+    if (g->ahead != 0)
+        prefetch(g, in, start * sh->u + g->ahead, sh->VL * mag * sh->u);
     LLVMTypeRef unit = int_type(g, sh->u);
     LLVMValueRef window =
         load(g, LLVMVectorType(unit, (unsigned)(sh->VL * mag)), gep_c(g, in, start * sh->u));
-    LLVMValueRef mask[VEC_BYTES];
+    LLVMValueRef mask[MAX_LANES];
     for (int64_t m = 0; m < sh->VL; m++)
         for (int64_t t = 0; t < sh->R; t++)
             mask[m * sh->R + t] = LLVMConstInt(g->i32, (unsigned long long)(m * sh->K + t - start), 0);
@@ -393,12 +463,18 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
         return;
     }
     shuffle sh;
-    if (plan_shuffle(s, r, n, &sh)) {
+    if (plan_shuffle(g, s, r, n, &sh)) {
         loop v;
         LLVMValueRef lim = sub(g, hi, c64(g, sh.VL + sh.extra - 1)); /* i + VL + extra <= hi */
         loop_begin(g, &v, lo, lim, sh.VL, in, c64(g, s), out, c64(g, r));
         emit_shuffle_block(g, &sh, v.in, v.out);
         lo = loop_end(g, &v, true);
+        if (n > 0) { /* constant bounds: where the blocks end, known */
+            int64_t blocks = a + sh.VL + sh.extra - 1 <= z ? (z - sh.extra - a) / sh.VL : 0;
+            lo = c64(g, a + blocks * sh.VL);
+            if (a + blocks * sh.VL == z)
+                return;
+        }
     }
     loop l;
     loop_begin(g, &l, lo, hi, 1, in, c64(g, s), out, c64(g, r));
@@ -433,6 +509,19 @@ static void emit_inner_dynamic(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValu
 static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
                        LLVMValueRef hi);
 
+/* For the innermost loop inside a loop at `level` of input stride s: how
+ * far ahead to prefetch (gen.ahead), 0 for not at all. */
+static int64_t prefetch_ahead(gen *g, size_t level, LLVMValueRef s)
+{
+    int64_t stride = 0;
+    bool known = is_const(s, &stride);
+    int64_t mag = stride < 0 ? -stride : stride;
+    if (!known || level + 2 != g->plan->nloops || g->plan->in_bytes <= PREFETCH_INPUT || mag < PREFETCH_MIN ||
+        mag > PREFETCH_MAX)
+        return 0;
+    return stride * (PREFETCH_DISTANCE / mag > 1 ? PREFETCH_DISTANCE / mag : 1);
+}
+
 /* Iterations [lo, hi) of an affine loop at `level` of `extent` iterations
  * (a plain loop or one segment): iteration k runs the level below on
  * in + k * s and out + k * out_stride. */
@@ -453,7 +542,9 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
         return;
     loop l;
     loop_begin(g, &l, lo, hi, 1, in, s, out, c64(g, p->loops[level].out_stride));
+    g->ahead = prefetch_ahead(g, level, s);
     emit_level(g, level + 1, l.in, l.out, c64(g, 0), c64(g, p->loops[level + 1].extent));
+    g->ahead = 0;
     loop_end(g, &l, false);
 }
 
@@ -610,6 +701,33 @@ static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
         emit_segments(g, level, in, out, lo, hi);
 }
 
+/* Levels [level, last] taken together as one range: [lo, hi) index the
+ * product of their extents in C order (sg_nest_outer). The levels before
+ * `last` are plain loops; each runs the part of its iterations that [lo, hi)
+ * touches, the level below clamped to the rest, as emit_periods does. */
+static void emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                           LLVMValueRef hi)
+{
+    if (level == last) {
+        emit_level(g, level, in, out, lo, hi);
+        return;
+    }
+    const sg_loop *l = &g->plan->loops[level];
+    int64_t inner = 1;
+    for (size_t k = level + 1; k <= last; k++)
+        inner *= g->plan->loops[k].extent;
+    LLVMValueRef N = c64(g, inner);
+    LLVMValueRef first = LLVMBuildSDiv(g->b, lo, N, "");
+    LLVMValueRef end = add(g, LLVMBuildSDiv(g->b, sub(g, hi, c64(g, 1)), N, ""), c64(g, 1));
+    loop it;
+    loop_begin(g, &it, first, end, 1, in, c64(g, l->in_stride), out, c64(g, l->out_stride));
+    LLVMValueRef at = mul(g, it.i, N);
+    g->ahead = prefetch_ahead(g, level, c64(g, l->in_stride));
+    emit_collapsed(g, level + 1, last, it.in, it.out, clamp(g, sub(g, lo, at), N), clamp(g, sub(g, hi, at), N));
+    g->ahead = 0;
+    loop_end(g, &it, false);
+}
+
 /* Which segmented loops walk a table: those with many segments, then from
  * the outermost in until the unrolled ones multiply to at most MAX_BODIES
  * code paths. */
@@ -660,6 +778,11 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
     add_attr(g, LLVMAttributeFunctionIndex, "nounwind");
     add_string_attr(g, "target-cpu", t->cpu);
     add_string_attr(g, "target-features", t->features);
+    /* Copy loops stay loops: the optimizer would turn them back into memcpy
+     * calls (loop idiom recognition), which is what inline runs avoid. */
+    add_string_attr(g, "no-builtins", "true");
+    if (t->vector_bytes > 32) /* keep 512-bit types legal where the CPU prefers 256 */
+        add_string_attr(g, "min-legal-vector-width", "512");
     static const char *const names[4] = {"in", "out", "begin", "end"};
     for (unsigned i = 0; i < 4; i++)
         LLVMSetValueName2(LLVMGetParam(g->fn, i), names[i], strlen(names[i]));
@@ -671,16 +794,23 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
     LLVMPositionBuilderAtEnd(g->b, block(g, "entry"));
     LLVMValueRef in = gep_c(g, LLVMGetParam(g->fn, 0), p->base), out = LLVMGetParam(g->fn, 1);
     LLVMValueRef begin = LLVMGetParam(g->fn, 2), end = LLVMGetParam(g->fn, 3);
-    if (p->out_count > 0 && p->nloops == 0) { /* one run: outer extent 1 */
+    sg_outer outer = sg_nest_outer(p);
+    if (p->out_count > 0 && outer.levels == 0) { /* one contiguous block, whole or in pieces */
         LLVMBasicBlockRef run = block(g, "run"), done = block(g, "done");
         LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, begin, end, ""), run, done);
         LLVMPositionBuilderAtEnd(g->b, run);
-        emit_level(g, 0, in, out, begin, end);
+        if (p->nloops == 0 && outer.extent == 1) {
+            emit_level(g, 0, in, out, begin, end);
+        } else {
+            LLVMValueRef from = mul(g, begin, c64(g, outer.step_bytes));
+            LLVMValueRef to = smin(g, mul(g, end, c64(g, outer.step_bytes)), c64(g, (int64_t)p->out_bytes));
+            copy_bytes(g, gep(g, in, from), gep(g, out, from), sub(g, to, from));
+        }
         LLVMBuildBr(g->b, done);
         LLVMPositionBuilderAtEnd(g->b, done);
     } else if (p->out_count > 0) {
         choose_tables(g);
-        emit_level(g, 0, in, out, begin, end);
+        emit_collapsed(g, 0, outer.levels - 1, in, out, begin, end);
     }
     LLVMBuildRetVoid(g->b);
 }
@@ -708,7 +838,7 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
             return sg_fail(err, SG_ERR_SLICE, "failed to compile kernel: %zu segments in loop %zu",
                            plan->loops[i].nseg, i);
     LLVMContextRef ctx = LLVMGetModuleContext(m);
-    gen g = {.plan = plan, .c = ctx, .m = m, .err = err};
+    gen g = {.plan = plan, .c = ctx, .m = m, .vec = t->vector_bytes, .err = err};
     g.b = LLVMCreateBuilderInContext(ctx);
     g.i8 = LLVMInt8TypeInContext(ctx);
     g.i32 = LLVMInt32TypeInContext(ctx);

@@ -6,11 +6,34 @@
 
 #include "codegen.h"
 
+sg_outer sg_nest_outer(const sg_plan *plan)
+{
+    sg_outer o = {0};
+    bool split = plan->out_bytes >= SG_SPLIT_OUTPUT;
+    if (plan->out_count == 0)
+        return o;
+    /* One contiguous block: a lone run, or the planner's chunks of one */
+    const sg_loop *l = &plan->loops[0];
+    bool block = plan->nloops == 0 || (plan->nloops == 1 && l->nseg == 0 && l->in_stride == plan->run_bytes &&
+                                       l->extent < SG_SPLIT_STEPS);
+    if (block && (plan->nloops == 0 || split)) {
+        int64_t bytes = (int64_t)plan->out_bytes;
+        bool pieces = split && bytes > SG_RUN_PIECE;
+        o.step_bytes = pieces ? SG_RUN_PIECE : bytes;
+        o.extent = pieces ? (bytes + SG_RUN_PIECE - 1) / SG_RUN_PIECE : 1;
+        return o;
+    }
+    o.levels = 1;
+    o.extent = plan->loops[0].extent;
+    while (split && o.extent < SG_SPLIT_STEPS && o.levels < plan->nloops && plan->loops[o.levels - 1].nseg == 0)
+        o.extent *= plan->loops[o.levels++].extent;
+    o.step_bytes = plan->loops[o.levels - 1].out_stride;
+    return o;
+}
+
 int64_t sg_nest_outer_extent(const sg_plan *plan)
 {
-    if (plan->out_count == 0)
-        return 0;
-    return plan->nloops ? plan->loops[0].extent : 1;
+    return sg_nest_outer(plan).extent;
 }
 
 static bool uses_fill(const sg_plan *plan)

@@ -105,6 +105,38 @@ static void named_defaults(sg_target *t, const char **cpu, const char **features
         snprintf(t->abi, sizeof t->abi, "%s", rv64 ? "lp64d" : "ilp32d");
 }
 
+/* Whether the comma-separated feature list holds `feature` ("+avx512bw"). */
+static bool has_feature(const char *features, const char *feature)
+{
+    size_t n = strlen(feature);
+    for (const char *p = features; (p = strstr(p, feature)) != NULL; p += n)
+        if ((p == features || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* x86 CPUs LLVM knows with AVX-512BW (for a CPU named without features). */
+static const char *const avx512bw_cpus[] = {
+    "x86-64-v4",  "skylake-avx512", "cascadelake",    "cooperlake", "cannonlake",     "icelake-client",
+    "icelake-server", "tigerlake",  "rocketlake",     "sapphirerapids", "emeraldrapids", "graniterapids",
+    "graniterapids-d", "diamondrapids", "znver4",      "znver5"};
+
+/* 64 on x86 with AVX-512BW (512-bit registers, byte shuffles) unless
+ * 512-bit instructions are turned off (-evex512); 32 elsewhere: two
+ * registers on 16-byte targets, which their backends pair well. */
+static int vector_bytes(const sg_target *t)
+{
+    bool x86 = strncmp(t->triple, "x86_64", 6) == 0;
+    if (!x86 || has_feature(t->features, "-evex512") || has_feature(t->features, "-avx512bw"))
+        return 32;
+    if (has_feature(t->features, "+avx512bw"))
+        return 64;
+    for (size_t i = 0; i < sizeof avx512bw_cpus / sizeof avx512bw_cpus[0]; i++)
+        if (strcmp(t->cpu, avx512bw_cpus[i]) == 0)
+            return 64;
+    return 32;
+}
+
 sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, const char *features,
                          sg_error *err)
 {
@@ -126,7 +158,9 @@ sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, cons
     llvm = cpu || triple ? NULL : LLVMGetHostCPUName();
     t->cpu = copy(cpu ? cpu : llvm ? llvm : "generic");
     LLVMDisposeMessage(llvm);
-    llvm = features || triple ? NULL : LLVMGetHostCPUFeatures();
+    /* A CPU named for the host's triple gets that CPU's features, not this
+     * machine's: its code must run there. */
+    llvm = features || triple || cpu ? NULL : LLVMGetHostCPUFeatures();
     t->features = copy(features ? features : llvm ? llvm : "");
     LLVMDisposeMessage(llvm);
     if (!t->cpu || !t->features)
@@ -136,6 +170,7 @@ sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, cons
         goto fail;
     }
     LLVMDisposeMessage(message);
+    t->vector_bytes = vector_bytes(t);
     return SG_OK;
 nomem:
     sg_fail(err, SG_ERR_NOMEM, "failed to describe target: out of memory");
@@ -174,6 +209,8 @@ static const char *const probe_slices[][3] = {
     {"[::-1,1::2]", "9,40", "f32"},
     {"[:,::3]", "5,77", "u8"},
     {"[1:,None,2:-1]", "6,300", "f16"},
+    {"[:,3:-3]", "3,600", "f32"},
+    {"[:,::-1]", "4,70,3", "u8"},
     {"[::2]", "3000000", "i64"},
     {"--op TrtSlice --start -3,-2 --size 9,40 --mode fill --fill 7", "4,5", "i32"},
     {"--op TrtSlice --start -50 --size 300 --mode wrap", "3", "i16"},

@@ -202,10 +202,12 @@ sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan,
  *
  *     void kernel(const void *in, void *out, int64_t begin, int64_t end);
  *
- * runs iterations [begin, end) of the outermost loop of the plan's nest,
- * 0 <= begin <= end <= sg_kernel_outer_extent(). Disjoint ranges write
- * disjoint output bytes, so threads may run them concurrently. A plan with no
- * loops has an outer extent of 1; an empty output has 0. `in` is the start
+ * runs steps [begin, end) of the kernel's outer range, 0 <= begin <= end <=
+ * sg_kernel_outer_extent(): the outermost loop of the plan's nest, or, when
+ * that loop is short and the output large, the leading loops taken together
+ * or pieces of one contiguous block. Disjoint ranges write disjoint output
+ * bytes, so threads may run them concurrently. A small plan with no loops
+ * has an outer extent of 1; an empty output has 0. `in` is the start
  * of the input tensor and `out` of the output tensor, C order; neither needs
  * any alignment, and they must not overlap. The code calls only memcpy and
  * memset. See docs/kernels.md.

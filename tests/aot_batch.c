@@ -24,9 +24,9 @@ struct aot_batch {
 
 bool aot_config_option(aot_config *config, int argc, char **argv, int *i)
 {
-    static const char *const names[] = {"--aot-target", "--aot-cc", "--aot-exec", "--aot-runner"};
-    const char **slots[] = {&config->target, &config->cc, &config->exec, &config->runner};
-    for (int k = 0; k < 4; k++) {
+    static const char *const names[] = {"--aot-target", "--aot-cpu", "--aot-cc", "--aot-exec", "--aot-runner"};
+    const char **slots[] = {&config->target, &config->cpu, &config->cc, &config->exec, &config->runner};
+    for (int k = 0; k < 5; k++) {
         if (strcmp(argv[*i], names[k]) == 0 && *i + 1 < argc) {
             *slots[k] = argv[*i + 1];
             *i += 1;
@@ -168,7 +168,8 @@ void aot_batch_run(aot_batch *b, sg_context *ctx, const aot_config *config, int 
                                      .layer = b->cases[i].label,
                                      .layer_id = (int64_t)i};
     }
-    sg_aot_options options = {.target = config->target, .opt_level = config->opt_level, .prefix = "batch"};
+    sg_aot_options options = {
+        .target = config->target, .cpu = config->cpu, .opt_level = config->opt_level, .prefix = "batch"};
     if (sg_aot_write(ctx, kernels, b->n, &options, object, header) != SG_OK) {
         fprintf(stderr, "FAIL aot (%s): %s\n", where, sg_context_last_error(ctx));
         (*failed)++;

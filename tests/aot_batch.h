@@ -12,13 +12,14 @@
 
 typedef struct aot_config {
     const char *target; /* LLVM triple; NULL for the host */
+    const char *cpu;    /* the CPU to compile for; NULL for the target's default */
     const char *cc;     /* the C compiler for that target (default "cc") */
     const char *exec;   /* words run before the program, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu" */
     const char *runner; /* the path of tests/aot_runner.c */
     int opt_level;
 } aot_config;
 
-/* Takes the option at argv[*i] if it is one of --aot-target, --aot-cc,
+/* Takes the option at argv[*i] if it is one of --aot-target, --aot-cpu, --aot-cc,
  * --aot-exec, --aot-runner (each with a value): returns true and advances
  * *i past its value. */
 bool aot_config_option(aot_config *config, int argc, char **argv, int *i);

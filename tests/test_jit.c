@@ -14,7 +14,10 @@
  * kernel reading outside it faults; the output has 64 guard bytes on each
  * side that must stay untouched.
  *
- * Every 50th case is directed instead: a plan built as text (sg_plan_parse)
+ * Every 4th case is a directed case for the kernels' fast paths
+ * (make_fast_path: run lengths 1..4096 bytes of every element size, inline
+ * copies, shuffles of runs and pixels, large outputs with short outer
+ * loops). Every 50th case is directed instead: a plan built as text (sg_plan_parse)
  * with a loop nest the planner does not produce today but the format allows:
  * segmented loops with many FILL segments (segment tables with fills),
  * segmented loops nested four deep, tens of thousands of segments. Their
@@ -25,8 +28,8 @@
  * runs for N seconds instead. A failure prints the seed, the case index,
  * the spec and the plan. The last line is "jit: N passed, M failed".
  *
- * With --aot-runner tests/aot_runner.c (and --aot-target, --aot-cc,
- * --aot-exec for another architecture) the engine is an ahead-of-time
+ * With --aot-runner tests/aot_runner.c (and --aot-target, --aot-cpu,
+ * --aot-cc, --aot-exec for another architecture or CPU) the engine is an ahead-of-time
  * object instead (aot_batch.h): SLICEGEN_AOT_CASES=N random cases (default
  * 1000, inputs and outputs up to 64 KiB) compiled into one object, run by
  * the runner and compared with the interpreter; the last line is then
@@ -300,6 +303,61 @@ static sg_status make_trt(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
                              chance(r, 10) ? NULL : &value, spec);
 }
 
+/* Directed cases for the kernels' fast paths (every 4th case): runs of
+ * 1..4096 bytes of every element size, copied inline (contiguous in rows),
+ * gathered (strides -4..4) or reversed as pixels of up to 16 bytes; and
+ * outputs over 256 KiB whose outer loops are short, where the kernel's
+ * outer range takes loops together or cuts one block in pieces. */
+static sg_status make_fast_path(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
+{
+    static const sg_dtype by_log_size[] = {SG_U8, SG_I16, SG_F32, SG_F64};
+    int64_t run = chance(r, 50) ? range(r, 1, 256) : range(r, 1, 4096), log_e = range(r, 0, 3);
+    while (run % (1 << log_e) != 0)
+        log_e--;
+    int64_t e = 1 << log_e, n = run / e, rows = range(r, 1, 6);
+    t->dtype = by_log_size[log_e];
+    t->rank = 2;
+    switch (range(r, 0, 3)) {
+    case 0: { /* contiguous runs of n elements inside rows */
+        int64_t cols = n + range(r, 1, 9), at = range(r, 0, cols - n);
+        t->shape[0] = rows, t->shape[1] = cols;
+        snprintf(t->text, sizeof t->text, "[:, %" PRId64 ":%" PRId64 "]", at, at + n);
+        break;
+    }
+    case 1: { /* pixels of 1-16 bytes, reversed or strided along rows */
+        static const char *const exprs[] = {"[:, ::-1]", "[:, ::-2]", "[::-1, 1::3]", "[:, ::2]", "[:, -2::-4]"};
+        int64_t c = range(r, 1, 16 >> log_e);
+        t->rank = 3;
+        t->shape[0] = rows, t->shape[1] = range(r, 1, MAX_ELEMS / (rows * c) < 300 ? MAX_ELEMS / (rows * c) : 300);
+        t->shape[2] = c;
+        snprintf(t->text, sizeof t->text, "%s", exprs[range(r, 0, 4)]);
+        break;
+    }
+    case 2: { /* elements gathered with a stride of -4..4 from rows of run bytes */
+        int64_t step = range(r, -4, 3);
+        step += step >= 0;
+        t->shape[0] = rows, t->shape[1] = n * (step < 0 ? -step : step) + range(r, 0, 3);
+        snprintf(t->text, sizeof t->text, "[:, %s::%" PRId64 "]", step < 0 ? "-1" : "", step);
+        break;
+    }
+    default: { /* over 256 KiB out, short outer loops: a few rows, planes or one block */
+        static const char *const exprs[] = {"[:, ::2]", "[:, ::-1]", "[1:-1]", "[1]", "[:, 1:-1, ::-3]", "[::-1]"};
+        int64_t k = range(r, 0, 5), lead = range(r, k == 3 ? 2 : 1, 4);
+        t->rank = k == 4 ? 3 : 2;
+        t->shape[0] = k == 2 ? 3 : lead;
+        t->shape[1] = k == 4 ? 3 : range(r, (600 << 10) / e, (1400 << 10) / e) / t->shape[0];
+        t->shape[2] = k == 4 ? range(r, (300 << 10) / e, (500 << 10) / e) / 3 / lead : 0;
+        if (k == 5 && chance(r, 50)) { /* TensorRT modes over a long row */
+            int64_t start[2] = {0, -range(r, 1, 5000)}, size[2] = {t->shape[0], t->shape[1] + range(r, 0, 9000)};
+            sg_scalar value = fill_value(r, t->dtype);
+            return sg_spec_trt_slice(ctx, 2, start, size, NULL, (sg_trt_mode)range(r, 0, 4), &value, spec);
+        }
+        snprintf(t->text, sizeof t->text, "%s", exprs[k]);
+    }
+    }
+    return sg_spec_numpy(ctx, t->text, spec);
+}
+
 /* ---- running ---------------------------------------------------------------------------- */
 
 /* An input buffer against a PROT_NONE page: after it (at_end) or before it. */
@@ -328,7 +386,7 @@ static void guarded_free(guarded *g)
 
 typedef struct stats {
     long passed, failed, rejected, too_big, directed, periodic;
-    long by_op[4];
+    long by_op[5]; /* StridedSlice, Slice, NumPy, TrtSlice, fast paths */
 } stats;
 
 static void report(uint64_t seed, long index, const char *what, const sg_spec *spec, const sg_plan *plan,
@@ -599,14 +657,18 @@ static double now(void)
 /* One random slice: shape, source (*op: 0 StridedSlice, 1 Slice, 2 NumPy,
  * 3 TrtSlice), spec and plan; a failure means the frontend or the planner
  * rejected it. */
-static sg_status draw_case(rng *r, sg_context *ctx, tcase *t, int *op, sg_spec **spec, sg_plan **plan)
+static sg_status draw_case(rng *r, sg_context *ctx, long index, tcase *t, int *op, sg_spec **spec,
+                           sg_plan **plan)
 {
     draw_shape(r, t);
     *op = (int)range(r, 0, 3);
-    sg_status status = *op == 0   ? make_strided_slice(r, ctx, t, spec)
-                       : *op == 1 ? make_slice(r, ctx, t, spec)
-                       : *op == 2 ? make_numpy(r, ctx, t, spec)
-                                  : make_trt(r, ctx, t, spec);
+    sg_status status = index % 4 == 3 ? make_fast_path(r, ctx, t, spec)
+                       : *op == 0     ? make_strided_slice(r, ctx, t, spec)
+                       : *op == 1     ? make_slice(r, ctx, t, spec)
+                       : *op == 2     ? make_numpy(r, ctx, t, spec)
+                                      : make_trt(r, ctx, t, spec);
+    if (index % 4 == 3)
+        *op = 4;
     return status == SG_OK ? sg_plan_create(ctx, *spec, t->rank, t->shape, t->dtype, plan) : status;
 }
 
@@ -617,13 +679,13 @@ static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
     aot_batch *batch = aot_batch_create();
     rng r = {seed};
     int passed = 0, failed = 0;
-    long by_op[4] = {0}, by_mode[5] = {0}, by_size[9] = {0};
+    long by_op[5] = {0}, by_mode[5] = {0}, by_size[9] = {0};
     for (long index = 0; (long)aot_batch_size(batch) < cases && index < 50 * cases; index++) {
         tcase t = {0};
         sg_spec *spec = NULL;
         sg_plan *plan = NULL;
         int op;
-        if (draw_case(&r, ctx, &t, &op, &spec, &plan) == SG_OK && sg_plan_input_bytes(plan) <= (64u << 10) &&
+        if (draw_case(&r, ctx, index, &t, &op, &spec, &plan) == SG_OK && sg_plan_input_bytes(plan) <= (64u << 10) &&
             sg_plan_output_bytes(plan) <= (64u << 10)) {
             uint64_t in_bytes = sg_plan_input_bytes(plan);
             unsigned char *in = malloc(in_bytes + 1), *want = malloc(sg_plan_output_bytes(plan) + 1);
@@ -646,7 +708,7 @@ static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
             sg_run_reference(ctx, plan, in, want);
             by_op[op]++;
             by_size[sg_dtype_size(t.dtype)]++;
-            if (op == 3)
+            if (spec->op == SG_OP_TRT_SLICE)
                 by_mode[spec->mode]++;
             aot_batch_add(batch, label, plan, in, want);
             plan = NULL;
@@ -657,12 +719,12 @@ static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
         sg_plan_destroy(plan);
         sg_spec_destroy(spec);
     }
-    printf("aot: seed %" PRIu64 ", %zu random cases as one object for %s: StridedSlice %ld, Slice %ld, "
-           "NumPy %ld, TrtSlice %ld (strict %ld, wrap %ld, clamp %ld, fill %ld, reflect %ld); element sizes "
-           "1: %ld, 2: %ld, 4: %ld, 8: %ld\n",
-           seed, aot_batch_size(batch), config->target ? config->target : "the host", by_op[0], by_op[1],
-           by_op[2], by_op[3], by_mode[0], by_mode[1], by_mode[2], by_mode[3], by_mode[4], by_size[1],
-           by_size[2], by_size[4], by_size[8]);
+    printf("aot: seed %" PRIu64 ", %zu random cases as one object for %s (cpu %s): StridedSlice %ld, Slice "
+           "%ld, NumPy %ld, TrtSlice %ld, fast paths %ld (TensorRT modes: strict %ld, wrap %ld, clamp %ld, fill "
+           "%ld, reflect %ld); element sizes 1: %ld, 2: %ld, 4: %ld, 8: %ld\n",
+           seed, aot_batch_size(batch), config->target ? config->target : "the host",
+           config->cpu ? config->cpu : "default", by_op[0], by_op[1], by_op[2], by_op[3], by_op[4], by_mode[0],
+           by_mode[1], by_mode[2], by_mode[3], by_mode[4], by_size[1], by_size[2], by_size[4], by_size[8]);
     aot_batch_run(batch, ctx, config, &passed, &failed);
     aot_batch_destroy(batch);
     printf("aot: %d passed, %d failed\n", passed, failed);
@@ -685,7 +747,8 @@ int main(int argc, char **argv)
         if (!aot_config_option(&aot, argc, argv, &i)) {
             fprintf(
                 stderr,
-                "usage: test_jit [--aot-runner FILE [--aot-target T] [--aot-cc CC] [--aot-exec WORDS]]\n");
+                "usage: test_jit [--aot-runner FILE [--aot-target T] [--aot-cpu CPU] [--aot-cc CC] "
+                "[--aot-exec WORDS]]\n");
             return 2;
         }
     }
@@ -720,7 +783,7 @@ int main(int argc, char **argv)
         sg_spec *spec = NULL;
         sg_plan *plan = NULL;
         int op;
-        if (draw_case(&r, ctx, &t, &op, &spec, &plan) != SG_OK) {
+        if (draw_case(&r, ctx, index, &t, &op, &spec, &plan) != SG_OK) {
             st.rejected++;
         } else if (sg_plan_output_bytes(plan) > (8u << 20) || sg_plan_input_bytes(plan) > (8u << 20)) {
             st.too_big++;
@@ -739,9 +802,10 @@ int main(int argc, char **argv)
     sg_kernel_cache_stats(ctx, &ks);
     printf(
         "jit: %.1f s; compared %ld (StridedSlice %ld, Slice %ld, NumPy %ld, TrtSlice %ld with %ld periodic "
-        "loops, directed nests %ld), rejected %ld, too big %ld; %" PRIu64 " compiles, %" PRIu64
+        "loops, fast paths %ld, directed nests %ld), rejected %ld, too big %ld; %" PRIu64 " compiles, %" PRIu64
         " cache hits\n",
         now() - start, st.passed + st.failed, st.by_op[0], st.by_op[1], st.by_op[2], st.by_op[3], st.periodic,
+        st.by_op[4],
         st.directed, st.rejected, st.too_big, ks.compiles, ks.hits);
     sg_context_destroy(ctx);
     free(text);
