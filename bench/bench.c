@@ -369,7 +369,8 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
     progress(b, "%s: counting traffic", c->name);
     if ((st = sg_bench_traffic(plan, &r->traffic, err)) != SG_OK)
         goto done;
-    in = buffer(r->in_bytes, true);
+    /* memcpy copies the output's bytes from the input buffer, which may be smaller (TensorRT borders). */
+    in = buffer(r->in_bytes > r->bytes ? r->in_bytes : r->bytes, true);
     out = buffer(r->bytes, false);
     if (in == NULL || out == NULL) {
         st = sg_fail(err, SG_ERR_NOMEM,
@@ -655,7 +656,7 @@ static void compile_names(bench *b)
 static void add_compile(bench *b, int which, double seconds, int samples)
 {
     compile_result *r = &b->compiles[b->ncompiles++];
-    snprintf(r->name, sizeof r->name, "%s", b->compile_names[which]);
+    memcpy(r->name, b->compile_names[which], sizeof r->name);
     r->seconds = seconds;
     r->samples = samples;
     char s[32];

@@ -19,12 +19,12 @@
 /* Cache line size the traffic is counted in. */
 #define SG_BENCH_LINE 64
 
-/* The bytes a plan must move through memory: the distinct
- * SG_BENCH_LINE-byte lines of an input that starts on a line boundary that
- * the loop nest reads from (fill iterations read nothing), times the line
- * size, plus the output bytes. Exact: every run of the nest is visited
- * (a periodic loop once per period, as every period reads the same bytes).
- * SG_ERR_NOMEM if the line bitmap cannot be allocated. */
+/* The bytes a plan must move through memory: the number of distinct
+ * SG_BENCH_LINE-byte lines its loop nest reads from an input that starts on
+ * a line boundary, times the line size, plus the output bytes. Exact: every
+ * run of the nest is visited (one period of a periodic loop, as every
+ * period reads the same bytes; fill iterations read nothing). SG_ERR_NOMEM
+ * if the bitmap of lines cannot be allocated. */
 sg_status sg_bench_traffic(const sg_plan *plan, uint64_t *traffic_bytes, sg_error *err);
 
 typedef struct sg_bench_options {
@@ -39,14 +39,17 @@ typedef struct sg_bench_options {
     FILE *progress;        /* NULL, or where to show the case being measured (a tty) */
 } sg_bench_options;
 
-/* Runs the suite: one line per case on options->out as soon as it is
- * measured, the compile figures, then the JSON and PNG files, each written
- * whole or not at all (a temporary file renamed over the path; both are
- * renamed only once both are complete). Checked before anything is
- * measured, as SG_ERR_USAGE: a filter that matches no case (the message
- * names it and lists the cases), --plot without gnuplot on PATH, an
- * output path whose folder does not exist or cannot be written.
- * SG_ERR_INTERNAL if a kernel's output differs from the interpreter's. */
+/* Runs the suite on contexts of its own: one line per case on
+ * options->out as soon as it is measured, the compile figures, then the
+ * JSON and PNG files, each written whole or not at all (a temporary file
+ * renamed over the path; both are renamed only once both are complete).
+ * Checked before anything is measured: a filter that matches no case (the
+ * message names it and lists the cases), --plot without gnuplot on PATH or
+ * with only compile figures selected (SG_ERR_USAGE); an output path that
+ * is a folder, or whose folder does not exist or cannot be written
+ * (SG_ERR_IO). Later: SG_ERR_INTERNAL if a kernel's output differs from
+ * the interpreter's or gnuplot fails, SG_ERR_IO and SG_ERR_NOMEM as they
+ * come. *err holds the one-line message. */
 sg_status sg_bench_run(const sg_bench_options *options, sg_error *err);
 
 #endif /* SG_BENCH_H */
