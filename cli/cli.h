@@ -1,6 +1,7 @@
 /* The command-line program's shared parts: options, errors, the input
- * description, signals. main.c: options, run, plan, ir; aot.c: emit, aot;
- * signals.c: removing temporary files on signals, a truncated input. */
+ * description, signals. main.c: options, run, plan, ir, bench (which calls
+ * bench/bench.h); aot.c: emit, aot; signals.c: removing temporary files on
+ * signals, a truncated input. */
 #ifndef SG_CLI_H
 #define SG_CLI_H
 
@@ -14,6 +15,9 @@ typedef struct options {
     const char *in, *out, *engine, *threads, *shape, *dtype;
     /* emit and aot */
     const char *output, *header, *name, *target, *cpu, *weights, *prefix;
+    /* bench */
+    const char *json, *plot, *case_text, *device;
+    bool quick;
     /* -O0..-O3; -1 when not given */
     int opt_level;
     int nspec;
@@ -22,13 +26,14 @@ typedef struct options {
     char **argv;
 } options;
 
-/* Bits naming the options a command takes, in the order parse_options
- * lists them. */
+/* Bits naming the options a command takes: those with a value in the order
+ * parse_options lists them, then the flags (-O0..-O3, --quick). */
 /* clang-format off */
 enum {
     OPT_IN = 1 << 0, OPT_OUT = 1 << 1, OPT_ENGINE = 1 << 2, OPT_THREADS = 1 << 3, OPT_SHAPE = 1 << 4,
     OPT_DTYPE = 1 << 5, OPT_OUTPUT = 1 << 6, OPT_HEADER = 1 << 7, OPT_NAME = 1 << 8, OPT_TARGET = 1 << 9,
-    OPT_CPU = 1 << 10, OPT_WEIGHTS = 1 << 11, OPT_PREFIX = 1 << 12, OPT_LEVEL = 1 << 13
+    OPT_CPU = 1 << 10, OPT_WEIGHTS = 1 << 11, OPT_PREFIX = 1 << 12, OPT_JSON = 1 << 13, OPT_PLOT = 1 << 14,
+    OPT_CASE = 1 << 15, OPT_DEVICE = 1 << 16, OPT_LEVEL = 1 << 17, OPT_QUICK = 1 << 18
 };
 /* clang-format on */
 

@@ -1,14 +1,17 @@
 /* slicegen: the command-line program. Each subcommand reads as the pipeline
  * it runs: spec -> (input) -> plan -> engine -> output. Exit status 0 on
  * success, 2 for bad usage or input, 1 for anything else. This file holds
- * the options, `run`, `plan` and `ir`; aot.c holds `emit` and `aot`. */
+ * the options, `run`, `plan`, `ir` and `bench` (its options only: the
+ * benchmark is bench/); aot.c holds `emit` and `aot`. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include "../bench/bench.h"
 #include "cli.h"
 
 static const char usage_text[] =
@@ -19,6 +22,8 @@ static const char usage_text[] =
     "                      [--name SYMBOL] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
     "       slicegen aot   MODEL.xml [--weights MODEL.bin] -o OUT [--header K.h] [--prefix P]\n"
     "                      [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
+    "       slicegen bench [--quick] [--threads N] [--json FILE] [--plot FILE.png] [--case TEXT]\n"
+    "                      [--device cpu|cuda]\n"
     "       slicegen --help | --version\n"
     "\n"
     "SPEC is one of:\n"
@@ -68,6 +73,28 @@ static const char ir_help[] =
     "\n"
     "example: slicegen ir '[:, ::2]' --shape 64,64 --dtype f32 -O0\n";
 
+static const char bench_help[] =
+    "usage: slicegen bench [--quick] [--threads N] [--json FILE] [--plot FILE.png] [--case TEXT]\n"
+    "                      [--device cpu|cuda]\n"
+    "\n"
+    "Times a suite of slices (contiguous, strided, reversed, images, f16, a tiny one,\n"
+    "the TensorRT modes, small ones in cache): the generated kernel on 1 and on N\n"
+    "threads, memcpy of the same output bytes, and the reference interpreter; then\n"
+    "compile latency. One line per case on stdout, with the median time of the\n"
+    "kernel, its GB/s of output, its time over the traffic limit (memcpy's speed\n"
+    "for the input cache lines the slice reads plus its output) and over memcpy,\n"
+    "its N-thread time and speed-up, and the interpreter's time over the kernel's.\n"
+    "  --quick        smaller inputs and fewer runs: a few seconds in all\n"
+    "  --threads N    the N of the N-thread runs (default: every online core)\n"
+    "  --json FILE    also write every figure as a JSON array (see docs/bench.md)\n"
+    "  --plot FILE    also draw a PNG bar chart of GB/s per case (needs gnuplot)\n"
+    "  --case TEXT    only the cases whose name contains TEXT (\"compile\" for compile\n"
+    "                 latency alone; a TEXT that matches none lists them)\n"
+    "  --device cpu   the device the kernels run on (cpu, the default, only)\n"
+    "FILE and FILE.png are written whole or not at all, once every case is measured.\n"
+    "\n"
+    "example: slicegen bench --quick --case trt --json trt.json\n";
+
 int exit_status(sg_status status)
 {
     return status == SG_ERR_NOMEM || status == SG_ERR_INTERNAL ? 1 : 2;
@@ -98,10 +125,12 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
     /* In the order of the OPT_ bits. */
     static const char *const names[] = {"--in",     "--out", "--engine", "--threads", "--shape",
                                         "--dtype",  "-o",    "--header", "--name",    "--target",
-                                        "--cpu",    "--weights", "--prefix"};
+                                        "--cpu",    "--weights", "--prefix", "--json", "--plot",
+                                        "--case",   "--device"};
     const char **slots[] = {&o->in,     &o->out,    &o->engine, &o->threads, &o->shape,
                             &o->dtype,  &o->output, &o->header, &o->name,    &o->target,
-                            &o->cpu,    &o->weights, &o->prefix};
+                            &o->cpu,    &o->weights, &o->prefix, &o->json, &o->plot,
+                            &o->case_text, &o->device};
     enum { NOPTIONS = sizeof names / sizeof names[0] };
     o->spec = calloc((size_t)argc + 1, sizeof *o->spec);
     if (o->spec == NULL) {
@@ -118,6 +147,12 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
             if (!(allowed & OPT_LEVEL))
                 return usage_error("%s is not an option of 'slicegen %s'", a, command);
             o->opt_level = a[2] - '0';
+            continue;
+        }
+        if (strcmp(a, "--quick") == 0) {
+            if (!(allowed & OPT_QUICK))
+                return usage_error("%s is not an option of 'slicegen %s'", a, command);
+            o->quick = true;
             continue;
         }
         int k = -1;
@@ -143,6 +178,18 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
     return -1;
 }
 
+
+/* "--threads N": 1 to 1024. Returns -1 on success, else an exit status. */
+static int parse_threads(const char *text, int *threads)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(text, &end, 10);
+    if (*end != '\0' || end == text || errno == ERANGE || n < 1 || n > 1024)
+        return usage_error("bad --threads '%s': expected a number from 1 to 1024", text);
+    *threads = (int)n;
+    return -1;
+}
 
 /* "--shape 2,3,4" ('' for rank 0). Returns -1 on success, else an exit status. */
 int parse_shape(const char *text, int64_t *shape, size_t *rank)
@@ -261,13 +308,9 @@ static int cmd_run(sg_context *ctx, const options *o)
     bool jit = o->engine == NULL || strcmp(o->engine, "jit") == 0;
     if (!jit && strcmp(o->engine, "ref") != 0)
         return usage_error("unknown --engine '%s' (expected jit or ref)", o->engine);
-    long threads = 1;
-    if (o->threads) {
-        char *end;
-        threads = strtol(o->threads, &end, 10);
-        if (*end != '\0' || end == o->threads || threads < 1 || threads > 1024)
-            return usage_error("bad --threads '%s': expected a number from 1 to 1024", o->threads);
-    }
+    int threads = 1;
+    if (o->threads && (rc = parse_threads(o->threads, &threads)) >= 0)
+        return rc;
     if ((st = sg_spec_from_words(ctx, o->nspec, o->spec, &spec)) != SG_OK)
         goto report;
     if ((rc = input_description(ctx, o, true, &input)) >= 0)
@@ -289,7 +332,7 @@ static int cmd_run(sg_context *ctx, const options *o)
     }
     if (jit) {
         if ((st = sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel)) != SG_OK ||
-            (st = sg_kernel_run(ctx, kernel, input.data, output.data, (int)threads)) != SG_OK)
+            (st = sg_kernel_run(ctx, kernel, input.data, output.data, threads)) != SG_OK)
             goto report;
     } else if ((st = sg_run_reference(ctx, plan, input.data, output.data)) != SG_OK) {
         goto report;
@@ -308,6 +351,39 @@ done:
     sg_plan_destroy(plan);
     sg_spec_destroy(spec);
     return rc;
+}
+
+/* The options of `slicegen bench`; the benchmark itself is sg_bench_run. */
+static int cmd_bench(sg_context *ctx, const options *o)
+{
+    (void)ctx; /* the benchmark makes its own contexts */
+    if (o->nspec > 0)
+        return o->spec[0][0] == '-' ? usage_error("unknown option '%s'", o->spec[0])
+                                    : usage_error("unexpected argument '%s'", o->spec[0]);
+    int threads = 0, rc;
+    if (o->threads && (rc = parse_threads(o->threads, &threads)) >= 0)
+        return rc;
+    if (o->device != NULL && strcmp(o->device, "cuda") == 0) {
+        fputs("slicegen: error: --device cuda: this build has no CUDA support\n", stderr);
+        return 2;
+    }
+    if (o->device != NULL && strcmp(o->device, "cpu") != 0)
+        return usage_error("unknown --device '%s' (expected cpu or cuda)", o->device);
+    sg_bench_options b = {
+        .quick = o->quick,
+        .threads = threads,
+        .filter = o->case_text,
+        .json_path = o->json,
+        .plot_path = o->plot,
+        .out = stdout,
+        .progress = isatty(STDERR_FILENO) ? stderr : NULL,
+    };
+    sg_error err = {SG_OK, ""};
+    sg_status st = sg_bench_run(&b, &err);
+    if (st == SG_OK)
+        return 0;
+    fprintf(stderr, "slicegen: error: %s\n", err.message);
+    return exit_status(st);
 }
 
 int main(int argc, char **argv)
@@ -340,6 +416,7 @@ int main(int argc, char **argv)
          emit_help, cmd_emit},
         {"aot", OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_TARGET | OPT_CPU | OPT_WEIGHTS | OPT_PREFIX, aot_help,
          cmd_aot},
+        {"bench", OPT_QUICK | OPT_THREADS | OPT_JSON | OPT_PLOT | OPT_CASE | OPT_DEVICE, bench_help, cmd_bench},
     };
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
         if (strcmp(command, commands[c].name) != 0)

@@ -1,0 +1,131 @@
+"""Checks the JSON of `slicegen bench --json FILE`: it parses, every case
+object has every field with a sane type and value (no timing thresholds),
+limit_s follows its formula, and the cases are the ones expected.
+
+    bench_check.py FILE [--cases NAME,NAME,...] [--compile N]
+
+--cases: exactly these throughput cases, in this order; --compile: this
+many compile figures. Plain python3, no NumPy. Exit 0 when all is well,
+else 1 with one line per problem."""
+import json
+import math
+import sys
+
+SIZES = {"bool": 1, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2,
+         "i32": 4, "u32": 4, "f32": 4, "i64": 8, "u64": 8, "f64": 8}
+LINE = 64
+TIMES = ["kernel_s", "kernel_threads_s", "memcpy_s", "limit_s", "interp_s"]
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_number(v):
+    return (isinstance(v, (int, float)) and not isinstance(v, bool)
+            and math.isfinite(v))
+
+
+def check_case(o, problems):
+    name = o.get("case")
+    def bad(msg):
+        problems.append("%s: %s" % (name, msg))
+    def need(key, test, what):
+        if key not in o:
+            bad("no field '%s'" % key)
+            return False
+        if not test(o[key]):
+            bad("'%s' is %r, expected %s" % (key, o[key], what))
+            return False
+        return True
+
+    ok = need("dtype", lambda v: v in SIZES, "an element type")
+    for key in ("shape", "output_shape"):
+        ok &= need(key, lambda v: isinstance(v, list) and all(is_int(d) and d >= 0 for d in v),
+                   "a list of sizes")
+    ok &= need("spec", lambda v: isinstance(v, str) and v != "", "a non-empty string")
+    for key in ("bytes", "input_bytes"):
+        ok &= need(key, lambda v: is_int(v) and v > 0, "an integer > 0")
+    ok &= need("traffic_bytes", is_int, "an integer")
+    ok &= need("threads", lambda v: is_int(v) and v >= 1, "an integer >= 1")
+    for key in ("samples", "interp_runs"):
+        ok &= need(key, lambda v: is_int(v) and v >= 1, "an integer >= 1")
+    for key in TIMES:
+        ok &= need(key, lambda v: is_number(v) and v > 0, "a time > 0")
+    if not ok:
+        return
+    size = SIZES[o["dtype"]]
+    if o["bytes"] != math.prod(o["output_shape"]) * size:
+        bad("bytes %d, but output_shape %s of %s" % (o["bytes"], o["output_shape"], o["dtype"]))
+    if o["input_bytes"] != math.prod(o["shape"]) * size:
+        bad("input_bytes %d, but shape %s of %s" % (o["input_bytes"], o["shape"], o["dtype"]))
+    lines = -(-o["input_bytes"] // LINE)
+    if not o["bytes"] <= o["traffic_bytes"] <= o["bytes"] + lines * LINE:
+        bad("traffic_bytes %d outside [bytes, bytes + input lines] = [%d, %d]"
+            % (o["traffic_bytes"], o["bytes"], o["bytes"] + lines * LINE))
+    if (o["traffic_bytes"] - o["bytes"]) % LINE:
+        bad("traffic_bytes %d less bytes is not a number of %d-byte lines" % (o["traffic_bytes"], LINE))
+    limit = o["memcpy_s"] * o["traffic_bytes"] / (2 * o["bytes"])
+    if not math.isclose(o["limit_s"], limit, rel_tol=1e-6):
+        bad("limit_s %g, but memcpy_s * traffic_bytes / (2 * bytes) = %g" % (o["limit_s"], limit))
+    if name == "tiny":
+        need("ns_per_call", lambda v: is_number(v) and v > 0, "a time > 0")
+    if "ratio_to_strict" in o:
+        need("ratio_to_strict", lambda v: is_number(v) and v > 0, "a ratio > 0")
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    cases = None
+    compiles = None
+    args = argv[2:]
+    while args:
+        if args[0] == "--cases":
+            cases = [c for c in args[1].split(",") if c]
+        elif args[0] == "--compile":
+            compiles = int(args[1])
+        else:
+            print("bench_check: unknown argument %r" % args[0])
+            return 2
+        args = args[2:]
+    try:
+        with open(argv[1]) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        print("%s: does not parse: %s" % (argv[1], e))
+        return 1
+    problems = []
+    if not isinstance(data, list) or not all(isinstance(o, dict) for o in data):
+        print("%s: not an array of objects" % argv[1])
+        return 1
+    names = [o.get("case") for o in data]
+    if not all(isinstance(n, str) and n for n in names):
+        problems.append("an object without a 'case' name")
+    elif len(set(names)) != len(names):
+        problems.append("case names repeat: %s" % names)
+    seen, compile_seen = [], 0
+    for o in data:
+        name = o.get("case")
+        if not isinstance(name, str):
+            continue
+        if name.startswith("compile: "):
+            compile_seen += 1
+            s = o.get("seconds")
+            if not is_number(s) or s < 0 or (s == 0 and name != "compile: JIT creation"):
+                problems.append("%s: 'seconds' is %r, expected a time > 0" % (name, s))
+        else:
+            seen.append(name)
+            check_case(o, problems)
+    if cases is not None and seen != cases:
+        problems.append("cases %s, expected %s" % (seen, cases))
+    if compiles is not None and compile_seen != compiles:
+        problems.append("%d compile figures, expected %d" % (compile_seen, compiles))
+    for p in problems:
+        print("%s: %s" % (argv[1], p))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

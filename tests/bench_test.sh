@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# slicegen bench: a --quick run with --json (every field of every case
+# checked by bench_check.py), a --case filter, a --plot chart when gnuplot
+# is there, and every usage error: exit 2, one line, no file written.
+# Timings are never checked.
+#   bench_test.sh SLICEGEN [PYTHON3]
+SLICEGEN=$1
+PYTHON=${2:-}
+CHECK_JSON=$(cd "$(dirname "$0")" && pwd)/bench_check.py
+. "$(dirname "$0")/lib.sh"
+
+cases=crop-rows,rgb-bgr,col-stride2,col-reverse,rev-rows-odd-cols,subsample-2x2,one-block,image-crop
+cases+=,image-mirror,f16-stride3,inner-crop,tiny,trt-strict,trt-wrap,trt-clamp,trt-reflect,trt-fill
+cases+=,col-stride2-in-cache,col-reverse-in-cache
+
+# json_ok FILE ARGS...: FILE passes bench_check.py ARGS (when python3 is there).
+json_ok() {
+    if [ -z "$PYTHON" ]; then ok; return; fi
+    check "$1 $(echo "${@:2}")" "$PYTHON" "$CHECK_JSON" "$@"
+}
+
+# expect_error TEXT ARGS...: `slicegen ARGS` (run as "${PREFIX[@]}" slicegen
+# ARGS) exits $EXPECT_RC (2) with one line on stderr, "slicegen: error: ..."
+# containing TEXT, and writes nothing here.
+PREFIX=()
+EXPECT_RC=2
+expect_error() {
+    local text=$1 rc lines
+    shift
+    "${PREFIX[@]}" "$SLICEGEN" "$@" > stdout.txt 2> stderr.txt
+    rc=$?
+    lines=$(wc -l < stderr.txt)
+    if [ "$rc" -ne "$EXPECT_RC" ]; then bad "exit $rc, expected $EXPECT_RC: $*"; cat stderr.txt >&2; return; fi
+    if [ "$lines" -ne 1 ]; then bad "$lines lines on stderr, expected 1: $*"; cat stderr.txt >&2; return; fi
+    if ! grep -q "^slicegen: error: " stderr.txt || ! grep -qF -- "$text" stderr.txt; then
+        bad "message lacks '$text': $(cat stderr.txt)"
+        return
+    fi
+    if ls | grep -q -e 'slicegen-tmp' -e '^new'; then bad "a file was left behind: $* ($(ls))"; return; fi
+    if [ "$(cat keep.json)" != "old" ]; then bad "keep.json changed: $*"; return; fi
+    ok
+}
+
+echo old > keep.json
+
+# The whole suite, quick.
+if "$SLICEGEN" bench --quick --json all.json > table.txt 2> err.txt; then
+    ok
+    json_ok all.json --cases "$cases" --compile 5
+    for c in ${cases//,/ }; do
+        grep -q "^$c " table.txt && ok || bad "no table line for $c"
+    done
+    grep -q "^compile: JIT creation " table.txt && ok || bad "no compile figures in the table"
+    grep -q "^trt-wrap: .* the time of trt-strict" table.txt && ok || bad "no TensorRT mode ratio"
+    grep -q "^tiny: .* ns per call" table.txt && ok || bad "no ns per call for tiny"
+    [ ! -s err.txt ] && ok || bad "stderr is not empty (not a tty: no progress): $(cat err.txt)"
+else
+    bad "slicegen bench --quick --json all.json failed"
+    cat err.txt >&2
+fi
+
+# A filter: the TensorRT cases only, no compile figures; two threads.
+if "$SLICEGEN" bench --quick --case trt- --threads 2 --json trt.json > table.txt 2> err.txt; then
+    ok
+    json_ok trt.json --cases trt-strict,trt-wrap,trt-clamp,trt-reflect,trt-fill --compile 0
+    grep -q '"threads": 2' trt.json && ok || bad "--threads 2 not in the JSON"
+else
+    bad "slicegen bench --case trt- failed"
+    cat err.txt >&2
+fi
+# Compile figures only.
+if "$SLICEGEN" bench --quick --case 'compile: cache' --json compile.json > table.txt 2> err.txt; then
+    json_ok compile.json --cases "" --compile 1
+else
+    bad "slicegen bench --case 'compile: cache' failed"
+    cat err.txt >&2
+fi
+
+# The chart, when gnuplot is there.
+if command -v gnuplot > /dev/null; then
+    if "$SLICEGEN" bench --quick --case in-cache --plot chart.png --json chart.json > table.txt 2> err.txt; then
+        [ "$(head -c 8 chart.png | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] && ok || bad "chart.png is no PNG"
+        json_ok chart.json --cases col-stride2-in-cache,col-reverse-in-cache --compile 0
+    else
+        bad "slicegen bench --plot failed"
+        cat err.txt >&2
+    fi
+else
+    echo "bench: gnuplot not found, --plot not run (Debian: gnuplot-nox)"
+fi
+
+# Usage errors, before anything is measured.
+expect_error "bad --threads '0'" bench --quick --threads 0
+expect_error "bad --threads 'x'" bench --threads x
+expect_error "bad --threads '1025'" bench --threads 1025
+expect_error "--case 'nomatch' matches no case" bench --quick --case nomatch --json new.json
+expect_error "this build has no CUDA support" bench --device cuda
+expect_error "unknown --device 'tpu'" bench --device tpu
+expect_error "unknown option '--frobnicate'" bench --frobnicate
+expect_error "unknown option '-x'" bench -x
+expect_error "unexpected argument 'extra'" bench extra
+expect_error "option '--json' needs a value" bench --json
+expect_error "-O2 is not an option of 'slicegen bench'" bench -O2
+expect_error "--shape is not an option of 'slicegen bench'" bench --shape 2,2
+expect_error "--quick is not an option of 'slicegen plan'" plan '[1:]' --shape 4 --dtype f32 --quick
+PREFIX=(env PATH=/nonexistent)
+expect_error "--plot needs gnuplot (Debian: gnuplot-nox)" bench --quick --plot new.png
+PREFIX=()
+expect_error "--plot: --case 'compile' selects only compile figures" bench --case compile --plot new.png
+expect_error "no-such-folder" bench --quick --case tiny --json no-such-folder/new.json
+expect_error "the path names a folder" bench --quick --case tiny --json .
+expect_error "no-such-folder" bench --quick --case tiny --json keep.json --plot no-such-folder/new.png
+# A failure at the end, once measured (gnuplot fails): exit 1, the JSON as it was.
+mkdir bin
+printf '#!/bin/sh\necho "gnuplot: broken" >&2\nexit 3\n' > bin/gnuplot
+chmod +x bin/gnuplot
+PREFIX=(env "PATH=$PWD/bin:$PATH") EXPECT_RC=1
+expect_error "gnuplot exited with status 3 (gnuplot: broken)" bench --quick --case tiny --json keep.json --plot new.png
+PREFIX=() EXPECT_RC=2
+
+"$SLICEGEN" bench --help > help.txt && grep -q "^usage: slicegen bench" help.txt && ok || bad "bench --help"
+"$SLICEGEN" --help | grep -q "slicegen bench \[--quick\]" && ok || bad "--help lacks bench"
+
+finish bench
