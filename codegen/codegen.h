@@ -99,7 +99,7 @@ void sg_codegen_symbol(const sg_plan *plan, const sg_nest_key *key, char symbol[
 /* ---- IR, objects, versions -------------------------------------------------- */
 
 /* The kernel's IR for the host target as text (symbol as sg_codegen_symbol):
- * as emitted at opt_level 0, after "default<O1..O3>" otherwise. *text is
+ * as emitted at opt_level 0, after sg_codegen_optimize otherwise. *text is
  * malloc'd. */
 sg_status sg_codegen_ir_text(const sg_plan *plan, int opt_level, char **text, sg_error *err);
 
@@ -212,7 +212,8 @@ LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTa
 sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                                 sg_error *err);
 sg_status sg_codegen_verify(LLVMModuleRef m, const char *what, sg_error *err);
-/* Runs "default<O1..3>" on m; nothing at opt_level 0. */
+/* Runs the IR passes of opt_level on m: nothing at 0, a short cleanup
+ * pipeline at 1 and 2 (target.c), LLVM's "default<O3>" at 3. */
 sg_status sg_codegen_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, sg_error *err);
 /* A new module of ctx holding plan's kernel as `symbol`, verified. */
 sg_status sg_codegen_module(const sg_plan *plan, const char *symbol, const sg_target *t,

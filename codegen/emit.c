@@ -448,8 +448,9 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
     /* A short dense range of unknown length: runs beat a memcpy call. */
     bool dense = s == r && (n >= 0 || extent * r > INLINE_COPY);
     bool broadcast = s == 0 && r <= 8 && (r & (r - 1)) == 0;
-    bool unroll = n > 0 && n <= UNROLL_TRIPS && n * r <= UNROLL_BYTES;
-    if (dense || broadcast || unroll) {
+    shuffle sh;
+    bool shuffled = !dense && !broadcast && plan_shuffle(g, s, r, n, &sh);
+    if (dense || broadcast || (!shuffled && n > 0 && n <= UNROLL_TRIPS && n * r <= UNROLL_BYTES)) {
         LLVMValueRef in0 = gep(g, in, mul(g, lo, c64(g, s)));
         LLVMValueRef out0 = gep(g, out, mul(g, lo, c64(g, r)));
         LLVMValueRef bytes = mul(g, sub(g, hi, lo), c64(g, r));
@@ -462,19 +463,26 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
                 copy_bytes(g, gep_c(g, in0, k * s), gep_c(g, out0, k * r), c64(g, r));
         return;
     }
-    shuffle sh;
-    if (plan_shuffle(g, s, r, n, &sh)) {
-        loop v;
-        LLVMValueRef lim = sub(g, hi, c64(g, sh.VL + sh.extra - 1)); /* i + VL + extra <= hi */
-        loop_begin(g, &v, lo, lim, sh.VL, in, c64(g, s), out, c64(g, r));
-        emit_shuffle_block(g, &sh, v.in, v.out);
-        lo = loop_end(g, &v, true);
-        if (n > 0) { /* constant bounds: where the blocks end, known */
-            int64_t blocks = a + sh.VL + sh.extra - 1 <= z ? (z - sh.extra - a) / sh.VL : 0;
-            lo = c64(g, a + blocks * sh.VL);
-            if (a + blocks * sh.VL == z)
-                return;
+    if (shuffled) {
+        int64_t blocks = n > 0 ? (n - sh.extra) / sh.VL : -1; /* constant bounds: blocks known */
+        if (blocks == 1) {
+            emit_shuffle_block(g, &sh, gep_c(g, in, a * s), gep_c(g, out, a * r));
+        } else {
+            loop v;
+            LLVMValueRef lim = sub(g, hi, c64(g, sh.VL + sh.extra - 1)); /* i + VL + extra <= hi */
+            loop_begin(g, &v, lo, lim, sh.VL, in, c64(g, s), out, c64(g, r));
+            emit_shuffle_block(g, &sh, v.in, v.out);
+            lo = loop_end(g, &v, true);
         }
+        if (n > 0) { /* the rest: smaller blocks while they fit, then runs */
+            emit_inner(g, in, s, out, c64(g, a + blocks * sh.VL), hi, extent);
+            return;
+        }
+    }
+    if (n > 0 && n <= UNROLL_TRIPS && n * r <= UNROLL_BYTES) { /* a short constant remainder */
+        for (int64_t k = 0; k < n; k++)
+            copy_bytes(g, gep_c(g, in, (a + k) * s), gep_c(g, out, (a + k) * r), c64(g, r));
+        return;
     }
     loop l;
     loop_begin(g, &l, lo, hi, 1, in, c64(g, s), out, c64(g, r));
