@@ -4,8 +4,11 @@
  * straight-line moves for short ones, shufflevector (never a gather) for
  * small strides, no modulo, select or extra branch inside TensorRT loops,
  * constant stores for FILL borders, a segment table for many segments, and
- * -O0 text before passes, -O2 after; and an object file for the host
- * (the AOT path, sg_codegen_aot). Prints failed checks, then
+ * -O0 text before passes, -O2 after; runs up to 4 KiB inline with vectors
+ * of 32 bytes or more; reversed pixels as one shuffle per block; an object
+ * file for the host (the AOT path, sg_codegen_aot); and the machine code of
+ * reversals and medium runs for the host, an AVX2 CPU and AArch64: register
+ * permutes, no call. Prints failed checks, then
  * "ir: N passed, M failed"; exits nonzero on failure.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -388,6 +391,63 @@ static void object(suite *s)
     sg_spec_destroy(spec);
 }
 
+/* The machine code of pixel reversals and medium runs, per target: register
+ * permutes (x86 vpermd, vpermt2b, pshufb; AArch64 tbl, rev, ext), no call. */
+static void assembly(suite *s)
+{
+    static const struct {
+        const char *target, *cpu, *permutes[4];
+    } targets[] = {{NULL, NULL, {"vperm", "pshufb", "vshuf", "shufp"}},
+                   {NULL, "x86-64-v3", {"vperm", "pshufb", "vshuf", "shufp"}},
+                   {"aarch64-linux-gnu", NULL, {"\ttbl", "\trev", "\text", "\tzip"}}};
+    static const char *const specs[][3] = {{"[:, ::-1]", "u8", "permutes"}, {"[:, ::-1]", "f32", "permutes"},
+                                           {"[:, 2:-2]", "f32", "no call"}};
+    int64_t shapes[][3] = {{16, 64, 3}, {16, 64, 3}, {16, 300, 1}};
+    bool x86_host = false;
+#if defined(__x86_64__)
+    x86_host = true;
+#endif
+    for (size_t t = x86_host ? 0 : 2; t < sizeof targets / sizeof *targets; t++)
+        for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
+            sg_spec *spec = NULL;
+            sg_plan *plan = NULL;
+            sg_dtype type;
+            sg_dtype_parse(specs[k][1], &type);
+            if (sg_spec_numpy(s->ctx, specs[k][0], &spec) != SG_OK ||
+                sg_plan_create(s->ctx, spec, k == 2 ? 2 : 3, shapes[k], type, &plan) != SG_OK) {
+                CHECK(s, 0, "plan %s: %s", specs[k][0], sg_context_last_error(s->ctx));
+                sg_spec_destroy(spec);
+                continue;
+            }
+            sg_error err = {0};
+            sg_aot_output out = {0};
+            sg_aot_kernel kernel = {.plan = plan, .name = "k", .spec = specs[k][0], .layer_id = -1};
+            sg_aot_options o = {.target = targets[t].target, .cpu = targets[t].cpu, .opt_level = 2};
+            const char *where = targets[t].target ? targets[t].target : targets[t].cpu ? targets[t].cpu : "host";
+            if (sg_codegen_aot(&kernel, 1, &o, SG_AOT_ASSEMBLY, "k.s", false, &out, &err) != SG_OK) {
+                CHECK(s, 0, "%s %s for %s: %s", specs[k][0], specs[k][1], where, err.message);
+            } else {
+                char *text = malloc(out.size + 1);
+                memcpy(text, out.bytes, out.size);
+                text[out.size] = '\0';
+                char *end = strstr(text, "k_info"); /* the function only */
+                if (end)
+                    *end = '\0';
+                int permutes = 0;
+                for (int i = 0; i < 4; i++)
+                    permutes += count(text, targets[t].permutes[i]);
+                CHECK(s, count(text, "call") == 0 && count(text, "\tbl\t") == 0 && count(text, "\tb\tmemcpy") == 0,
+                      "%s %s for %s: no call", specs[k][0], specs[k][1], where);
+                if (k < 2)
+                    CHECK(s, permutes >= 1, "%s %s for %s: register permutes", specs[k][0], specs[k][1], where);
+                free(text);
+            }
+            sg_aot_output_free(&out);
+            sg_plan_destroy(plan);
+            sg_spec_destroy(spec);
+        }
+}
+
 int main(void)
 {
     suite s = {CHECK_COUNTS_INIT, NULL};
@@ -401,6 +461,7 @@ int main(void)
     tables(&s);
     levels(&s);
     object(&s);
+    assembly(&s);
     sg_context_destroy(s.ctx);
     return finish("ir", &s.counts);
 }
