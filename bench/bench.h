@@ -4,8 +4,13 @@
  * In-tree: it reads plan internals (planner.h) to count the bytes a slice
  * must move. No LLVM here. See docs/bench.md for what is measured.
  *
- *   bench.c    the suite, timing, the table, --json and --plot (sg_bench_run)
+ *   bench.c    the suite, timing, the table (sg_bench_run)
+ *   compile.c  compile latency
+ *   report.c   the --json and --plot files
+ *   process.c  the temporary folder and the programs bench runs
  *   traffic.c  the input cache lines a plan reads (sg_bench_traffic)
+ *
+ * What these files share is declared in bench_internal.h.
  */
 #ifndef SG_BENCH_H
 #define SG_BENCH_H

@@ -1,0 +1,166 @@
+/*
+ * bench's own parts, shared by its files and private to bench/ (bench.h is
+ * what the rest of slicegen sees): the state of one run of `slicegen bench`
+ * and what each file exports to the others.
+ *
+ *   bench.c    the suite, timing, running the cases, the table and the
+ *              progress line, sg_bench_run
+ *   compile.c  compile latency: medians over distinct plans, JIT creation,
+ *              a cache hit, the `slicegen emit` process
+ *   report.c   the output files: checking their paths, text buffers, the
+ *              JSON text, the gnuplot chart, writing both atomically
+ *   process.c  the temporary folder, running a program, finding one on PATH
+ */
+#ifndef SG_BENCH_INTERNAL_H
+#define SG_BENCH_INTERNAL_H
+
+#include <limits.h>
+
+#include "bench.h"
+
+#if defined(__GNUC__)
+#define SG_BENCH_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define SG_BENCH_PRINTF(f, a)
+#endif
+
+/* One slice of the suite. */
+typedef struct bench_case {
+    const char *name;
+    sg_dtype dtype;
+    size_t rank;
+    int64_t shape[4];
+    int64_t quick_shape[4]; /* --quick; all zero: the same as shape */
+    const char *expr;       /* a NumPy expression; NULL for TrtSlice */
+    sg_trt_mode mode;       /* TrtSlice: start, size (size[0] is the input's shape[0]) */
+    int64_t start[3], size[3];
+    bool tiny; /* also reported in ns per call */
+} bench_case;
+
+/* How long and how often things are timed (--quick or not). */
+typedef struct timing {
+    int warmup;                   /* calls before any is timed */
+    int min_samples, max_samples; /* max_samples <= SG_BENCH_MAX_SAMPLES */
+    double target_s;              /* samples are taken until about this much time is spent */
+    double sample_s;              /* a sample is a batch of calls lasting at least this */
+    double interp_once_s;         /* an interpreter run this long is timed once */
+    int compile_plans;            /* plans per compile median */
+    int contexts;                 /* fresh contexts for JIT creation */
+    int hits;                     /* cache hits averaged */
+    int processes;                /* emit processes */
+} timing;
+
+enum { SG_BENCH_MAX_SAMPLES = 1001 };
+
+/* The figures of one case. */
+typedef struct case_result {
+    const bench_case *c;
+    char *spec; /* command-line form; malloc'd */
+    int64_t shape[4];
+    size_t out_rank;
+    int64_t out_shape[SG_MAX_RANK];
+    uint64_t bytes, in_bytes, traffic;
+    double kernel_s, threads_s, memcpy_s, limit_s, interp_s;
+    int samples, interp_runs;
+} case_result;
+
+/* One compile figure. */
+typedef struct compile_result {
+    const char *name; /* one of bench.compile_names */
+    double seconds;
+    int samples;
+} compile_result;
+
+/* The compile figures, in the order they are measured and reported. */
+enum { COMPILE_JIT, COMPILE_O0, COMPILE_DEFAULT_LEVEL, COMPILE_CACHE_HIT, COMPILE_EMIT, NCOMPILE };
+
+/* One run of `slicegen bench`. */
+typedef struct bench {
+    const sg_bench_options *o;
+    const timing *t;
+    int threads; /* the N of the N-thread runs */
+    compile_result compiles[NCOMPILE];
+    int ncompiles;
+    char compile_names[NCOMPILE][96];
+    char *tmpdir;     /* for the emit process and gnuplot; NULL until needed */
+    char *gnuplot;    /* its path when --plot */
+    int shown, total; /* progress: the case being measured, of how many */
+    bool showing;     /* a progress line is on the terminal */
+    int nresults;
+    case_result results[]; /* one per case of the suite */
+} bench;
+
+/* A growing string; after a failed allocation `failed` is set and it stays
+ * as it was. Zero-initialized is empty; s is malloc'd. */
+typedef struct text {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} text;
+
+/* ---- bench.c ------------------------------------------------------------- */
+
+/* The monotonic clock in seconds. */
+double sg_bench_now(void);
+/* The median of n > 0 values, which it sorts in place. */
+double sg_bench_median(double *v, int n);
+/* Whether --case selects the case or compile figure called `name`. */
+bool sg_bench_selected(const bench *b, const char *name);
+/* A new context in *ctx; SG_ERR_NOMEM with the message if none can be made
+ * (*ctx is then NULL). */
+sg_status sg_bench_new_context(sg_context **ctx, sg_error *err);
+/* Shows "[shown/total] <message>" on the progress line (when there is one),
+ * replacing what it showed. */
+void sg_bench_progress(bench *b, const char *fmt, ...) SG_BENCH_PRINTF(2, 3);
+/* Writes a line of the table (fmt ends in a newline) on options->out,
+ * after clearing the progress line. */
+void sg_bench_say(bench *b, const char *fmt, ...) SG_BENCH_PRINTF(2, 3);
+/* s seconds as the table shows them ("12.3 us"); returns buf. */
+const char *sg_bench_format_time(char buf[32], double s);
+/* The trt-strict result a TensorRT case of another mode is compared with
+ * (the same output shape); NULL for the other cases or when trt-strict was
+ * not run. */
+const case_result *sg_bench_strict_baseline(const bench *b, const case_result *r);
+
+/* ---- compile.c ----------------------------------------------------------- */
+
+/* Fills b->compile_names, which depend on b->t. */
+void sg_bench_name_compiles(bench *b);
+/* How many compile figures --case selects. */
+int sg_bench_compiles_selected(const bench *b);
+/* Measures the selected compile figures on contexts of its own, each
+ * appended to b->compiles and said as a table line when measured. */
+sg_status sg_bench_run_compiles(bench *b, sg_error *err);
+
+/* ---- report.c ------------------------------------------------------------ */
+
+/* Appends printf-style text to t (nothing once t->failed). */
+void sg_bench_put(text *t, const char *fmt, ...) SG_BENCH_PRINTF(2, 3);
+/* The checks of --json and --plot before anything is measured: sets
+ * b->gnuplot when --plot; SG_ERR_USAGE without gnuplot on PATH or when no
+ * case (`any_case`) is selected to plot, SG_ERR_IO for a path that cannot
+ * be written (see sg_bench_run). */
+sg_status sg_bench_check_outputs(bench *b, bool any_case, sg_error *err);
+/* Writes the --json and --plot files from b's figures, both or neither
+ * (each to a temporary file, renamed only once both are complete). */
+sg_status sg_bench_write_outputs(bench *b, sg_error *err);
+
+/* ---- process.c ----------------------------------------------------------- */
+
+/* Makes b->tmpdir, a new folder in $TMPDIR or /tmp, unless it exists. */
+sg_status sg_bench_make_tmpdir(bench *b, sg_error *err);
+/* The path of the file `name` of b->tmpdir, in buf; returns buf. */
+const char *sg_bench_tmp_path(const bench *b, char buf[PATH_MAX], const char *name);
+/* Removes b->tmpdir and its files, if it was made. */
+void sg_bench_remove_tmpdir(bench *b);
+/* Runs argv[0] (a path) with argv, its stdout to /dev/null and its stderr
+ * to the file `stderr_name` of b->tmpdir (which must exist), and waits.
+ * SG_ERR_IO if it cannot be started; SG_ERR_INTERNAL "<failure> exited with
+ * status N (<the first line of its stderr>)" if it exits with N != 0 (128 +
+ * the signal that killed it). */
+sg_status sg_bench_run_program(const bench *b, char *const argv[], const char *stderr_name,
+                               const char *failure, sg_error *err);
+/* An executable named `name` on PATH, malloc'd; NULL if none. */
+char *sg_bench_find_program(const char *name);
+
+#endif /* SG_BENCH_INTERNAL_H */
