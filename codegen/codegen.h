@@ -37,8 +37,9 @@
  *     of 1-12 bytes, |in_stride| <= 4 runs, reversed included: blocks of
  *     whole runs filling 1-3 whole vectors, each one wide load and one
  *     shufflevector, no gathers, scalar remainder), short constant trip
- *     counts fully unrolled. In a kernel reading more than 4 MiB, a strided
- *     innermost loop prefetches the lines of the row about 32 KiB ahead;
+ *     counts fully unrolled. In a kernel reading more than 4 MiB, an
+ *     innermost loop whose rows are 1-64 KiB apart (shuffled runs, or runs
+ *     of whole lines) prefetches the lines of the row about 32 KiB ahead;
  *   - a segmented (TensorRT) loop: with few segments, one code path per
  *     segment, each a plain loop as above (so the interior has no per-element
  *     modulo or branch), FILL segments one memset or splat-store loop over the

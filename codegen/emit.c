@@ -400,6 +400,18 @@ static bool plan_shuffle(gen *g, int64_t s, int64_t r, int64_t n, shuffle *sh)
     return n < 0 || sh->VL + sh->extra <= n;
 }
 
+/* How far ahead (bytes) a loop stepping `stride` through the input
+ * prefetches: the iteration about PREFETCH_DISTANCE away, for kernels
+ * reading more than PREFETCH_INPUT and strides of PREFETCH_MIN to
+ * PREFETCH_MAX; else 0, for not at all. */
+static int64_t prefetch_distance(const sg_plan *p, int64_t stride)
+{
+    int64_t mag = stride < 0 ? -stride : stride;
+    if (p->in_bytes <= PREFETCH_INPUT || mag < PREFETCH_MIN || mag > PREFETCH_MAX)
+        return 0;
+    return stride * (PREFETCH_DISTANCE / mag > 1 ? PREFETCH_DISTANCE / mag : 1);
+}
+
 /* Asks for the input lines [at, at + bytes) to be brought into the cache
  * (llvm.prefetch: read, high locality, data). */
 static void prefetch(gen *g, LLVMValueRef in, int64_t at, int64_t bytes)
@@ -486,6 +498,11 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
     }
     loop l;
     loop_begin(g, &l, lo, hi, 1, in, c64(g, s), out, c64(g, r));
+    /* Runs of whole lines, a row apart: each row may start a new page, where
+     * hardware prefetchers stop; fetch the run of a row 32 KiB ahead. */
+    int64_t ahead = r >= LINE ? prefetch_distance(g->plan, s) : 0;
+    if (ahead != 0)
+        prefetch(g, l.in, ahead, r);
     copy_bytes(g, l.in, l.out, c64(g, r));
     loop_end(g, &l, false);
 }
@@ -522,12 +539,7 @@ static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
 static int64_t prefetch_ahead(gen *g, size_t level, LLVMValueRef s)
 {
     int64_t stride = 0;
-    bool known = is_const(s, &stride);
-    int64_t mag = stride < 0 ? -stride : stride;
-    if (!known || level + 2 != g->plan->nloops || g->plan->in_bytes <= PREFETCH_INPUT || mag < PREFETCH_MIN ||
-        mag > PREFETCH_MAX)
-        return 0;
-    return stride * (PREFETCH_DISTANCE / mag > 1 ? PREFETCH_DISTANCE / mag : 1);
+    return is_const(s, &stride) && level + 2 == g->plan->nloops ? prefetch_distance(g->plan, stride) : 0;
 }
 
 /* Iterations [lo, hi) of an affine loop at `level` of `extent` iterations

@@ -243,6 +243,20 @@ static void strided(suite *s)
         CHECK(s, count(ir, "gather") == 0, "stride 2 at -O2: no gather");
         free(ir);
     }
+    /* Prefetching the row 32 KiB ahead: in kernels reading more than 4 MiB
+     * whose rows are 1-64 KiB apart, for shuffled and for copied runs. */
+    static const char *const rows[][4] = {{"[:, ::-1]", "2048,1024", "1", "large reversal"},
+                                          {"[:, 100:900]", "2048,1024", "1", "large crop of rows"},
+                                          {"[:, ::-1]", "64,1024", "0", "small reversal"},
+                                          {"[:, ::2]", "16,262144", "0", "rows 1 MiB apart"}};
+    for (int k = 0; k < 4; k++) {
+        ir = ir_of(s, rows[k][0], rows[k][1], "f32", 0);
+        if (ir) {
+            CHECK(s, (count(ir, "call void @llvm.prefetch") > 0) == (rows[k][2][0] == '1'), "%s: %s", rows[k][3],
+                  rows[k][2][0] == '1' ? "prefetches" : "no prefetch");
+            free(ir);
+        }
+    }
     /* Pixels of 3 bytes and of 3 x f32 reversed: whole runs per block of
      * whole vectors, one shuffle, no element loop (64 pixels a row fill
      * whole blocks at every vector width). */
