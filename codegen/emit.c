@@ -16,6 +16,7 @@ enum {
     MAX_VEC = 64,          /* the widest vectors (sg_target.vector_bytes) */
     INLINE_COPY = 4096,    /* constant runs up to this size are copied inline ... */
     STRAIGHT_VECTORS = 8,  /* ... straight-line up to 8 vectors, else in a loop */
+    COPY_GROUP = 4,        /* ... of 4 vectors per iteration (more loads in flight) */
     MAX_STRIDE_RUNS = 4,   /* shuffle-vectorise innermost |in_stride| <= 4 runs */
     MAX_SHUFFLE_RUN = 12,  /* of up to 12 bytes (3-byte pixels, 3 x f32) ... */
     MAX_BLOCK_VECTORS = 3, /* ... whose blocks of whole runs fill at most 3 vectors */
@@ -279,7 +280,8 @@ static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, in
 
 /* Moves `bytes` bytes. A constant count up to INLINE_COPY is copied inline
  * in chunks of the widest size that fits (straight-line up to
- * STRAIGHT_VECTORS chunks, else a loop), the last chunk ending at the end
+ * STRAIGHT_VECTORS chunks, else a loop of COPY_GROUP chunks and the
+ * chunks left), the last chunk ending at the end
  * and overlapping the one before when the count is not a multiple: bytes
  * written twice get the same value, and in and out never overlap. Other
  * counts are one llvm.memcpy. */
@@ -292,16 +294,18 @@ static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
     }
     if (n <= 0)
         return;
-    int64_t c = chunk_at_most(g, n), whole = n / c;
-    if (whole <= STRAIGHT_VECTORS) {
-        for (int64_t k = 0; k < whole; k++)
-            copy_chunk(g, in, out, k * c, c);
-    } else {
+    int64_t c = chunk_at_most(g, n), whole = n / c, at = 0;
+    if (whole > STRAIGHT_VECTORS) { /* a loop moving COPY_GROUP chunks per iteration */
+        int64_t group = COPY_GROUP * c;
         loop l;
-        loop_begin(g, &l, c64(g, 0), c64(g, whole * c), c, in, c64(g, 1), out, c64(g, 1));
-        copy_chunk(g, l.in, l.out, 0, c);
+        loop_begin(g, &l, c64(g, 0), c64(g, n / group * group), group, in, c64(g, 1), out, c64(g, 1));
+        for (int64_t k = 0; k < COPY_GROUP; k++)
+            copy_chunk(g, l.in, l.out, k * c, c);
         loop_end(g, &l, false);
+        at = n / group * group;
     }
+    for (; at + c <= n; at += c)
+        copy_chunk(g, in, out, at, c);
     if (n % c != 0)
         copy_chunk(g, in, out, n - c, c);
 }
