@@ -13,13 +13,17 @@ slice, np.pad for the other TensorRT modes (wrap: 'wrap', clamp: 'edge',
 reflect: 'reflect', fill: 'constant'); and PyTorch on one thread the same
 way (copy_ of a view, torch.flip where a step is negative, which torch views
 cannot have, and torch.nn.functional.pad: 'circular', 'replicate', 'reflect',
-'constant'). Also, in this process, a copy of the case's output bytes
-between two flat arrays (np.copyto): the memcpy each time is divided by.
-Every time is the median of repeated runs, after a warm-up.
+'constant'). Also, in this process and as slicegen bench does, a copy of
+the case's output bytes from the input's buffer to the output's (np.copyto
+of flat views): the memcpy each time is divided by. Every time is the
+median of repeated runs after a warm-up, taken in turn with the memcpy's.
 
 Printed per case: slicegen's kernel time over its memcpy (from the JSON),
 NumPy's and torch's over this process's memcpy, and slicegen's speed-up over
-NumPy: NumPy's time divided by the kernel's. Compile figures are skipped.
+NumPy: NumPy's ratio over slicegen's (each process's memcpy cancels out, so
+the two runs compare on the same footing), and in time: NumPy's time over
+the kernel's (what counts for the tiny case, where a Python call's cost
+is most of NumPy's time and of its memcpy's). Compile figures are skipped.
 Needs NumPy (Debian: python3-numpy); use /usr/bin/python3.
 """
 import argparse
@@ -49,24 +53,34 @@ NP_PAD = {"wrap": "wrap", "clamp": "edge", "reflect": "reflect", "fill": "consta
 TORCH_PAD = {"wrap": "circular", "clamp": "replicate", "reflect": "reflect", "fill": "constant"}
 
 
-def median_time(fn, target=0.2, min_samples=5, max_samples=201, sample=0.002):
-    """Seconds per call: the median of samples, each a batch of calls
-    lasting at least `sample` seconds, after a warm-up."""
-    fn()
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-9)
-    batch = max(1, min(1000000, int(sample / one + 0.999)))
-    n = max(min_samples, min(max_samples, int(target / (one * batch) + 0.999)))
-    times = []
-    for _ in range(n):
+def median_times(fns, target=0.2, min_samples=5, max_samples=201, sample=0.002):
+    """Seconds per call of each function: the median of samples, each a
+    batch of calls lasting at least `sample` seconds, after a warm-up. The
+    functions' samples are taken in turn, so that all see the same
+    conditions and their ratios stay steady (as slicegen bench does)."""
+    batches, longest = [], 1e-9
+    for fn in fns:
+        fn()
+        fn()
         t0 = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        times.append((time.perf_counter() - t0) / batch)
-    times.sort()
-    return times[n // 2] if n % 2 else (times[n // 2 - 1] + times[n // 2]) / 2
+        fn()
+        one = max(time.perf_counter() - t0, 1e-9)
+        batch = max(1, min(1000000, int(sample / one + 0.999)))
+        batches.append(batch)
+        longest = max(longest, one * batch)
+    n = max(min_samples, min(max_samples, int(target / (len(fns) * longest) + 0.999)))
+    times = [[] for _ in fns]
+    for _ in range(n):
+        for fn, batch, v in zip(fns, batches, times):
+            t0 = time.perf_counter()
+            for _ in range(batch):
+                fn()
+            v.append((time.perf_counter() - t0) / batch)
+    medians = []
+    for v in times:
+        v.sort()
+        medians.append(v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2)
+    return medians
 
 
 def parse_expr(text):
@@ -237,41 +251,46 @@ def main():
 
     print("NumPy %s%s; times over memcpy of the output bytes (slicegen's from its JSON, the others' here)"
           % (np.__version__, ", PyTorch %s on 1 thread" % torch.__version__ if torch else ", no PyTorch"))
-    print("%-22s %10s %10s %10s %10s %12s  %s" % ("case", "output", "slicegen", "NumPy", "torch",
-                                                  "vs NumPy", "NumPy does"))
+    print("%-22s %10s %10s %10s %10s %12s %12s  %s" % ("case", "output", "slicegen", "NumPy", "torch",
+                                                       "vs NumPy", "(in time)", "NumPy does"))
     rng = np.random.default_rng(1)
     for case in results:
         if case["case"].startswith("compile:") or "kernel_s" not in case:
             continue
         dtype = DTYPES[case["dtype"]]
         nbytes = case["bytes"]
-        x = rng.integers(0, 256, size=case["input_bytes"], dtype=np.uint8).view(dtype).reshape(case["shape"])
+        # As slicegen bench does: memcpy copies the output's bytes from the
+        # input's buffer (at least as large as the output) to the output.
+        xbuf = rng.integers(0, 256, size=max(case["input_bytes"], nbytes), dtype=np.uint8)
+        x = xbuf[:case["input_bytes"]].view(dtype).reshape(case["shape"])
         out = np.zeros(case["output_shape"], dtype)
-        src = rng.integers(0, 256, size=nbytes, dtype=np.uint8)
-        dst = np.zeros(nbytes, np.uint8)
-        memcpy_s = median_time(lambda: np.copyto(dst, src), target)
+        src, dst = xbuf[:nbytes], out.reshape(-1).view(np.uint8)
+        copy = lambda: np.copyto(dst, src)
         try:
             fn, what, result = numpy_op(case, x, out)
             shape = result().shape
             if list(shape) != case["output_shape"]:
                 raise ValueError("NumPy's output shape %s, slicegen's %s" % (list(shape), case["output_shape"]))
-            numpy_s = median_time(fn, target)
+            memcpy_s, numpy_s = median_times([copy, fn], target)
         except ValueError as e:
-            numpy_s, what = None, "(%s)" % e
+            (memcpy_s,), numpy_s, what = median_times([copy], target), None, "(%s)" % e
         torch_s = None
         if torch is not None:
             try:
                 fn = torch_op(case, x, out)
                 if fn is not None:
-                    torch_s = median_time(fn, target)
+                    torch_memcpy_s, torch_s = median_times([copy, fn], target)
+                    torch_s *= memcpy_s / torch_memcpy_s
             except (RuntimeError, NotImplementedError, ValueError, TypeError):
                 torch_s = None
         fmt = lambda v: "%10.2f" % v if v is not None else "%10s" % "-"
         size = "%.2f MiB" % (nbytes / 2**20) if nbytes >= 2**20 else \
             "%.1f KiB" % (nbytes / 2**10) if nbytes >= 2**10 else "%d B" % nbytes
-        speedup = "%11.2fx" % (numpy_s / case["kernel_s"]) if numpy_s else "%12s" % "-"
+        ratio = case["kernel_s"] / case["memcpy_s"]
+        speedup = "%11.2fx" % (numpy_s / memcpy_s / ratio) if numpy_s else "%12s" % "-"
+        speedup += " %11.2fx" % (numpy_s / case["kernel_s"]) if numpy_s else " %12s" % "-"
         print("%-22s %10s %s %s %s %s  %s" % (
-            case["case"], size, fmt(case["kernel_s"] / case["memcpy_s"]),
+            case["case"], size, fmt(ratio),
             fmt(numpy_s / memcpy_s if numpy_s else None), fmt(torch_s / memcpy_s if torch_s else None),
             speedup, what), flush=True)
 
