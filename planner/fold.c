@@ -120,15 +120,16 @@ static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size
         s2 += s2 < 0 ? period : 0;
         s2 -= s2 > period / 2 ? period : 0;
         start2 += start2 < 0 ? period : 0;
-        if (!__builtin_mul_overflow(n - 1, s2, &last) && !__builtin_add_overflow(last, start2, &last)) {
+        /* y -> index repeats every period / gcd(s, period) iterations:
+         * beyond a few periods, describe one and repeat it. */
+        int64_t iterations = s2 == 0 ? 1 : period / gcd(s2 < 0 ? -s2 : s2, period);
+        int64_t described = n / 4 > iterations ? iterations : n;
+        if (!__builtin_mul_overflow(described - 1, s2, &last) && !__builtin_add_overflow(last, start2, &last)) {
             start = start2;
             s = s2;
-            /* y -> index repeats every period / gcd(s, period) iterations:
-             * beyond a few periods, describe one and repeat it. */
-            int64_t iterations = s == 0 ? 1 : period / gcd(s < 0 ? -s : s, period);
-            if (n / 4 > iterations) {
+            if (described < n) {
                 *repeat = iterations;
-                n = iterations;
+                n = described;
             }
         }
     }

@@ -130,5 +130,10 @@ big=(--op TrtSlice --start 0 --size 1000000000000 --mode wrap --shape 3 --dtype 
 bash -c "$limit \"\$@\"" _ "$SLICEGEN" plan "${big[@]}" > big.plan && grep -q "segments 1 period 3" big.plan \
     && ok || bad "planning a 10^12-element wrap: $(cat big.plan)"
 bash -c "$limit \"\$@\"" _ "$SLICEGEN" ir "${big[@]}" > big.ll && grep -q "sdiv" big.ll && ok || bad "the IR of a 10^12-element wrap"
+# The same when the output's last coordinate overflows 64 bits before it is
+# reduced to one period (found by fuzzing: 2^63 / 5 segments were planned).
+huge=(--op TrtSlice --start -116 --size 9223372036854775807 --mode wrap --shape 5 --dtype u8)
+bash -c "$limit \"\$@\"" _ "$SLICEGEN" plan "${huge[@]}" > huge.plan && grep -q "segments 2 period 5" huge.plan \
+    && ok || bad "planning a 2^63-1-element wrap from -116: $(cat huge.plan)"
 
 finish cli
