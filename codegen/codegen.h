@@ -26,7 +26,9 @@
  * the target's widest size (sg_target.vector_bytes: 64 bytes with
  * AVX-512BW, else 32):
  *   - the run: up to 4 KiB inline, in whole vectors (straight-line up to 8,
- *     else a loop) and a last one overlapping the one before, never a call
+ *     else a loop of 4 per iteration; 32-byte ones where every run starts
+ *     32 bytes past a 64-byte line) and a last one overlapping the one
+ *     before, never a call
  *     (the functions are "no-builtins" so the optimizer keeps the loops);
  *     larger runs one llvm.memcpy;
  *   - a plain loop: a counted loop with pointer induction variables,

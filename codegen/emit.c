@@ -40,6 +40,7 @@ typedef struct gen {
     LLVMValueRef fn;
     LLVMTypeRef i8, i32, i64, ptr;
     int64_t vec;             /* bytes of the widest vectors */
+    int64_t copy_vec;        /* ... and of those that copy runs (copy_width) */
     int64_t ahead;           /* the input stride of the loop around the innermost one
                                 while emitting it, if it is worth prefetching; else 0 */
     bool table[SG_MAX_RANK]; /* this segmented loop walks a segment table */
@@ -150,10 +151,10 @@ static LLVMTypeRef chunk_type(gen *g, int64_t bytes)
     return bytes > 8 ? LLVMVectorType(g->i8, (unsigned)bytes) : int_type(g, bytes);
 }
 
-/* The largest power of two <= n that is at most a vector. */
-static int64_t chunk_at_most(gen *g, int64_t n)
+/* The largest power of two <= n that is at most `widest`. */
+static int64_t chunk_at_most(int64_t widest, int64_t n)
 {
-    int64_t c = g->vec;
+    int64_t c = widest;
     while (c > n)
         c /= 2;
     return c;
@@ -294,7 +295,7 @@ static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
     }
     if (n <= 0)
         return;
-    int64_t c = chunk_at_most(g, n), whole = n / c, at = 0;
+    int64_t c = chunk_at_most(g->copy_vec, n), whole = n / c, at = 0;
     if (whole > STRAIGHT_VECTORS) { /* a loop moving COPY_GROUP chunks per iteration */
         int64_t group = COPY_GROUP * c;
         loop l;
@@ -332,7 +333,7 @@ static void store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit
     }
     if (known && n <= STRAIGHT_VECTORS * g->vec) {
         for (int64_t at = 0; at < n;) {
-            int64_t c = chunk_at_most(g, n - at);
+            int64_t c = chunk_at_most(g->vec, n - at);
             store(g, splat(g, v, (unsigned)(c / unit)), gep_c(g, out, at));
             at += c;
         }
@@ -752,6 +753,26 @@ static void emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, L
     loop_end(g, &it, false);
 }
 
+/* The vector width for copying runs: the widest, except where every input
+ * address the nest reads from is 32 bytes past a 64-byte line (given an
+ * input at a 64-byte boundary, as tensor allocators give): 64-byte loads
+ * there would each straddle two lines, 32-byte ones none, and straddling
+ * loads cost twice. Elsewhere both widths straddle as often. */
+static int64_t copy_width(const sg_plan *p, int64_t vec)
+{
+    int64_t align = gcd(64, p->base < 0 ? -p->base : p->base);
+    for (size_t i = 0; i < p->nloops; i++) {
+        const sg_loop *l = &p->loops[i];
+        align = gcd(align, l->in_stride < 0 ? -l->in_stride : l->in_stride);
+        for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
+            const sg_segment *s = &p->segs[k];
+            align = gcd(align, s->in_offset < 0 ? -s->in_offset : s->in_offset);
+            align = gcd(align, s->in_step < 0 ? -s->in_step : s->in_step);
+        }
+    }
+    return vec > 32 && align == 32 ? 32 : vec;
+}
+
 /* Which segmented loops walk a table: those with many segments, then from
  * the outermost in until the unrolled ones multiply to at most MAX_BODIES
  * code paths. */
@@ -872,6 +893,7 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
 #else
     g.ptr = LLVMPointerTypeInContext(ctx, 0);
 #endif
+    g.copy_vec = copy_width(plan, g.vec);
     emit_function(&g, symbol, t);
     LLVMDisposeBuilder(g.b);
     return err->status;

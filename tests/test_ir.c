@@ -214,6 +214,14 @@ static void medium_runs(suite *s)
         CHECK(s, count(ir, "call void @llvm.memcpy") == 1, "4100-byte runs: one memcpy");
         free(ir);
     }
+    /* Runs that all start 32 bytes past a 64-byte line: 32-byte moves, none
+     * straddling two lines. */
+    ir = ir_of(s, "[:, :, 8:-8, 8:-8]", "2,2,128,128", "f32", 0);
+    if (ir) {
+        CHECK(s, count(ir, "load <32 x i8>") > 0 && count(ir, "load <64 x i8>") == 0,
+              "runs 32 bytes past a line: 32-byte moves");
+        free(ir);
+    }
 }
 
 static void strided(suite *s)
