@@ -35,10 +35,12 @@ static void provoke(void)
     LLVMTargetMachineRef tm =
         LLVMCreateTargetMachine(target, "x86_64-unknown-linux-gnu", "i386", "", LLVMCodeGenLevelNone,
                                 LLVMRelocPIC, LLVMCodeModelDefault);
-    LLVMModuleRef m = LLVMModuleCreateWithName("m");
-    LLVMValueRef f = LLVMAddFunction(m, "f", LLVMFunctionType(LLVMVoidType(), NULL, 0, 0));
-    LLVMBuilderRef b = LLVMCreateBuilder();
-    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlock(f, "entry"));
+    /* An explicit context: LLVM 22 deprecates the global-context calls. */
+    LLVMContextRef c = LLVMContextCreate();
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext("m", c);
+    LLVMValueRef f = LLVMAddFunction(m, "f", LLVMFunctionType(LLVMVoidTypeInContext(c), NULL, 0, 0));
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
     LLVMBuildRetVoid(b);
     LLVMMemoryBufferRef object;
     LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &message, &object);
