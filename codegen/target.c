@@ -123,7 +123,10 @@ static const char *const avx512bw_cpus[] = {
 
 /* 64 on x86 with AVX-512BW (512-bit registers, byte shuffles) unless
  * 512-bit instructions are turned off (-evex512); 32 elsewhere: two
- * registers on 16-byte targets, which their backends pair well. */
+ * registers on 16-byte targets, which their backends pair well. The host's
+ * features name evex512 on LLVM 19 (14 to 16 have no such feature); LLVM
+ * 22 neither names nor honours it (AVX-512 means 512-bit registers), so
+ * there a "-evex512" only makes vectors narrower than they could be. */
 static int vector_bytes(const sg_target *t)
 {
     bool x86 = strncmp(t->triple, "x86_64", 6) == 0;
