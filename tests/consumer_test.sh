@@ -41,6 +41,12 @@ logged() {
     fi
 }
 
+# README.md shows tests/consumer/CMakeLists.txt: it must be a copy.
+readme=$here/../README.md
+if [ -f "$readme" ] && [[ $(< "$readme") != *"$(< "$here/consumer/CMakeLists.txt")"* ]]; then
+    fail "README.md does not hold a copy of tests/consumer/CMakeLists.txt"
+fi
+
 if [ -n "$build" ]; then
     prefix=$work/prefix
     logged "$cmake" --install "$build" --prefix "$prefix"
