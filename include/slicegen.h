@@ -34,6 +34,21 @@
 extern "C" {
 #endif
 
+/* SG_API marks every function of this header: the symbols libslicegen.so
+ * exports. The library is compiled with -fvisibility=hidden and
+ * SLICEGEN_BUILDING_LIBRARY, so these and nothing else are visible outside
+ * it (the internal functions of its stages stay hidden, though in
+ * libslicegen.a they remain linkable). For programs it expands to nothing;
+ * define SG_API before including this header to give the declarations an
+ * attribute of your own. */
+#ifndef SG_API
+#if defined(SLICEGEN_BUILDING_LIBRARY) && (defined(__GNUC__) || defined(__clang__))
+#define SG_API __attribute__((visibility("default")))
+#else
+#define SG_API
+#endif
+#endif
+
 #define SG_VERSION_MAJOR 0
 #define SG_VERSION_MINOR 1
 #define SG_VERSION_PATCH 0
@@ -53,7 +68,7 @@ typedef enum sg_status {
 } sg_status;
 
 /* Short name of a status ("ok", "usage", "spec", ...). */
-const char *sg_status_name(sg_status status);
+SG_API const char *sg_status_name(sg_status status);
 
 /* ---- element types ------------------------------------------------------ */
 
@@ -64,22 +79,22 @@ typedef enum sg_dtype {
 } sg_dtype;
 
 /* "bool", "i8", ..., "f64"; NULL for a value outside the enum. */
-const char *sg_dtype_name(sg_dtype dtype);
+SG_API const char *sg_dtype_name(sg_dtype dtype);
 /* Bytes per element: 1, 2, 4 or 8; 0 for a value outside the enum. */
-size_t sg_dtype_size(sg_dtype dtype);
+SG_API size_t sg_dtype_size(sg_dtype dtype);
 /* Parses a name as printed by sg_dtype_name. Returns 1 on success, 0 if the
  * name is unknown (then *dtype is untouched). */
-int sg_dtype_parse(const char *name, sg_dtype *dtype);
+SG_API int sg_dtype_parse(const char *name, sg_dtype *dtype);
 
 /* ---- context ------------------------------------------------------------- */
 
 typedef struct sg_context sg_context;
 
-sg_status sg_context_create(sg_context **ctx);
-void sg_context_destroy(sg_context *ctx);
+SG_API sg_status sg_context_create(sg_context **ctx);
+SG_API void sg_context_destroy(sg_context *ctx);
 /* The message of the last failure on ctx, or "" if none. The string is owned
  * by the context and valid until the next call on it. */
-const char *sg_context_last_error(const sg_context *ctx);
+SG_API const char *sg_context_last_error(const sg_context *ctx);
 
 /* ---- specs --------------------------------------------------------------- */
 
@@ -101,22 +116,22 @@ typedef struct sg_strided_slice_args {
 } sg_strided_slice_args;
 
 /* OpenVINO StridedSlice-1. */
-sg_status sg_spec_strided_slice(sg_context *ctx, const sg_strided_slice_args *args,
-                                sg_spec **spec);
+SG_API sg_status sg_spec_strided_slice(sg_context *ctx, const sg_strided_slice_args *args,
+                                       sg_spec **spec);
 
 /* OpenVINO Slice-8: `len` entries each; step NULL means ones, axes NULL means
  * 0..len-1. Negative axes count from the end. */
-sg_status sg_spec_slice(sg_context *ctx, size_t len, const int64_t *start,
-                        const int64_t *stop, const int64_t *step,
-                        const int64_t *axes, sg_spec **spec);
+SG_API sg_status sg_spec_slice(sg_context *ctx, size_t len, const int64_t *start,
+                               const int64_t *stop, const int64_t *step,
+                               const int64_t *axes, sg_spec **spec);
 
 typedef enum sg_trt_mode {
     SG_TRT_STRICT, SG_TRT_WRAP, SG_TRT_CLAMP, SG_TRT_FILL, SG_TRT_REFLECT
 } sg_trt_mode;
 
 /* "strict", "wrap", "clamp", "fill", "reflect"; and back (1 on success). */
-const char *sg_trt_mode_name(sg_trt_mode mode);
-int sg_trt_mode_parse(const char *name, sg_trt_mode *mode);
+SG_API const char *sg_trt_mode_name(sg_trt_mode mode);
+SG_API int sg_trt_mode_parse(const char *name, sg_trt_mode *mode);
 
 /* A scalar as written by a user, converted to the element type only when a
  * plan is made (ints and floats convert if exactly representable; f16, bf16
@@ -134,27 +149,27 @@ typedef struct sg_scalar {
 
 /* Parses "3", "-7", "18446744073709551615", "0.5", "1e-3", "nan", "-inf",
  * "true", "false". */
-sg_status sg_scalar_parse(sg_context *ctx, const char *text, sg_scalar *value);
+SG_API sg_status sg_scalar_parse(sg_context *ctx, const char *text, sg_scalar *value);
 
 /* TensorRT ISliceLayer: `len` entries each (one per input dimension);
  * stride NULL means ones; fill NULL means 0 (used by SG_TRT_FILL only). */
-sg_status sg_spec_trt_slice(sg_context *ctx, size_t len, const int64_t *start,
-                            const int64_t *size, const int64_t *stride,
-                            sg_trt_mode mode, const sg_scalar *fill,
-                            sg_spec **spec);
+SG_API sg_status sg_spec_trt_slice(sg_context *ctx, size_t len, const int64_t *start,
+                                   const int64_t *size, const int64_t *stride,
+                                   sg_trt_mode mode, const sg_scalar *fill,
+                                   sg_spec **spec);
 
 /* A NumPy basic-indexing expression: "[1:, ..., ::-1, None, 0]",
  * "x[2:-1:2]", "np.newaxis" accepted for None. */
-sg_status sg_spec_numpy(sg_context *ctx, const char *expr, sg_spec **spec);
+SG_API sg_status sg_spec_numpy(sg_context *ctx, const char *expr, sg_spec **spec);
 
 /* The SPEC words of the command line (see `slicegen --help`): either one
  * NumPy expression, or `--op NAME` followed by that op's options. */
-sg_status sg_spec_from_words(sg_context *ctx, int count, char *const *words,
-                             sg_spec **spec);
+SG_API sg_status sg_spec_from_words(sg_context *ctx, int count, char *const *words,
+                                    sg_spec **spec);
 
 /* Writes the spec in command-line form: an expression, or `--op ...`. */
-void sg_spec_print(const sg_spec *spec, FILE *out);
-void sg_spec_destroy(sg_spec *spec);
+SG_API void sg_spec_print(const sg_spec *spec, FILE *out);
+SG_API void sg_spec_destroy(sg_spec *spec);
 
 /* ---- plans --------------------------------------------------------------- */
 
@@ -162,25 +177,25 @@ typedef struct sg_plan sg_plan;
 
 /* Applies spec to an input of `rank` dimensions `shape` (rank 0 allowed,
  * shape may then be NULL) and element type dtype. */
-sg_status sg_plan_create(sg_context *ctx, const sg_spec *spec,
-                         size_t rank, const int64_t *shape, sg_dtype dtype,
-                         sg_plan **plan);
-void sg_plan_destroy(sg_plan *plan);
+SG_API sg_status sg_plan_create(sg_context *ctx, const sg_spec *spec,
+                                size_t rank, const int64_t *shape, sg_dtype dtype,
+                                sg_plan **plan);
+SG_API void sg_plan_destroy(sg_plan *plan);
 
 /* Output rank and shape; the array belongs to the plan. */
-size_t sg_plan_output_rank(const sg_plan *plan);
-const int64_t *sg_plan_output_shape(const sg_plan *plan);
-sg_dtype sg_plan_dtype(const sg_plan *plan);
+SG_API size_t sg_plan_output_rank(const sg_plan *plan);
+SG_API const int64_t *sg_plan_output_shape(const sg_plan *plan);
+SG_API sg_dtype sg_plan_dtype(const sg_plan *plan);
 /* Bytes the input must have and the output will have. */
-uint64_t sg_plan_input_bytes(const sg_plan *plan);
-uint64_t sg_plan_output_bytes(const sg_plan *plan);
+SG_API uint64_t sg_plan_input_bytes(const sg_plan *plan);
+SG_API uint64_t sg_plan_output_bytes(const sg_plan *plan);
 
 /* Writes the plan in its stable text form (see docs/plan-format.md). */
-void sg_plan_print(const sg_plan *plan, FILE *out);
+SG_API void sg_plan_print(const sg_plan *plan, FILE *out);
 /* Reads that text back; the result prints identically and compares equal. */
-sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan);
+SG_API sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan);
 /* 1 if the two plans describe the same computation. */
-int sg_plan_equal(const sg_plan *a, const sg_plan *b);
+SG_API int sg_plan_equal(const sg_plan *a, const sg_plan *b);
 
 /* ---- execution ----------------------------------------------------------- */
 
@@ -188,8 +203,8 @@ int sg_plan_equal(const sg_plan *a, const sg_plan *b);
  * from the shape-inference result rather than the folded loop nest. `in`
  * holds sg_plan_input_bytes() bytes in C order, `out` receives
  * sg_plan_output_bytes() bytes. The buffers must not overlap. */
-sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan,
-                           const void *in, void *out);
+SG_API sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan,
+                                  const void *in, void *out);
 
 /* ---- generated kernels ------------------------------------------------------
  *
@@ -228,13 +243,13 @@ typedef void (*sg_kernel_fn)(const void *in, void *out, int64_t begin, int64_t e
  * A released kernel stays cached, so compiling the same nest again is a
  * cache hit; past 1024 unreferenced kernels the least recently released one
  * is unloaded. Two threads compiling the same new nest compile it once. */
-sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level,
-                            sg_kernel **kernel);
-void sg_kernel_release(sg_kernel *kernel);
+SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level,
+                                   sg_kernel **kernel);
+SG_API void sg_kernel_release(sg_kernel *kernel);
 
 /* The compiled function, valid until the kernel is released. */
-sg_kernel_fn sg_kernel_function(const sg_kernel *kernel);
-int64_t sg_kernel_outer_extent(const sg_kernel *kernel);
+SG_API sg_kernel_fn sg_kernel_function(const sg_kernel *kernel);
+SG_API int64_t sg_kernel_outer_extent(const sg_kernel *kernel);
 
 /* Runs the whole kernel, splitting the outer range over `threads` threads:
  * the calling thread and threads-1 workers of the context's thread pool,
@@ -242,15 +257,15 @@ int64_t sg_kernel_outer_extent(const sg_kernel *kernel);
  * destroyed (after a run they spin for 0.1 ms before they sleep, so runs in
  * a loop pay no wake-up). 1 runs on the calling thread alone. Buffers as
  * for sg_run_reference. */
-sg_status sg_kernel_run(sg_context *ctx, const sg_kernel *kernel, const void *in, void *out,
-                        int threads);
+SG_API sg_status sg_kernel_run(sg_context *ctx, const sg_kernel *kernel, const void *in, void *out,
+                               int threads);
 
 /* The LLVM IR of plan's kernel as text: before any pass at opt_level 0,
  * after the pass pipeline otherwise. *text is malloc'd; free() it. */
-sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char **text);
+SG_API sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char **text);
 
 /* The LLVM version slicegen was built with, e.g. "14.0.6". */
-const char *sg_llvm_version(void);
+SG_API const char *sg_llvm_version(void);
 
 /* Makes a fatal error inside LLVM, which ends the process, print one line,
  * "slicegen: error: LLVM failed: <reason>", on stderr and exit with status
@@ -258,7 +273,7 @@ const char *sg_llvm_version(void);
  * can report (a bad triple or CPU, a module that does not verify, a JIT or
  * object writer error) are returned as errors either way. For programs: it
  * replaces any fatal-error handler the process gave LLVM. */
-void sg_llvm_exit_on_fatal_error(void);
+SG_API void sg_llvm_exit_on_fatal_error(void);
 
 /* ---- ahead of time: objects, archives, assembly, IR and C headers ----------
  *
@@ -301,27 +316,27 @@ typedef struct sg_aot_options {
  * PATH.slicegen-tmp-XXXXXX, then rename; see sg_remove_temporary_files); on
  * failure neither is created and existing files are left as they were.
  * An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason. */
-sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
-                       const sg_aot_options *options, const char *path,
-                       const char *header_path);
+SG_API sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
+                              const sg_aot_options *options, const char *path,
+                              const char *header_path);
 
 /* The name a plan's kernel gets by default:
  * "sg_x<element size>_l<loops>_r<run bytes>_<16 hex digits>", at most
  * SG_KERNEL_NAME_MAX - 1 characters. Plans with one loop nest share it. */
 #define SG_KERNEL_NAME_MAX 96
-sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERNEL_NAME_MAX]);
+SG_API sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERNEL_NAME_MAX]);
 
 /* 1 if `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*, and not a keyword
  * of C or C++. */
-int sg_is_identifier(const char *name);
+SG_API int sg_is_identifier(const char *name);
 
 /* Kernel names for model layers, as `slicegen aot` gives them: prefix, '_',
  * then the layer name with every character outside [A-Za-z0-9_] replaced
  * by '_'; a name already taken (by an earlier layer, or by a symbol or
  * macro derived from one, such as NAME_info or P_kernels) gets the first
  * free suffix _2, _3, ... names[i] is malloc'd; free() each. */
-sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t count,
-                             const char *const *layers, char **names);
+SG_API sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t count,
+                                    const char *const *layers, char **names);
 
 /* ---- OpenVINO IR models ---------------------------------------------------
  *
@@ -349,12 +364,12 @@ typedef struct sg_model_layer {
 } sg_model_layer;
 
 /* weights_path NULL: xml_path with its extension replaced by ".bin". */
-sg_status sg_model_read(sg_context *ctx, const char *xml_path, const char *weights_path,
-                        sg_model **model);
-size_t sg_model_layer_count(const sg_model *model);
+SG_API sg_status sg_model_read(sg_context *ctx, const char *xml_path, const char *weights_path,
+                               sg_model **model);
+SG_API size_t sg_model_layer_count(const sg_model *model);
 /* The layer at index (< sg_model_layer_count); owned by the model. */
-const sg_model_layer *sg_model_layer_at(const sg_model *model, size_t index);
-void sg_model_destroy(sg_model *model);
+SG_API const sg_model_layer *sg_model_layer_at(const sg_model *model, size_t index);
+SG_API void sg_model_destroy(sg_model *model);
 
 /* ---- tensors and .npy files ---------------------------------------------- */
 
@@ -395,20 +410,20 @@ typedef struct sg_tensor {
  * The file's size must be exactly what its header says: a file with fewer or
  * more data bytes is SG_ERR_IO ("truncated data", "trailing bytes"), checked
  * before any data is read or mapped. On failure *tensor is untouched. */
-sg_status sg_npy_read(sg_context *ctx, const char *path, sg_tensor *tensor);
+SG_API sg_status sg_npy_read(sg_context *ctx, const char *path, sg_tensor *tensor);
 /* Reads only the header, with the same checks as sg_npy_read (the file's
  * size included): dtype, rank, shape and bytes are set, data and map are
  * NULL. The data is then the last `bytes` bytes of the file. */
-sg_status sg_npy_read_header(sg_context *ctx, const char *path, sg_tensor *tensor);
+SG_API sg_status sg_npy_read_header(sg_context *ctx, const char *path, sg_tensor *tensor);
 /* Writes a .npy file (format 1.0, or 2.0 when the header needs it). The file
  * appears whole or not at all: data goes to a temporary file in the same
  * folder, PATH.slicegen-tmp-XXXXXX, which is renamed over `path` once
  * complete. `path` may be the file an input tensor was read from, mapped or
  * not. */
-sg_status sg_npy_write(sg_context *ctx, const char *path, const sg_tensor *tensor);
+SG_API sg_status sg_npy_write(sg_context *ctx, const char *path, const sg_tensor *tensor);
 /* Frees (map NULL) or unmaps the data; data and map become NULL and bytes 0.
  * Accepts NULL and a tensor without data. */
-void sg_tensor_release(sg_tensor *tensor);
+SG_API void sg_tensor_release(sg_tensor *tensor);
 
 /* ---- interruption --------------------------------------------------------------
  *
@@ -426,7 +441,7 @@ void sg_tensor_release(sg_tensor *tensor);
  * temporary file was removed and that goes on fails. Files beyond the 16th
  * written at the same moment, and any file when the process is killed by
  * SIGKILL, are left behind under that name; they may be deleted. */
-void sg_remove_temporary_files(void);
+SG_API void sg_remove_temporary_files(void);
 
 #ifdef __cplusplus
 }

@@ -12,9 +12,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SLICEGEN_BUILD_DIR:-$root/build}
 # What the tests use beyond the build: a C++ compiler (generated headers),
 # NumPy (the oracle of index expressions), cross compilers and qemu-user
-# (aarch64 and riscv64 objects, run), gnuplot (slicegen bench --plot).
+# (aarch64 and riscv64 objects, run), gnuplot (slicegen bench --plot),
+# pkg-config (the consumer test builds a program with slicegen.pc).
 bash "$root/tools/install-deps.sh" g++ python3-numpy gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu qemu-user \
-    gnuplot-nox
+    gnuplot-nox pkgconf
 cmake -S "$root" -B "$build" -DSLICEGEN_WERROR=ON \
     ${LLVM_DIR:+-DLLVM_DIR="$LLVM_DIR"} ${SLICEGEN_SANITIZE:+-DSLICEGEN_SANITIZE="$SLICEGEN_SANITIZE"} \
     ${SLICEGEN_REQUIRE_CROSS:+-DSLICEGEN_REQUIRE_CROSS=ON}
