@@ -381,6 +381,19 @@ def _captured(printer, obj):
         _libc.free(buf)
 
 
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%")
+
+
+def _command_form(spec_text):
+    """The spec as `slicegen emit` quotes it in headers: an expression as one
+    shell word (single-quoted unless plain); an op's words are printed so."""
+    if spec_text.startswith("--op"):
+        return spec_text
+    if spec_text and set(spec_text) <= _PLAIN:
+        return spec_text
+    return "'" + spec_text.replace("'", "'\\''") + "'"
+
+
 def _status_name(status):
     name = _lib.sg_status_name(status)
     return name.decode() if name else str(status)
@@ -607,7 +620,7 @@ class Context:
             for what, text in (("target", target), ("cpu", cpu)):
                 if text is not None and (not isinstance(text, str) or "\0" in text):
                     raise SliceError(f"failed to compile kernel: {what} {text!r} is not a string")
-            kernel = _capi.AotKernel(plan, name.encode(), spec_text.encode(), None, -1)
+            kernel = _capi.AotKernel(plan, name.encode(), _command_form(spec_text).encode(), None, -1)
             options = _capi.AotOptions(target.encode() if target else None, cpu.encode() if cpu else None,
                                        level, None, None)
             status = _lib.sg_aot_write(ctx, ctypes.byref(kernel), 1, ctypes.byref(options), c_path, c_header)

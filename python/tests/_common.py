@@ -38,8 +38,8 @@ print(f"slicegen python tests: seed {SEED} (set SLICEGEN_SEED to reproduce), lib
       f"{slicegen.library_path}, command line {CLI or '(SLICEGEN_CLI not set)'}", file=sys.stderr)
 
 needs_cli = unittest.skipUnless(
-    CLI, "SLICEGEN_CLI is not set: the comparisons with `slicegen run --engine ref` are skipped "
-         "(set it to the slicegen program, e.g. build/cli/slicegen)")
+    CLI, "SLICEGEN_CLI is not set: comparisons with the command line (slicegen run --engine ref, plan, "
+         "ir, emit) are skipped; set it to the slicegen program, e.g. build/cli/slicegen")
 
 # Every type NumPy has without ml_dtypes, with the name the command line uses.
 DTYPES = {"bool": np.bool_, "i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16,
