@@ -200,7 +200,11 @@ def _declare(lib):
 
 
 def load_libc():
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    """The C library's functions as the process resolves them (dlopen(NULL)):
+    the free() that matches the malloc() libslicegen and open_memstream use,
+    which is not libc's own where another allocator is interposed
+    (LD_PRELOAD of a sanitizer runtime, jemalloc, tcmalloc)."""
+    libc = ctypes.CDLL(None)
     for name, (restype, argtypes) in LIBC_SIGNATURES.items():
         fn = getattr(libc, name)
         fn.restype = restype
