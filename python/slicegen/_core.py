@@ -13,6 +13,7 @@ waits for the runs in flight.
 """
 import builtins
 import collections
+import collections.abc
 import ctypes
 import dataclasses
 import operator
