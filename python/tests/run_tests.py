@@ -16,14 +16,15 @@ def main():
     except ImportError:
         print("python: NumPy is not installed (Debian: python3-numpy); skipped")
         return 77
+    sys.path.insert(0, HERE)
+    import _common  # noqa: F401  (prints the seed, the library and the command line tested)
     try:
         import pytest
     except ImportError:
         pytest = None
     if pytest is not None:
-        return pytest.main(["-p", "no:cacheprovider", "-rs", "-q", HERE] + sys.argv[1:])
+        return pytest.main(["-p", "no:cacheprovider", "-rs", "-q", "-s", HERE] + sys.argv[1:])
     print("python: pytest is not installed; running the tests with unittest")
-    sys.path.insert(0, HERE)
     suite = unittest.defaultTestLoader.discover(HERE, top_level_dir=HERE)
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     print(f"python: {result.testsRun - len(result.failures) - len(result.errors) - len(result.skipped)} passed, "
