@@ -458,9 +458,11 @@ class _State:
 
 
 def _destroy_context(state):
-    with state.runs:
+    # lock, then runs: the order of a kernel finalizer that garbage
+    # collection runs inside a locked call
+    with state.lock, state.runs:
         state.runs.wait_for(lambda: state.running == 0)
-        with state.lock:
+        if state.ptr is not None:
             for kernel in state.kernels.values():
                 _lib.sg_kernel_release(kernel)
             state.kernels.clear()

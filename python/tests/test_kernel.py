@@ -197,6 +197,32 @@ class Lifetimes(unittest.TestCase):
             self.assertIsNone(state.ptr)
             self.assertEqual(state.kernels, {})
 
+    def test_close_while_threads_run(self):
+        """close() waits for the runs in flight; later runs raise SliceError."""
+        context = slicegen.Context()
+        x = random_array(rng_for("close"), (256, 256), np.float32)
+        kernel = context.compile("[::-1, 1::2]", x.shape, x.dtype)
+        want = np.ascontiguousarray(x[::-1, 1::2])
+        started, outcomes = threading.Barrier(5), []
+
+        def work():
+            started.wait()
+            try:
+                while True:
+                    if not same(kernel(x, threads=2), want):
+                        outcomes.append("wrong")
+            except slicegen.SliceError as e:
+                outcomes.append(str(e))
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        started.wait()
+        context.close()
+        for t in threads:
+            t.join()
+        self.assertEqual(outcomes, ["failed to run kernel: its context is closed"] * 4)
+
     def test_with_and_default_context(self):
         with slicegen.Context() as context:
             kernel = context.compile("[::2]", (4,), np.int32)
