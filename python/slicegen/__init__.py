@@ -1,0 +1,21 @@
+"""slicegen: machine code made for exactly one tensor slice, on NumPy arrays.
+
+    >>> import numpy as np, slicegen
+    >>> x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    >>> slicegen.slice(x, "[1:, ::-1]")            # x[1:, ::-1], as a new array
+    >>> k = slicegen.compile(slicegen.TrtSlice(start=(-1, -1), size=(5, 6), mode="reflect"), x.shape, x.dtype)
+    >>> k(x, threads=2)                             # a JIT kernel, reusable
+    >>> slicegen.emit("[::2]", (64, 64), "f32", "half.o", header="half.h", name="half")
+
+Pure Python over libslicegen.so (ctypes). The library is looked for at
+$SLICEGEN_LIBRARY, then next to this module, then on the system's library
+path; `slicegen.library_path` is the file loaded. Errors raise SliceError,
+a ValueError carrying the library's one-line message.
+"""
+from ._capi import SG_DEFAULT_OPT_LEVEL as DEFAULT_OPT_LEVEL
+from ._core import (Context, Kernel, Slice, SliceError, StridedSlice, TrtSlice, compile,
+                    default_context, emit, library_path, llvm_version, slice)
+
+__version__ = "0.1.0"
+__all__ = ["Context", "Kernel", "Slice", "SliceError", "StridedSlice", "TrtSlice", "compile",
+           "default_context", "emit", "library_path", "llvm_version", "slice", "DEFAULT_OPT_LEVEL"]

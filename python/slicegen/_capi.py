@@ -1,0 +1,217 @@
+"""The C API of libslicegen.so through ctypes: finding and loading the
+library, its types, and the signature of every function the module calls.
+
+Nothing here owns a C object; _core.py does. Each function gets exact
+argtypes and restype (test_capi.py holds them to include/slicegen.h).
+"""
+import ctypes
+import ctypes.util
+import os
+
+# ---- finding the library ---------------------------------------------------
+
+SONAME = "libslicegen.so.0"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _candidates():
+    """Where the library is looked for, in order: the environment variable
+    SLICEGEN_LIBRARY, a copy next to this module (installed with it), then
+    the system's search path (LD_LIBRARY_PATH, the ldconfig cache)."""
+    env = os.environ.get("SLICEGEN_LIBRARY")
+    if env:
+        return [("SLICEGEN_LIBRARY", env)]
+    found = []
+    for name in (SONAME, "libslicegen.so"):
+        path = os.path.join(_HERE, name)
+        if os.path.exists(path):
+            found.append(("next to the module", path))
+    found.append(("the system path", SONAME))
+    system = ctypes.util.find_library("slicegen")
+    if system and system != SONAME:
+        found.append(("the system path", system))
+    return found
+
+
+def load():
+    """Loads libslicegen and declares its functions; returns (lib, path).
+    Raises ImportError naming every place tried."""
+    tried = []
+    for where, path in _candidates():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append(f"{path} ({where}): {e}")
+            continue
+        try:
+            _declare(lib)
+        except AttributeError as e:
+            tried.append(f"{path} ({where}): not libslicegen, or too old: {e}")
+            continue
+        return lib, _loaded_path(lib, path)
+    raise ImportError("slicegen: cannot load libslicegen: " + "; ".join(tried) +
+                      ". Set SLICEGEN_LIBRARY to the library's path (in a build tree: "
+                      "build/libslicegen.so), or install it (cmake --install, or the .deb)")
+
+
+def _loaded_path(lib, fallback):
+    """The file the dynamic loader actually opened for lib."""
+    try:
+        libdl = ctypes.CDLL(None)
+        dladdr = libdl.dladdr
+
+        class DlInfo(ctypes.Structure):
+            _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                        ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(DlInfo)]
+        dladdr.restype = ctypes.c_int
+        info = DlInfo()
+        addr = ctypes.cast(lib.sg_llvm_version, ctypes.c_void_p)
+        if dladdr(addr, ctypes.byref(info)) and info.dli_fname:
+            return os.path.realpath(os.fsdecode(info.dli_fname))
+    except (AttributeError, OSError):
+        pass
+    return fallback
+
+
+# ---- types -------------------------------------------------------------------
+
+class Context(ctypes.Structure):
+    """sg_context (opaque)"""
+
+
+class Spec(ctypes.Structure):
+    """sg_spec (opaque)"""
+
+
+class Plan(ctypes.Structure):
+    """sg_plan (opaque)"""
+
+
+class Kernel(ctypes.Structure):
+    """sg_kernel (opaque)"""
+
+
+ContextP = ctypes.POINTER(Context)
+SpecP = ctypes.POINTER(Spec)
+PlanP = ctypes.POINTER(Plan)
+KernelP = ctypes.POINTER(Kernel)
+I64P = ctypes.POINTER(ctypes.c_int64)
+FILEP = ctypes.c_void_p                       # FILE *
+status_t = ctypes.c_int                       # enum sg_status
+dtype_t = ctypes.c_int                        # enum sg_dtype
+trt_mode_t = ctypes.c_int                     # enum sg_trt_mode
+
+SG_OK = 0
+SG_ERR_USAGE, SG_ERR_SPEC, SG_ERR_SLICE, SG_ERR_IO, SG_ERR_NOMEM, SG_ERR_INTERNAL = range(1, 7)
+SG_SCALAR_INT, SG_SCALAR_UINT, SG_SCALAR_FLOAT, SG_SCALAR_BOOL = range(4)
+SG_KERNEL_NAME_MAX = 96
+SG_DEFAULT_OPT_LEVEL = 2
+
+
+class Mask(ctypes.Structure):
+    _fields_ = [("bits", I64P), ("len", ctypes.c_size_t)]
+
+
+class StridedSliceArgs(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_size_t), ("begin", I64P), ("end", I64P), ("stride", I64P),
+                ("begin_mask", Mask), ("end_mask", Mask), ("new_axis_mask", Mask),
+                ("shrink_axis_mask", Mask), ("ellipsis_mask", Mask)]
+
+
+class Scalar(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("i", ctypes.c_int64), ("u", ctypes.c_uint64),
+                ("f", ctypes.c_double)]
+
+
+ProgressFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t)
+
+
+class AotKernel(ctypes.Structure):
+    _fields_ = [("plan", PlanP), ("name", ctypes.c_char_p), ("spec", ctypes.c_char_p),
+                ("layer", ctypes.c_char_p), ("layer_id", ctypes.c_int64)]
+
+
+class AotOptions(ctypes.Structure):
+    _fields_ = [("target", ctypes.c_char_p), ("cpu", ctypes.c_char_p), ("opt_level", ctypes.c_int),
+                ("prefix", ctypes.c_char_p), ("command", ctypes.c_char_p),
+                ("progress", ProgressFn), ("progress_arg", ctypes.c_void_p)]
+
+
+# name: (restype, argtypes), as declared in include/slicegen.h
+SIGNATURES = {
+    "sg_status_name": (ctypes.c_char_p, [status_t]),
+    "sg_dtype_name": (ctypes.c_char_p, [dtype_t]),
+    "sg_dtype_size": (ctypes.c_size_t, [dtype_t]),
+    "sg_dtype_parse": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(dtype_t)]),
+    "sg_context_create": (status_t, [ctypes.POINTER(ContextP)]),
+    "sg_context_destroy": (None, [ContextP]),
+    "sg_context_last_error": (ctypes.c_char_p, [ContextP]),
+    "sg_spec_strided_slice": (status_t, [ContextP, ctypes.POINTER(StridedSliceArgs),
+                                         ctypes.POINTER(SpecP)]),
+    "sg_spec_slice": (status_t, [ContextP, ctypes.c_size_t, I64P, I64P, I64P, I64P,
+                                 ctypes.POINTER(SpecP)]),
+    "sg_trt_mode_name": (ctypes.c_char_p, [trt_mode_t]),
+    "sg_trt_mode_parse": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(trt_mode_t)]),
+    "sg_scalar_parse": (status_t, [ContextP, ctypes.c_char_p, ctypes.POINTER(Scalar)]),
+    "sg_spec_trt_slice": (status_t, [ContextP, ctypes.c_size_t, I64P, I64P, I64P, trt_mode_t,
+                                     ctypes.POINTER(Scalar), ctypes.POINTER(SpecP)]),
+    "sg_spec_numpy": (status_t, [ContextP, ctypes.c_char_p, ctypes.POINTER(SpecP)]),
+    "sg_spec_from_words": (status_t, [ContextP, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                      ctypes.POINTER(SpecP)]),
+    "sg_spec_print": (None, [SpecP, FILEP]),
+    "sg_spec_destroy": (None, [SpecP]),
+    "sg_plan_create": (status_t, [ContextP, SpecP, ctypes.c_size_t, I64P, dtype_t,
+                                  ctypes.POINTER(PlanP)]),
+    "sg_plan_destroy": (None, [PlanP]),
+    "sg_plan_output_rank": (ctypes.c_size_t, [PlanP]),
+    "sg_plan_output_shape": (I64P, [PlanP]),
+    "sg_plan_dtype": (dtype_t, [PlanP]),
+    "sg_plan_input_bytes": (ctypes.c_uint64, [PlanP]),
+    "sg_plan_output_bytes": (ctypes.c_uint64, [PlanP]),
+    "sg_plan_print": (None, [PlanP, FILEP]),
+    "sg_run_reference": (status_t, [ContextP, PlanP, ctypes.c_void_p, ctypes.c_void_p]),
+    "sg_kernel_compile": (status_t, [ContextP, PlanP, ctypes.c_int, ctypes.POINTER(KernelP)]),
+    "sg_kernel_release": (None, [KernelP]),
+    "sg_kernel_outer_extent": (ctypes.c_int64, [KernelP]),
+    "sg_kernel_run": (status_t, [ContextP, KernelP, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]),
+    "sg_kernel_ir": (status_t, [ContextP, PlanP, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]),
+    "sg_llvm_version": (ctypes.c_char_p, []),
+    "sg_aot_write": (status_t, [ContextP, ctypes.POINTER(AotKernel), ctypes.c_size_t,
+                                ctypes.POINTER(AotOptions), ctypes.c_char_p, ctypes.c_char_p]),
+    "sg_kernel_name": (status_t, [ContextP, PlanP, ctypes.c_char_p]),
+    "sg_is_identifier": (ctypes.c_int, [ctypes.c_char_p]),
+}
+
+# The C library's functions that capture a FILE * printer's text and free
+# what slicegen malloc'd.
+LIBC_SIGNATURES = {
+    "open_memstream": (FILEP, [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]),
+    "fclose": (ctypes.c_int, [FILEP]),
+    "free": (None, [ctypes.c_void_p]),
+}
+
+
+def _declare(lib):
+    for name, (restype, argtypes) in SIGNATURES.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+
+
+def load_libc():
+    """The C library's functions as the process resolves them (dlopen(NULL)):
+    the free() that matches the malloc() libslicegen and open_memstream use,
+    which is not libc's own where another allocator is interposed
+    (LD_PRELOAD of a sanitizer runtime, jemalloc, tcmalloc)."""
+    libc = ctypes.CDLL(None)
+    for name, (restype, argtypes) in LIBC_SIGNATURES.items():
+        fn = getattr(libc, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    return libc
+
+
+def int64_array(values):
+    """A C int64_t array holding values (a list of Python ints that fit)."""
+    return (ctypes.c_int64 * max(len(values), 1))(*values)

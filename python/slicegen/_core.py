@@ -1,0 +1,810 @@
+"""Contexts, kernels, the three ops and the module-level functions.
+
+Ownership: a Context owns one sg_context; a Kernel owns one sg_plan and one
+reference to an sg_kernel of its context. Both are freed by finalizers
+(weakref.finalize), when the Python object goes away or at the latest at
+interpreter exit; a context releases the kernels still alive before it is
+destroyed, so no kernel outlives its context in C.
+
+Locking: every call on a context's C object goes through its lock, except
+kernel runs and kernel releases, which the C API allows concurrently
+(include/slicegen.h, "Threads"); runs are counted so that closing a context
+waits for the runs in flight.
+"""
+import builtins
+import collections
+import collections.abc
+import ctypes
+import dataclasses
+import operator
+import os
+import threading
+import weakref
+
+import numpy as np
+
+from . import _capi
+
+_lib, library_path = _capi.load()
+_libc = _capi.load_libc()
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+class SliceError(ValueError):
+    """A slice slicegen cannot make, plan, compile or run.
+
+    str(error) is one line, "failed to <verb> <object>: <rule> (<values>)",
+    for errors of the library exactly its message (as `slicegen` prints it
+    after "slicegen: error: "). `status` names the kind: "usage", "spec",
+    "slice", "io", "nomem" or "internal" (sg_status_name)."""
+
+    def __init__(self, message, status="usage"):
+        super().__init__(message)
+        self.status = status
+
+
+# ---- element types -------------------------------------------------------------------
+
+_NUMPY_TYPES = {
+    "bool": np.bool_, "i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16,
+    "i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64,
+    "f16": np.float16, "f32": np.float32, "f64": np.float64,
+}
+
+
+def _sg_dtype(name):
+    code = _capi.dtype_t()
+    if not _lib.sg_dtype_parse(name.encode(), ctypes.byref(code)):
+        raise ImportError(f"slicegen: {library_path} lacks element type {name}")
+    return code.value
+
+
+_SG_CODES = {name: _sg_dtype(name) for name in list(_NUMPY_TYPES) + ["bf16"]}
+_BY_NUMPY = {np.dtype(t): name for name, t in _NUMPY_TYPES.items()}
+_bf16_cache = []  # [] not looked up yet; [None] ml_dtypes missing; [dtype]
+
+
+def _bfloat16():
+    """ml_dtypes.bfloat16 as a NumPy dtype, or None without ml_dtypes."""
+    if not _bf16_cache:
+        try:
+            import ml_dtypes
+            _bf16_cache.append(np.dtype(ml_dtypes.bfloat16))
+        except ImportError:
+            _bf16_cache.append(None)
+    return _bf16_cache[0]
+
+
+def _no_bf16():
+    return SliceError("failed to make plan: element type bfloat16 needs the ml_dtypes package, "
+                      "which is not installed (Debian has no package for it: pip install ml_dtypes)")
+
+
+def _element_type(dtype):
+    """(NumPy dtype, slicegen name) for anything np.dtype takes, or a slicegen
+    name (f32, bf16, ...); SliceError for a type slicegen lacks."""
+    if isinstance(dtype, str):
+        key = dtype.strip().lower()
+        if key in ("bf16", "bfloat16"):
+            bf16 = _bfloat16()
+            if bf16 is None:
+                raise _no_bf16()
+            return bf16, "bf16"
+        if key in _NUMPY_TYPES:
+            return np.dtype(_NUMPY_TYPES[key]), key
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise SliceError(f"failed to make plan: {dtype!r} is not an element type ({e})") from None
+    bf16 = _bfloat16()
+    if bf16 is not None and dt == bf16:
+        return dt, "bf16"
+    if dt.fields is None and dt.subdtype is None and not dt.isnative and dt.newbyteorder("=") in _BY_NUMPY:
+        raise SliceError(f"failed to make plan: element type {dt.str} is not in the machine's byte order "
+                         f"(convert it with .astype({dt.newbyteorder('=').name!r}))")
+    name = _BY_NUMPY.get(dt)
+    if name is None:
+        raise SliceError(f"failed to make plan: slicegen has no element type {dt} (it has bool, int8 to "
+                         "int64, uint8 to uint64, float16, float32, float64, and bfloat16 with ml_dtypes)")
+    return dt, name
+
+
+# ---- lists of integers -----------------------------------------------------------------
+
+def _int64(value, what, op):
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise SliceError(f"failed to make {op}: {what} is {value!r}, not an integer") from None
+    if not INT64_MIN <= v <= INT64_MAX:
+        raise SliceError(f"failed to make {op}: {what} = {v} does not fit in 64 bits")
+    return v
+
+
+def _ints(values, name, op):
+    """A tuple of int64 values from a sequence of integers or a string "1,-2,3"."""
+    if isinstance(values, str):
+        text = values.strip()
+        try:
+            values = [int(w) for w in text.split(",")] if text else []
+        except ValueError:
+            raise SliceError(f"failed to make {op}: {name} '{text}' is not a comma-separated list "
+                             "of integers") from None
+    elif isinstance(values, (bytes, bytearray)) or not isinstance(values, collections.abc.Iterable):
+        raise SliceError(f"failed to make {op}: {name} is {values!r}, not a list of integers")
+    return tuple(_int64(v, f"{name}[{i}]", op) for i, v in enumerate(values))
+
+
+def _same_length(op, names, lists):
+    """The CLI's rule and message: given lists have the first one's length."""
+    for name, values in zip(names[1:], lists[1:]):
+        if values is not None and len(values) != len(lists[0]):
+            raise SliceError(f"failed to make {op}: {names[0]} and {name} must have the same length "
+                             f"({len(lists[0])} and {len(values)})", "spec")
+
+
+def _words_list(values):
+    return ",".join(str(v) for v in values)
+
+
+# ---- the ops -------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class StridedSlice:
+    """OpenVINO StridedSlice-1. begin, end and stride (None: ones) have one
+    entry per step; each mask is a list of 0s and 1s as in OpenVINO IR
+    attributes (shorter ones are padded with zeros). Lists may also be
+    given as strings, "1,0,-1"."""
+    begin: tuple
+    end: tuple
+    stride: tuple = None
+    begin_mask: tuple = ()
+    end_mask: tuple = ()
+    new_axis_mask: tuple = ()
+    shrink_axis_mask: tuple = ()
+    ellipsis_mask: tuple = ()
+
+    _masks = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
+
+    def __post_init__(self):
+        op = "StridedSlice"
+        for name in ("begin", "end", "stride") + self._masks:
+            value = getattr(self, name)
+            if value is not None or name != "stride":
+                object.__setattr__(self, name, _ints(value, name, op))
+        _same_length(op, ("begin", "end", "stride"), (self.begin, self.end, self.stride))
+
+    def to_words(self):
+        """The command line's SPEC words for this op."""
+        words = ["--op", "StridedSlice", "--begin", _words_list(self.begin), "--end", _words_list(self.end)]
+        if self.stride is not None:
+            words += ["--stride", _words_list(self.stride)]
+        for name in self._masks:
+            if getattr(self, name):
+                words += ["--" + name.replace("_", "-"), _words_list(getattr(self, name))]
+        return words
+
+    def _make(self, ctx):
+        arrays = {n: _capi.int64_array(getattr(self, n)) for n in ("begin", "end") + self._masks}
+        stride = _capi.int64_array(self.stride) if self.stride is not None else None
+        masks = {n: _capi.Mask(arrays[n], len(getattr(self, n))) for n in self._masks}
+        args = _capi.StridedSliceArgs(len(self.begin), arrays["begin"], arrays["end"], stride, **masks)
+        spec = _capi.SpecP()
+        return _lib.sg_spec_strided_slice(ctx, ctypes.byref(args), ctypes.byref(spec)), spec
+
+
+@dataclasses.dataclass(frozen=True)
+class Slice:
+    """OpenVINO Slice-8: start, stop, step (None: ones) and axes (None:
+    0..len-1; negative axes count from the end), one entry each per sliced
+    axis; the axes not named are copied whole."""
+    start: tuple
+    stop: tuple
+    step: tuple = None
+    axes: tuple = None
+
+    def __post_init__(self):
+        for name in ("start", "stop", "step", "axes"):
+            value = getattr(self, name)
+            if value is not None or name in ("start", "stop"):
+                object.__setattr__(self, name, _ints(value, name, "Slice"))
+        _same_length("Slice", ("start", "stop", "step", "axes"), (self.start, self.stop, self.step, self.axes))
+
+    def to_words(self):
+        words = ["--op", "Slice", "--start", _words_list(self.start), "--stop", _words_list(self.stop)]
+        for name in ("step", "axes"):
+            if getattr(self, name) is not None:
+                words += ["--" + name, _words_list(getattr(self, name))]
+        return words
+
+    def _make(self, ctx):
+        start, stop = _capi.int64_array(self.start), _capi.int64_array(self.stop)
+        step = _capi.int64_array(self.step) if self.step is not None else None
+        axes = _capi.int64_array(self.axes) if self.axes is not None else None
+        spec = _capi.SpecP()
+        return _lib.sg_spec_slice(ctx, len(self.start), start, stop, step, axes, ctypes.byref(spec)), spec
+
+
+_TRT_MODES = ("strict", "wrap", "clamp", "fill", "reflect")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrtSlice:
+    """TensorRT ISliceLayer: start, size (the output shape) and stride (None:
+    ones) have one entry per input dimension; output element y reads input
+    coordinate x = y * stride + start, which mode maps into the input:
+    "strict" (x must be inside), "wrap", "clamp", "fill" or "reflect" (see
+    docs/semantics.md). fill (mode "fill" only; None: 0) is a bool, an
+    integer, a float or a string such as "nan" or "-inf", converted to the
+    element type when the kernel is made."""
+    start: tuple
+    size: tuple
+    stride: tuple = None
+    mode: str = "strict"
+    fill: object = None
+
+    def __post_init__(self):
+        op = "TrtSlice"
+        for name in ("start", "size", "stride"):
+            value = getattr(self, name)
+            if value is not None or name != "stride":
+                object.__setattr__(self, name, _ints(value, name, op))
+        _same_length(op, ("start", "size", "stride"), (self.start, self.size, self.stride))
+        if self.mode not in _TRT_MODES:
+            raise SliceError(f"failed to make TrtSlice: unknown mode {self.mode!r} "
+                             "(expected strict, wrap, clamp, fill or reflect)")
+        fill = self.fill
+        if fill is None:
+            return
+        if self.mode != "fill":
+            raise SliceError(f"failed to make TrtSlice: a fill value needs mode 'fill' (the mode is "
+                             f"{self.mode!r})")
+        if isinstance(fill, (bool, np.bool_)):
+            fill = bool(fill)
+        elif isinstance(fill, (int, np.integer)):
+            fill = int(fill)
+            if not INT64_MIN <= fill < 2**64:
+                raise SliceError(f"failed to make TrtSlice: fill value {fill} does not fit in 64 bits")
+        elif isinstance(fill, (float, np.floating)):
+            fill = float(fill)
+        elif not isinstance(fill, str):
+            raise SliceError(f"failed to make TrtSlice: fill value {fill!r} is not a bool, an integer, "
+                             "a float or a string")
+        object.__setattr__(self, "fill", fill)
+
+    def to_words(self):
+        words = ["--op", "TrtSlice", "--start", _words_list(self.start), "--size", _words_list(self.size)]
+        if self.stride is not None:
+            words += ["--stride", _words_list(self.stride)]
+        if self.mode != "strict":
+            words += ["--mode", self.mode]
+        if self.fill is not None:
+            words += ["--fill", _fill_text(self.fill)]
+        return words
+
+    def _make(self, ctx):
+        fill = None
+        if self.fill is not None:
+            fill = _capi.Scalar()
+            if isinstance(self.fill, str):
+                if "\0" in self.fill:
+                    raise SliceError("failed to make TrtSlice: the fill value holds a NUL character")
+                status = _lib.sg_scalar_parse(ctx, self.fill.encode(), ctypes.byref(fill))
+                if status != _capi.SG_OK:
+                    return status, None
+            elif isinstance(self.fill, bool):
+                fill.kind, fill.i = _capi.SG_SCALAR_BOOL, int(self.fill)
+            elif isinstance(self.fill, int) and self.fill > INT64_MAX:
+                fill.kind, fill.u = _capi.SG_SCALAR_UINT, self.fill
+            elif isinstance(self.fill, int):
+                fill.kind, fill.i = _capi.SG_SCALAR_INT, self.fill
+            else:
+                fill.kind, fill.f = _capi.SG_SCALAR_FLOAT, self.fill
+        start, size = _capi.int64_array(self.start), _capi.int64_array(self.size)
+        stride = _capi.int64_array(self.stride) if self.stride is not None else None
+        mode = _capi.trt_mode_t()
+        if not _lib.sg_trt_mode_parse(self.mode.encode(), ctypes.byref(mode)):
+            raise SliceError(f"failed to make TrtSlice: {library_path} lacks mode {self.mode!r}")
+        spec = _capi.SpecP()
+        status = _lib.sg_spec_trt_slice(ctx, len(self.start), start, size, stride, mode.value,
+                                        ctypes.byref(fill) if fill is not None else None, ctypes.byref(spec))
+        return status, spec
+
+
+def _fill_text(fill):
+    if isinstance(fill, bool):
+        return "true" if fill else "false"
+    return repr(fill) if isinstance(fill, float) else str(fill)
+
+
+# ---- specs as the user gives them --------------------------------------------------------
+
+def _index_item(item):
+    if item is None:
+        return "None"
+    if item is Ellipsis:
+        return "..."
+    if isinstance(item, builtins.slice):
+        parts = []
+        for bound in (item.start, item.stop, item.step):
+            if bound is None:
+                parts.append("")
+            elif isinstance(bound, (bool, np.bool_)):
+                raise SliceError(f"failed to parse index: slice bound {bound!r} is a boolean")
+            else:
+                try:
+                    parts.append(str(operator.index(bound)))
+                except TypeError:
+                    raise SliceError(f"failed to parse index: slice bound {bound!r} is not an integer "
+                                     "or None") from None
+        return ":".join(parts)
+    if isinstance(item, (bool, np.bool_)):
+        raise SliceError(f"failed to parse index: {item!r} is a boolean index (advanced indexing, "
+                         "which slicegen does not do)")
+    try:
+        return str(operator.index(item))
+    except TypeError:
+        raise SliceError(f"failed to parse index: {item!r} is not a basic index (an integer, a slice, "
+                         "None or Ellipsis)") from None
+
+
+def _normalize_spec(spec):
+    """A hashable form of spec: an expression string, an op, or a tuple of
+    command-line words."""
+    if isinstance(spec, str) or isinstance(spec, (StridedSlice, Slice, TrtSlice)):
+        return spec
+    if isinstance(spec, (list, tuple)) and spec and all(isinstance(w, str) for w in spec):
+        return tuple(spec)
+    items = spec if isinstance(spec, tuple) else (spec,)
+    return "[" + ", ".join(_index_item(i) for i in items) + "]" if items else "[...]"
+
+
+def _spec_name(spec):
+    return spec if isinstance(spec, str) else " ".join(spec) if isinstance(spec, tuple) else repr(spec)
+
+
+# ---- text from the library --------------------------------------------------------------
+
+def _captured(printer, obj):
+    """What printer(obj, FILE *) writes, as a string."""
+    buf, size = ctypes.c_void_p(), ctypes.c_size_t()
+    stream = _libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+    if not stream:
+        raise MemoryError("open_memstream failed")
+    try:
+        printer(obj, stream)
+    finally:
+        _libc.fclose(stream)
+    try:
+        return ctypes.string_at(buf.value, size.value).decode("utf-8", "replace") if buf.value else ""
+    finally:
+        _libc.free(buf)
+
+
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%")
+
+
+def _command_form(spec_text):
+    """The spec as `slicegen emit` quotes it in headers: an expression as one
+    shell word (single-quoted unless plain); an op's words are printed so."""
+    if spec_text.startswith("--op"):
+        return spec_text
+    if spec_text and set(spec_text) <= _PLAIN:
+        return spec_text
+    return "'" + spec_text.replace("'", "'\\''") + "'"
+
+
+def _status_name(status):
+    name = _lib.sg_status_name(status)
+    return name.decode() if name else str(status)
+
+
+def _threads(threads):
+    try:
+        n = operator.index(threads)
+    except TypeError:
+        raise SliceError(f"failed to run kernel: threads is {threads!r}, not an integer") from None
+    if n < 1:
+        raise SliceError(f"failed to run kernel: {n} threads (at least 1)")
+    return min(n, 2**31 - 1)
+
+
+def _opt_level(level):
+    try:
+        n = operator.index(level)
+    except TypeError:
+        raise SliceError(f"failed to compile kernel: optimization level {level!r} is not an integer") from None
+    if not 0 <= n <= 3:
+        raise SliceError(f"failed to compile kernel: optimization level {n} (0..3)")
+    return n
+
+
+def _shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        dims = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise SliceError(f"failed to make plan: shape {shape!r} is not a sequence of integers") from None
+    for i, d in enumerate(dims):
+        if not 0 <= d <= INT64_MAX:
+            raise SliceError(f"failed to make plan: dimension {i} of shape {dims} is {d}, "
+                             "not in [0, 2**63)")
+    return dims
+
+
+def _path(path, what):
+    if path is None:
+        return None
+    data = os.fsencode(path)
+    if b"\0" in data:
+        raise SliceError(f"failed to write {what}: the path holds a NUL character")
+    return data
+
+
+# ---- contexts ----------------------------------------------------------------------------
+
+class _State:
+    """What a context's finalizer and its kernels' finalizers share: the C
+    context, its lock, the runs in flight and the kernels not yet released."""
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+        self.lock = threading.RLock()
+        self.runs = threading.Condition(threading.RLock())
+        self.running = 0
+        self.kernels = {}  # id -> sg_kernel *, those not yet released
+
+
+def _destroy_context(state):
+    # lock, then runs: the order of a kernel finalizer that garbage
+    # collection runs inside a locked call
+    with state.lock, state.runs:
+        state.runs.wait_for(lambda: state.running == 0)
+        if state.ptr is not None:
+            for kernel in state.kernels.values():
+                _lib.sg_kernel_release(kernel)
+            state.kernels.clear()
+            _lib.sg_context_destroy(state.ptr)
+            state.ptr = None
+
+
+def _release_kernel(state, key, kernel, plan):
+    with state.runs:
+        if state.kernels.pop(key, None) is not None:
+            _lib.sg_kernel_release(kernel)
+    _lib.sg_plan_destroy(plan)
+
+
+class Context:
+    """A slicegen context: its kernel cache (the library's, plus the last
+    64 kernels slice() used), its thread pool (for threads > 1) and its
+    last error. Methods may be called from any thread. close(), or the end
+    of the interpreter, destroys it; its kernels then refuse to run.
+    slicegen.compile, slice and emit use a module-level context."""
+
+    _SLICE_CACHE = 64
+
+    def __init__(self):
+        ptr = _capi.ContextP()
+        if _lib.sg_context_create(ctypes.byref(ptr)) != _capi.SG_OK:
+            raise MemoryError("failed to make context: out of memory")
+        self._state = _State(ptr)
+        self._finalizer = weakref.finalize(self, _destroy_context, self._state)
+        self._slice_cache = collections.OrderedDict()
+        self._kernel_ids = iter(range(2**62))
+
+    def close(self):
+        """Destroys the C context (after the runs in flight end) and releases
+        its kernels. Idempotent."""
+        self._slice_cache.clear()
+        self._finalizer()
+
+    @property
+    def closed(self):
+        return self._state.ptr is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _error(self, status):
+        """The SliceError of the failed call (with the lock held)."""
+        message = _lib.sg_context_last_error(self._state.ptr)
+        return SliceError(message.decode("utf-8", "replace") if message else _status_name(status),
+                          _status_name(status))
+
+    def _open_ptr(self):
+        if self._state.ptr is None:
+            raise SliceError("failed to use context: it is closed")
+        return self._state.ptr
+
+    def _make_spec(self, spec):
+        """A new sg_spec * for a normalized spec (lock held); the caller destroys it."""
+        ctx = self._open_ptr()
+        if isinstance(spec, str):
+            if "\0" in spec:
+                raise SliceError("failed to parse expression: it holds a NUL character", "spec")
+            out = _capi.SpecP()
+            status = _lib.sg_spec_numpy(ctx, spec.encode(), ctypes.byref(out))
+        elif isinstance(spec, tuple):
+            if any("\0" in w for w in spec):
+                raise SliceError("failed to parse spec: a word holds a NUL character")
+            words = (ctypes.c_char_p * max(len(spec), 1))(*[w.encode() for w in spec])
+            out = _capi.SpecP()
+            status = _lib.sg_spec_from_words(ctx, len(spec), words, ctypes.byref(out))
+        else:
+            status, out = spec._make(ctx)
+        if status != _capi.SG_OK:
+            raise self._error(status)
+        return out
+
+    def _plan(self, spec, shape, dtype):
+        """(sg_plan *, NumPy dtype, shape, spec text); the caller destroys the plan."""
+        spec = _normalize_spec(spec)
+        dt, name = _element_type(dtype)
+        dims = _shape(shape)
+        with self._state.lock:
+            c_spec = self._make_spec(spec)
+            plan = _capi.PlanP()
+            try:
+                spec_text = _captured(_lib.sg_spec_print, c_spec).strip()
+                status = _lib.sg_plan_create(self._state.ptr, c_spec, len(dims), _capi.int64_array(dims),
+                                             _SG_CODES[name], ctypes.byref(plan))
+                if status != _capi.SG_OK:
+                    raise self._error(status)
+            finally:
+                _lib.sg_spec_destroy(c_spec)
+        return plan, dt, dims, spec_text
+
+    def compile(self, spec, shape, dtype, *, opt_level=_capi.SG_DEFAULT_OPT_LEVEL):
+        """Plans spec on an input of this shape and dtype and JIT-compiles its
+        kernel (a cache hit when the same loop nest was compiled before).
+
+        spec: a NumPy index expression ("[1:, ::-1]", "x[..., None, 0]"), a
+        Python index (np.s_[1:, ::-1]), a StridedSlice, Slice or TrtSlice,
+        or the command line's SPEC words (["--op", "Slice", ...]).
+        dtype: a NumPy dtype (or anything np.dtype takes) or a slicegen name
+        ("f32", "bf16"); bfloat16 needs ml_dtypes. Raises SliceError."""
+        level = _opt_level(opt_level)
+        plan, dt, dims, spec_text = self._plan(spec, shape, dtype)
+        try:
+            kernel = _capi.KernelP()
+            with self._state.lock:
+                status = _lib.sg_kernel_compile(self._open_ptr(), plan, level, ctypes.byref(kernel))
+                if status != _capi.SG_OK:
+                    raise self._error(status)
+        except BaseException:
+            _lib.sg_plan_destroy(plan)
+            raise
+        return Kernel._made(self, plan, kernel, dt, dims, spec_text, level)
+
+    def slice(self, x, spec, *, out=None, threads=1):
+        """spec applied to x (see slicegen.slice), with this context's kernels."""
+        x = np.asarray(x)
+        key = (_normalize_spec(spec), x.shape, x.dtype)
+        with self._state.lock:
+            kernel = self._slice_cache.get(key)
+            if kernel is not None:
+                self._slice_cache.move_to_end(key)
+        if kernel is None:
+            kernel = self.compile(key[0], x.shape, x.dtype)
+            with self._state.lock:
+                self._slice_cache[key] = kernel
+                while len(self._slice_cache) > self._SLICE_CACHE:
+                    self._slice_cache.popitem(last=False)
+        return kernel(x, out=out, threads=threads)
+
+    def emit(self, spec, shape, dtype, path, header=None, target=None, *, name=None, cpu=None,
+             opt_level=_capi.SG_DEFAULT_OPT_LEVEL):
+        """Compiles spec ahead of time (see slicegen.emit); returns the kernel's symbol."""
+        level = _opt_level(opt_level)
+        plan, _, _, spec_text = self._plan(spec, shape, dtype)
+        try:
+            return self._emit(plan, spec_text, path, header, target, name, cpu, level)
+        finally:
+            _lib.sg_plan_destroy(plan)
+
+    def _emit(self, plan, spec_text, path, header, target, name, cpu, level):
+        c_path, c_header = _path(path, "the output"), _path(header, "the header")
+        with self._state.lock:
+            ctx = self._open_ptr()
+            if name is None:
+                buf = ctypes.create_string_buffer(_capi.SG_KERNEL_NAME_MAX)
+                status = _lib.sg_kernel_name(ctx, plan, buf)
+                if status != _capi.SG_OK:
+                    raise self._error(status)
+                name = buf.value.decode()
+            elif not isinstance(name, str) or "\0" in name:
+                raise SliceError(f"failed to compile kernel: the name {name!r} is not a C identifier")
+            for what, text in (("target", target), ("cpu", cpu)):
+                if text is not None and (not isinstance(text, str) or "\0" in text):
+                    raise SliceError(f"failed to compile kernel: {what} {text!r} is not a string")
+            kernel = _capi.AotKernel(plan, name.encode(), _command_form(spec_text).encode(), None, -1)
+            options = _capi.AotOptions(target.encode() if target else None, cpu.encode() if cpu else None,
+                                       level, None, None)
+            status = _lib.sg_aot_write(ctx, ctypes.byref(kernel), 1, ctypes.byref(options), c_path, c_header)
+            if status != _capi.SG_OK:
+                raise self._error(status)
+        return name
+
+
+# ---- kernels ---------------------------------------------------------------------------
+
+class Kernel:
+    """A JIT-compiled kernel for one slice of one input shape and dtype.
+    Made by slicegen.compile or Context.compile; callable from any thread.
+    The C kernel and plan are released when the object goes away."""
+
+    @classmethod
+    def _made(cls, context, plan, kernel, dtype, shape, spec_text, level):
+        self = cls.__new__(cls)
+        self._context = context
+        self._state = state = context._state
+        self._plan = plan
+        self._kernel = kernel
+        self.dtype = dtype
+        self.input_shape = shape
+        rank = _lib.sg_plan_output_rank(plan)
+        dims = _lib.sg_plan_output_shape(plan)
+        self.output_shape = tuple(dims[i] for i in range(rank))
+        self.opt_level = level
+        self.spec = spec_text
+        self.outer_extent = _lib.sg_kernel_outer_extent(kernel)
+        self._plan_text = None
+        key = next(context._kernel_ids)
+        with state.runs:
+            state.kernels[key] = kernel
+        self._finalizer = weakref.finalize(self, _release_kernel, state, key, kernel, plan)
+        return self
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("Kernel objects are made by slicegen.compile or Context.compile")
+
+    def __repr__(self):
+        return (f"<slicegen.Kernel {self.spec} on {self.input_shape} {self.dtype} -> {self.output_shape}, "
+                f"-O{self.opt_level}>")
+
+    @property
+    def plan(self):
+        """The plan as text, as `slicegen plan` prints it: the output shape and
+        the folded loop nest (docs/plan-format.md)."""
+        if self._plan_text is None:
+            self._plan_text = _captured(_lib.sg_plan_print, self._plan)
+        return self._plan_text
+
+    def ir(self, opt_level=None):
+        """The kernel's LLVM IR as text, as `slicegen ir` prints it: before any
+        pass at opt_level 0, after the pass pipeline otherwise (default: the
+        kernel's level)."""
+        level = self.opt_level if opt_level is None else _opt_level(opt_level)
+        text = ctypes.c_void_p()
+        with self._state.lock:
+            status = _lib.sg_kernel_ir(self._context._open_ptr(), self._plan, level, ctypes.byref(text))
+            if status != _capi.SG_OK:
+                raise self._context._error(status)
+        try:
+            return ctypes.string_at(text.value).decode("utf-8", "replace")
+        finally:
+            _libc.free(text)
+
+    def emit(self, path, header=None, target=None, *, name=None, cpu=None, opt_level=None):
+        """Writes this kernel's plan ahead of time, as slicegen.emit does."""
+        level = self.opt_level if opt_level is None else _opt_level(opt_level)
+        return self._context._emit(self._plan, self.spec, path, header, target, name, cpu, level)
+
+    def _input(self, x):
+        x = np.asarray(x)
+        if x.shape != self.input_shape:
+            raise SliceError(f"failed to run kernel: the input's shape is {x.shape}, the kernel's "
+                             f"{self.input_shape}")
+        if x.dtype != self.dtype:
+            raise SliceError(f"failed to run kernel: the input's element type is {x.dtype.str} ({x.dtype}), "
+                             f"the kernel's {self.dtype.str} ({self.dtype})")
+        return np.ascontiguousarray(x)
+
+    def _output(self, out, x):
+        if out is None:
+            return np.empty(self.output_shape, self.dtype)
+        if not isinstance(out, np.ndarray):
+            raise SliceError(f"failed to run kernel: out is a {type(out).__name__}, not a NumPy array")
+        if out.shape != self.output_shape:
+            raise SliceError(f"failed to run kernel: out's shape is {out.shape}, the output's "
+                             f"{self.output_shape}")
+        if out.dtype != self.dtype:
+            raise SliceError(f"failed to run kernel: out's element type is {out.dtype.str} ({out.dtype}), "
+                             f"the kernel's {self.dtype.str} ({self.dtype})")
+        if not out.flags.c_contiguous:
+            raise SliceError("failed to run kernel: out is not C-contiguous")
+        if not out.flags.writeable:
+            raise SliceError("failed to run kernel: out is read-only")
+        if out.size and x.size and np.may_share_memory(out, x):
+            raise SliceError("failed to run kernel: out overlaps the input")
+        return out
+
+    def _run(self, call, x, out):
+        state = self._state
+        with state.runs:
+            if state.ptr is None:
+                raise SliceError("failed to run kernel: its context is closed")
+            state.running += 1
+        try:
+            status = call(state.ptr, x.ctypes.data, out.ctypes.data)
+        finally:
+            with state.runs:
+                state.running -= 1
+                state.runs.notify_all()
+        if status != _capi.SG_OK:
+            with state.lock:
+                raise self._context._error(status)
+        return out
+
+    def __call__(self, x, out=None, threads=1):
+        """Runs the kernel on x and returns the output array: out if given,
+        else a new C-contiguous array (0-d where every dimension is taken by
+        an integer index).
+
+        x must have the kernel's input shape and dtype exactly (no casting);
+        an array that is not C-contiguous (a view, a transpose) is copied
+        first. out, if given, must be a writable C-contiguous ndarray of the
+        output shape and dtype that does not overlap x. threads > 1 splits
+        the work over the calling thread and threads-1 workers of the
+        context's pool; the result is the same. Raises SliceError."""
+        n = _threads(threads)
+        x = self._input(x)
+        out = self._output(out, x)
+        return self._run(lambda ctx, i, o: _lib.sg_kernel_run(ctx, self._kernel, i, o, n), x, out)
+
+    def reference(self, x, out=None):
+        """The same result from the reference interpreter (the oracle the
+        kernels are tested against), element by element; slow."""
+        x = self._input(x)
+        out = self._output(out, x)
+        return self._run(lambda ctx, i, o: _lib.sg_run_reference(ctx, self._plan, i, o), x, out)
+
+
+# ---- the module-level context and functions ----------------------------------------------
+
+_default = []
+_default_lock = threading.Lock()
+
+
+def default_context():
+    """The module-level context that compile, slice and emit use."""
+    with _default_lock:
+        if not _default or _default[0].closed:
+            _default[:] = [Context()]
+        return _default[0]
+
+
+def compile(spec, shape, dtype, *, opt_level=_capi.SG_DEFAULT_OPT_LEVEL):
+    """A Kernel for spec on inputs of this shape and dtype (see Context.compile)."""
+    return default_context().compile(spec, shape, dtype, opt_level=opt_level)
+
+
+def slice(x, spec, *, out=None, threads=1):
+    """spec applied to the array x, in one call: x[1:, ::-1] is
+    slicegen.slice(x, "[1:, ::-1]"). The kernel comes from the module-level
+    context's cache (compiled on first use of this spec, shape and dtype).
+    Returns a new array (or out); raises SliceError."""
+    return default_context().slice(x, spec, out=out, threads=threads)
+
+
+def emit(spec, shape, dtype, path, header=None, target=None, *, name=None, cpu=None,
+         opt_level=_capi.SG_DEFAULT_OPT_LEVEL):
+    """Compiles spec ahead of time, as `slicegen emit` does: the extension of
+    path picks an object (.o), a static archive (.a), assembly (.s) or LLVM
+    IR (.ll); header, if given, is the C header declaring the kernel; target
+    is an LLVM triple (None: this machine), cpu a CPU of it. name is the
+    kernel's symbol (default: derived from the plan). Each file is written
+    whole or not at all. Returns the symbol; raises SliceError."""
+    return default_context().emit(spec, shape, dtype, path, header, target, name=name, cpu=cpu,
+                                  opt_level=opt_level)
+
+
+def llvm_version():
+    """The LLVM version libslicegen was built with, e.g. "19.1.7"."""
+    return _lib.sg_llvm_version().decode()

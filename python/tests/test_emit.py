@@ -1,0 +1,148 @@
+"""slicegen.emit and Kernel.emit: every output kind, the header, a program
+linked with the object and run (where a C compiler is), the headers of
+`slicegen emit` (where the command line is), errors that write nothing."""
+import contextlib
+import faulthandler
+import os
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+import unittest
+
+from _common import CLI, cli, needs_cli, np, random_array, rng_for, same, slicegen
+
+CC = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+
+PROGRAM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "kernel.h"
+/* in.bin -> NAME over its whole outer range, in two calls -> out.bin */
+int main(void)
+{
+    static unsigned char in[NAME_INPUT_BYTES + 1], out[NAME_OUTPUT_BYTES + 1];
+    FILE *f = fopen("in.bin", "rb");
+    if (!f || fread(in, 1, NAME_INPUT_BYTES, f) != NAME_INPUT_BYTES) return 1;
+    fclose(f);
+    NAME(in, out, 0, NAME_OUTER_EXTENT / 2);
+    NAME(in, out, NAME_OUTER_EXTENT / 2, NAME_OUTER_EXTENT);
+    f = fopen("out.bin", "wb");
+    if (!f || fwrite(out, 1, NAME_OUTPUT_BYTES, f) != NAME_OUTPUT_BYTES) return 1;
+    return fclose(f) != 0;
+}
+"""
+
+
+@contextlib.contextmanager
+def quiet_probe_children():
+    """Before compiling for a named target or CPU the library tries it in a
+    child process, which LLVM may abort; a child of an interpreter with
+    faulthandler on (as under pytest) would print a Python traceback there."""
+    enabled = faulthandler.is_enabled()
+    faulthandler.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            faulthandler.enable()
+
+
+class Emit(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def test_object_and_header(self):
+        obj, header = self.path("mirror.o"), self.path("mirror.h")
+        name = slicegen.emit("[:, ::-1]", (48, 64, 3), np.uint8, obj, header=header, name="mirror")
+        self.assertEqual(name, "mirror")
+        with open(obj, "rb") as f:
+            self.assertEqual(f.read(4), b"\x7fELF")
+        text = open(header).read()
+        kernel = slicegen.compile("[:, ::-1]", (48, 64, 3), np.uint8)
+        for line in ["void mirror(const void *in, void *out, int64_t begin, int64_t end);",
+                     f"#define mirror_OUTER_EXTENT {kernel.outer_extent}",
+                     f"#define mirror_INPUT_BYTES {48 * 64 * 3}", f"#define mirror_OUTPUT_BYTES {48 * 64 * 3}",
+                     "mirror_info"]:
+            self.assertIn(" ".join(line.split()), " ".join(text.split()))
+        self.assertEqual(sorted(os.listdir(self.dir)), ["mirror.h", "mirror.o"])
+
+    def test_output_kinds_and_targets(self):
+        default = slicegen.emit("[::2]", (64, 64), "f32", self.path("a.ll"))
+        self.assertTrue(default.startswith("sg_x4_"), default)
+        self.assertTrue(open(self.path("a.ll")).read().startswith("; ModuleID"))
+        slicegen.emit("[::2]", (64, 64), "f32", self.path("a.s"), name="half")
+        self.assertIn("half", open(self.path("a.s")).read())
+        slicegen.emit("[::2]", (64, 64), "f32", self.path("libhalf.a"), name="half", opt_level=0)
+        with open(self.path("libhalf.a"), "rb") as f:
+            self.assertEqual(f.read(8), b"!<arch>\n")
+        slicegen.emit("[::2]", (64, 64), "f32", self.path("arm.o"), target="aarch64-linux-gnu", cpu="generic")
+        with open(self.path("arm.o"), "rb") as f:
+            elf = f.read(20)
+        self.assertEqual(struct.unpack("<H", elf[18:20])[0], 183)  # EM_AARCH64
+        kernel = slicegen.compile(slicegen.TrtSlice([-1], [10], mode="wrap"), (8,), np.int64)
+        self.assertEqual(kernel.emit(self.path("k.o"), header=self.path("k.h"), name="wrap8"), "wrap8")
+        self.assertIn("wrap8_OUTER_EXTENT", open(self.path("k.h")).read())
+
+    @unittest.skipUnless(CC, "no C compiler (cc): the emitted object is not linked and run")
+    def test_linked_and_run(self):
+        rng = rng_for("emit")
+        cases = [("[1:, ::-1, None]", (9, 7), np.float32),
+                 (slicegen.TrtSlice([-2, 3], [11, 6], [1, -1], "reflect"), (5, 8), np.int16),
+                 (slicegen.TrtSlice([-1, -1], [4, 5], mode="fill", fill="nan"), (2, 3), np.float64),
+                 (slicegen.StridedSlice([0, 1], [0, 0], [1, 2], end_mask=[1, 1]), (6, 6), np.uint8)]
+        for spec, shape, dtype in cases:
+            x = random_array(rng, shape, dtype)
+            want = slicegen.compile(spec, shape, dtype)(x)
+            slicegen.emit(spec, shape, dtype, self.path("kernel.o"), header=self.path("kernel.h"), name="NAME")
+            with open(self.path("main.c"), "w") as f:
+                f.write(PROGRAM)
+            build = subprocess.run([CC, "-std=c11", "-Wall", "-Werror", "-o", self.path("main"),
+                                    self.path("main.c"), self.path("kernel.o")], capture_output=True, text=True)
+            self.assertEqual(build.returncode, 0, build.stderr)
+            x.tofile(self.path("in.bin"))
+            run = subprocess.run([self.path("main")], cwd=self.dir, capture_output=True)
+            self.assertEqual(run.returncode, 0)
+            got = np.fromfile(self.path("out.bin"), dtype=dtype).reshape(want.shape)
+            self.assertTrue(same(got, want), f"{spec}")
+
+    @needs_cli
+    def test_same_files_as_the_command_line(self):
+        slicegen.emit("[..., ::-1]", (4, 6), "i32", self.path("py.ll"), header=self.path("py.h"), name="rev")
+        cli("emit", "[..., ::-1]", "--shape", "4,6", "--dtype", "i32", "-o", self.path("cli.ll"),
+            "--header", self.path("cli.h"), "--name", "rev")
+        # the same but for the object's name, and for the command line the CLI's header quotes
+        self.assertEqual(open(self.path("py.ll")).read().replace("py.o", "cli.o"), open(self.path("cli.ll")).read())
+        cli_header = re.sub(r" with\n \*     slicegen emit [^\n]*\n \*", "", open(self.path("cli.h")).read())
+        self.assertEqual(open(self.path("py.h")).read(), cli_header)
+
+    def test_errors_write_nothing(self):
+        existing = self.path("old.o")
+        with open(existing, "w") as f:
+            f.write("keep")
+        cases = [dict(path=self.path("k.txt")), dict(path=existing, name="1abc"),
+                 dict(path=existing, name="int"), dict(path=existing, target="no-such-triple"),
+                 dict(path=existing, header=existing), dict(path=existing, cpu="no-such-cpu"),
+                 dict(path=self.path("missing/k.o")), dict(path=existing, opt_level=9)]
+        for kwargs in cases:
+            path = kwargs.pop("path")
+            with self.assertRaises(slicegen.SliceError) as caught, quiet_probe_children():
+                slicegen.emit("[1:]", (4,), "u8", path, **kwargs)
+            self.assertEqual(len(str(caught.exception).splitlines()), 1)
+            self.assertEqual(open(existing).read(), "keep", f"{kwargs}")
+            self.assertEqual(sorted(os.listdir(self.dir)), ["old.o"], f"{kwargs}")
+        with self.assertRaises(slicegen.SliceError):
+            slicegen.emit("[9]", (4,), "u8", self.path("k.o"))
+        self.assertEqual(sorted(os.listdir(self.dir)), ["old.o"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,236 @@
+"""Kernels: their attributes, plan and IR text (against `slicegen plan` and
+`slicegen ir`), threads=2 and 3 against threads=1, Python threads sharing
+kernels and a context, inputs that are copied, out=, the reference
+interpreter, and the lifetime of kernels and contexts."""
+import gc
+import threading
+import unittest
+
+from _common import SEED, cli, needs_cli, np, random_array, rng_for, same, slicegen
+from test_numpy_semantics import random_index, render
+from test_ops import random_slice, random_strided_slice, random_trt_slice
+
+
+class Attributes(unittest.TestCase):
+    def test_attributes(self):
+        kernel = slicegen.compile("x[1:, ::-1, None]", (3, 4), np.float32, opt_level=1)
+        self.assertEqual(kernel.input_shape, (3, 4))
+        self.assertEqual(kernel.output_shape, (2, 4, 1))
+        self.assertEqual(kernel.dtype, np.float32)
+        self.assertEqual(kernel.opt_level, 1)
+        self.assertEqual(kernel.spec, "[1:, ::-1, None]")
+        self.assertGreaterEqual(kernel.outer_extent, 1)
+        self.assertIn("(3, 4) float32 -> (2, 4, 1)", repr(kernel))
+        self.assertTrue(kernel.plan.startswith("op NumPy\ndtype f32\n"), kernel.plan)
+        self.assertIn("output [2,4,1]", kernel.plan)
+        self.assertIn("define void @", kernel.ir())
+        self.assertNotEqual(kernel.ir(0), kernel.ir(3))
+        self.assertEqual(slicegen.compile("[:0]", (3,), np.int8).outer_extent, 0)
+        with self.assertRaises(TypeError):
+            slicegen.Kernel()
+        self.assertEqual(slicegen.DEFAULT_OPT_LEVEL, slicegen.compile("[:]", (1,), "u8").opt_level)
+        self.assertRegex(slicegen.llvm_version(), r"^\d+\.\d+")
+
+    @needs_cli
+    def test_plan_and_ir_are_the_command_lines(self):
+        cases = [("[1:, ::-1]", (3, 4), "f32"), ("[..., None, 0]", (2, 3, 5), "u8"),
+                 (slicegen.TrtSlice([-2, -2], [8, 9], mode="reflect"), (4, 5), "i16"),
+                 (slicegen.TrtSlice([-1], [6], mode="fill", fill="nan"), (4,), "f16"),
+                 (slicegen.StridedSlice([1, 0, 0], [0, 0, 2], begin_mask=[0, 1, 1], end_mask=[1, 1, 0]),
+                  (4, 4, 4), "u64"),
+                 (slicegen.Slice([-1], [-(2**63)], [-2], [-1]), (3, 7), "bool")]
+        for spec, shape, dtype in cases:
+            words = [spec] if isinstance(spec, str) else spec.to_words()
+            where = ["--shape", ",".join(map(str, shape)), "--dtype", dtype]
+            kernel = slicegen.compile(spec, shape, dtype)
+            self.assertEqual(kernel.plan, cli("plan", *words, *where).stdout, f"{spec}")
+            for level in (0, 2):
+                self.assertEqual(kernel.ir(level), cli("ir", *words, *where, f"-O{level}").stdout, f"{spec}")
+
+
+class Threads(unittest.TestCase):
+    def random_case(self, rng):
+        rank = rng.randint(1, 4)
+        shape = tuple(rng.randint(1, 40 if rank < 3 else 12) for _ in range(rank))
+        dtype = rng.choice([np.int8, np.int16, np.float32, np.float64, np.bool_])
+        pick = rng.random()
+        if pick < 0.4:
+            spec = render(rng, random_index(rng, shape))
+        elif pick < 0.6:
+            spec = random_strided_slice(rng, shape, dtype)
+        elif pick < 0.8:
+            spec = random_slice(rng, shape, dtype)
+        else:
+            spec = random_trt_slice(rng, shape, dtype)
+        return random_array(rng, shape, dtype), spec
+
+    def test_threads_equal_one_thread(self):
+        rng = rng_for("threads")
+        compared = 0
+        for case in range(300):
+            x, spec = self.random_case(rng)
+            try:
+                kernel = slicegen.compile(spec, x.shape, x.dtype, opt_level=rng.choice([0, 2]))
+            except slicegen.SliceError:
+                continue
+            one = kernel(x)
+            what = f"case {case} (SLICEGEN_SEED={SEED}): {kernel}"
+            for threads in (2, 3, 1000):
+                self.assertTrue(same(kernel(x, threads=threads), one), f"{what}, {threads} threads")
+            self.assertTrue(same(kernel.reference(x), one), f"{what}, reference")
+            compared += 1
+        print(f"threads: {compared} random kernels give the same output on 1, 2, 3 and 1000 threads "
+              f"(seed {SEED})")
+        self.assertGreater(compared, 150)
+
+    def test_large_outputs_on_threads(self):
+        x = random_array(rng_for("large"), (64, 256, 33), np.float32)
+        for spec, want in [("[:, ::-1, 1::2]", x[:, ::-1, 1::2]), ("[3:60, 5:250:3]", x[3:60, 5:250:3]),
+                           ("[..., None, ::-1]", x[..., None, ::-1])]:
+            kernel = slicegen.compile(spec, x.shape, x.dtype)
+            for threads in (1, 2, 3):
+                out = np.empty(kernel.output_shape, x.dtype)
+                self.assertIs(kernel(x, out=out, threads=threads), out)
+                self.assertTrue(same(out, np.ascontiguousarray(want)), f"{spec} on {threads} threads")
+
+    def test_python_threads_share_kernels_and_a_context(self):
+        """Eight Python threads compile, run (on 1-3 pool threads) and drop
+        kernels of one context at once; every result must be NumPy's."""
+        context = slicegen.Context()
+        x = random_array(rng_for("shared"), (32, 48), np.int32)
+        specs = ["[::-1]", "[1::2, ::-3]", "[..., None]", "[5]", "[:, 7:40]", "[None, ::2, -1]"]
+        shared = [context.compile(s, x.shape, x.dtype) for s in specs]
+        wants = {s: np.ascontiguousarray(eval("x" + s, {"x": x})) for s in specs}
+        failures = []
+
+        def work(seed):
+            rng = rng_for(f"thread {seed}")
+            try:
+                for i in range(150):
+                    spec = rng.choice(specs)
+                    want = wants[spec]
+                    pick = rng.random()
+                    if pick < 0.4:
+                        got = shared[specs.index(spec)](x, threads=rng.randint(1, 3))
+                    elif pick < 0.7:
+                        got = context.slice(x, spec, threads=rng.randint(1, 3))
+                    else:
+                        got = context.compile(spec, x.shape, x.dtype, opt_level=rng.choice([0, 2]))(x)
+                    if not same(got, want):
+                        failures.append(f"thread {seed} step {i}: {spec}")
+            except Exception as e:  # reported by the main thread
+                failures.append(f"thread {seed}: {e!r}")
+
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [], f"SLICEGEN_SEED={SEED}")
+        context.close()
+
+
+class Inputs(unittest.TestCase):
+    def test_non_contiguous_inputs_are_copied(self):
+        base = random_array(rng_for("views"), (6, 8), np.int64)
+        kernel = slicegen.compile("[1:, ::-2]", (8, 6), np.int64)
+        for x in [base.T, np.asfortranarray(base.T), base[::-1].T]:
+            before = x.copy()
+            self.assertFalse(x.flags.c_contiguous)
+            self.assertTrue(same(kernel(x), np.ascontiguousarray(x[1:, ::-2])))
+            self.assertTrue(same(x, before))
+        strided = random_array(rng_for("strided"), (8, 12), np.int64)[:, ::2]
+        self.assertTrue(same(slicegen.slice(strided, "[::-1]"), np.ascontiguousarray(strided[::-1])))
+
+    def test_results(self):
+        x = np.arange(24, dtype=np.uint16).reshape(2, 3, 4)
+        scalar = slicegen.slice(x, "[1, 2, 3]")
+        self.assertEqual((scalar.shape, scalar.dtype, int(scalar)), ((), np.uint16, 23))
+        got = slicegen.slice(x, np.s_[:, None, ::-1])
+        self.assertTrue(got.flags.c_contiguous and got.flags.writeable and got.flags.owndata)
+        self.assertFalse(np.shares_memory(got, x))
+        out = np.full((3, 4), 7, np.uint16)
+        self.assertIs(slicegen.slice(x, "[1]", out=out), out)
+        self.assertTrue(same(out, x[1]))
+        self.assertTrue(same(slicegen.slice(x.tolist(), "[0]").astype(np.uint16), x[0]))
+        empty = slicegen.slice(x, "[:, 3:]")
+        self.assertEqual(empty.shape, (2, 0, 4))
+        filled = slicegen.slice(np.zeros((0, 2), np.float32), slicegen.TrtSlice([0, 0], [2, 2], mode="fill", fill=3))
+        self.assertTrue(same(filled, np.full((2, 2), 3, np.float32)))
+
+    def test_slice_uses_the_context_cache(self):
+        context = slicegen.Context()
+        x = np.arange(10, dtype=np.int8)
+        first = context.slice(x, "[::3]")
+        self.assertEqual(len(context._slice_cache), 1)
+        self.assertTrue(same(context.slice(x, np.s_[::3]), first))
+        self.assertTrue(same(context.slice(x.astype(np.int16), "[::3]"), first.astype(np.int16)))
+        self.assertEqual(len(context._slice_cache), 2)  # np.s_[::3] is "[::3]"
+        for n in range(100):
+            context.slice(x, f"[{n}:]")
+        self.assertEqual(len(context._slice_cache), slicegen.Context._SLICE_CACHE)
+        context.close()
+
+
+class Lifetimes(unittest.TestCase):
+    def test_kernels_are_released(self):
+        context = slicegen.Context()
+        kernels = [context.compile(f"[{n}:]", (16,), np.float64) for n in range(10)]
+        self.assertEqual(len(context._state.kernels), 10)
+        finalizers = [k._finalizer for k in kernels]
+        del kernels
+        gc.collect()
+        self.assertFalse(any(f.alive for f in finalizers))
+        self.assertEqual(len(context._state.kernels), 0)
+        context.close()
+
+    def test_context_dropped_with_live_kernels(self):
+        """A context in a reference cycle with its kernels (its slice cache)
+        may be collected in any order: kernels are released before it."""
+        for _ in range(20):
+            context = slicegen.Context()
+            context.slice(np.arange(5, dtype=np.uint8), "[::-1]")
+            kernel = context.compile("[1:]", (5,), np.uint8)
+            state = context._state
+            del context, kernel
+            gc.collect()
+            self.assertIsNone(state.ptr)
+            self.assertEqual(state.kernels, {})
+
+    def test_close_while_threads_run(self):
+        """close() waits for the runs in flight; later runs raise SliceError."""
+        context = slicegen.Context()
+        x = random_array(rng_for("close"), (256, 256), np.float32)
+        kernel = context.compile("[::-1, 1::2]", x.shape, x.dtype)
+        want = np.ascontiguousarray(x[::-1, 1::2])
+        started, outcomes = threading.Barrier(5), []
+
+        def work():
+            started.wait()
+            try:
+                while True:
+                    if not same(kernel(x, threads=2), want):
+                        outcomes.append("wrong")
+            except slicegen.SliceError as e:
+                outcomes.append(str(e))
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        started.wait()
+        context.close()
+        for t in threads:
+            t.join()
+        self.assertEqual(outcomes, ["failed to run kernel: its context is closed"] * 4)
+
+    def test_with_and_default_context(self):
+        with slicegen.Context() as context:
+            kernel = context.compile("[::2]", (4,), np.int32)
+        with self.assertRaises(slicegen.SliceError):
+            kernel(np.zeros(4, np.int32))
+        default = slicegen.default_context()
+        self.assertIs(default, slicegen.default_context())
+
+
+if __name__ == "__main__":
+    unittest.main()
