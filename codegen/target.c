@@ -299,6 +299,11 @@ static sg_status probe(const sg_target *t, sg_error *err)
     if (pid == 0) {
         close(fds[0]);
         dup2(fds[1], 2);
+        /* An abort inside LLVM is the child's answer: no handler the host
+         * process installed (a language runtime's crash reporter) runs. */
+        static const int fatal_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP};
+        for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+            signal(fatal_signals[i], SIG_DFL);
         _exit(probe_child(t));
     }
     close(fds[1]);

@@ -36,26 +36,32 @@ int main(void)
 
 
 @contextlib.contextmanager
-def quiet_probe_children():
+def crash_handler_log(path):
     """Before compiling for a named target or CPU the library tries it in a
-    child process, which LLVM may abort; a child of an interpreter with
-    faulthandler on (as under pytest) would print a Python traceback there."""
+    child process, which LLVM may abort; the child must die of that abort
+    with LLVM's words alone, not run the crash handlers of the process it
+    was forked from. faulthandler, on here and writing to `path`, is such a
+    handler: the file must stay empty."""
     enabled = faulthandler.is_enabled()
-    faulthandler.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            faulthandler.enable()
+    with open(path, "w") as log:
+        faulthandler.enable(file=log)
+        try:
+            yield
+        finally:
+            faulthandler.disable()
+            if enabled:
+                faulthandler.enable()
 
 
 class Emit(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.dir = self.tmp.name
+        self.tmp_log = tempfile.TemporaryDirectory()
 
     def tearDown(self):
         self.tmp.cleanup()
+        self.tmp_log.cleanup()
 
     def path(self, name):
         return os.path.join(self.dir, name)
@@ -131,12 +137,15 @@ class Emit(unittest.TestCase):
         cases = [dict(path=self.path("k.txt")), dict(path=existing, name="1abc"),
                  dict(path=existing, name="int"), dict(path=existing, target="no-such-triple"),
                  dict(path=existing, header=existing), dict(path=existing, cpu="no-such-cpu"),
+                 dict(path=existing, target="x86_64-linux-gnu", cpu="i386"),
                  dict(path=self.path("missing/k.o")), dict(path=existing, opt_level=9)]
         for kwargs in cases:
             path = kwargs.pop("path")
-            with self.assertRaises(slicegen.SliceError) as caught, quiet_probe_children():
+            log = os.path.join(self.tmp_log.name, "faulthandler.log")
+            with self.assertRaises(slicegen.SliceError) as caught, crash_handler_log(log):
                 slicegen.emit("[1:]", (4,), "u8", path, **kwargs)
             self.assertEqual(len(str(caught.exception).splitlines()), 1)
+            self.assertEqual(open(log).read(), "", f"{kwargs}: a crash handler ran")
             self.assertEqual(open(existing).read(), "keep", f"{kwargs}")
             self.assertEqual(sorted(os.listdir(self.dir)), ["old.o"], f"{kwargs}")
         with self.assertRaises(slicegen.SliceError):
