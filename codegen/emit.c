@@ -378,16 +378,6 @@ typedef struct shuffle {
 
 enum { MAX_LANES = MAX_BLOCK_VECTORS * MAX_VEC };
 
-static int64_t gcd(int64_t a, int64_t b)
-{
-    while (b != 0) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static bool plan_shuffle(gen *g, int64_t s, int64_t r, int64_t n, shuffle *sh)
 {
     int64_t mag = s < 0 ? -s : s;
@@ -396,7 +386,7 @@ static bool plan_shuffle(gen *g, int64_t s, int64_t r, int64_t n, shuffle *sh)
     int64_t u = 8;
     while (r % u != 0 || mag % u != 0)
         u /= 2;
-    int64_t block = r / gcd(r, g->vec) * g->vec;
+    int64_t block = r / sg_gcd(r, g->vec) * g->vec;
     if (block > MAX_BLOCK_VECTORS * g->vec)
         return false;
     *sh = (shuffle){.u = u, .R = r / u, .K = s / u, .VL = block / r, .extra = mag > r};
@@ -760,14 +750,14 @@ static void emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, L
  * loads cost twice. Elsewhere both widths straddle as often. */
 static int64_t copy_width(const sg_plan *p, int64_t vec)
 {
-    int64_t align = gcd(64, p->base < 0 ? -p->base : p->base);
+    int64_t align = sg_gcd(64, p->base < 0 ? -p->base : p->base);
     for (size_t i = 0; i < p->nloops; i++) {
         const sg_loop *l = &p->loops[i];
-        align = gcd(align, l->in_stride < 0 ? -l->in_stride : l->in_stride);
+        align = sg_gcd(align, l->in_stride < 0 ? -l->in_stride : l->in_stride);
         for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
             const sg_segment *s = &p->segs[k];
-            align = gcd(align, s->in_offset < 0 ? -s->in_offset : s->in_offset);
-            align = gcd(align, s->in_step < 0 ? -s->in_step : s->in_step);
+            align = sg_gcd(align, s->in_offset < 0 ? -s->in_offset : s->in_offset);
+            align = sg_gcd(align, s->in_step < 0 ? -s->in_step : s->in_step);
         }
     }
     return vec > 32 && align == 32 ? 32 : vec;

@@ -91,7 +91,7 @@ static bool extend_segment(sg_segment *last, const sg_segment *next)
     return true;
 }
 
-static int64_t gcd(int64_t a, int64_t b)
+int64_t sg_gcd(int64_t a, int64_t b)
 {
     while (b != 0) {
         int64_t t = a % b;
@@ -122,7 +122,7 @@ static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size
         start2 += start2 < 0 ? period : 0;
         /* y -> index repeats every period / gcd(s, period) iterations:
          * beyond a few periods, describe one and repeat it. */
-        int64_t iterations = s2 == 0 ? 1 : period / gcd(s2 < 0 ? -s2 : s2, period);
+        int64_t iterations = s2 == 0 ? 1 : period / sg_gcd(s2 < 0 ? -s2 : s2, period);
         int64_t described = n / 4 > iterations ? iterations : n;
         if (!__builtin_mul_overflow(described - 1, s2, &last) && !__builtin_add_overflow(last, start2, &last)) {
             start = start2;

@@ -125,6 +125,9 @@ void sg_plan_free(sg_plan *plan);
  * parsed plan the caller reports it as bad input). */
 sg_status sg_plan_check(const sg_plan *plan, sg_error *err);
 
+/* The greatest common divisor of a >= 0 and b >= 0 (gcd(a, 0) = a). */
+int64_t sg_gcd(int64_t a, int64_t b);
+
 /* Input element index read for output dimension `dim` at index y, or -1 for
  * the fill value: the TensorRT mode formulas, or start + y*step. */
 int64_t sg_plan_axis_index(const sg_plan *plan, size_t dim, int64_t y);
