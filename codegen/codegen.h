@@ -169,8 +169,49 @@ void sg_jit_destroy(sg_jit *jit);
  * resource to pass to sg_jit_free. */
 sg_status sg_jit_compile(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
                          sg_kernel_fn *fn, void **resource, sg_error *err);
+/* The GPU kernel of plan compiled for the host, for testing the GPU code
+ * without a GPU: a function of the CPU kernel ABI whose steps [begin, end)
+ * are GPU threads [begin, end), run one after another with the same code
+ * (address space 0 for 1). Its outer range is sg_gpu_launch_of().threads. */
+sg_status sg_jit_compile_gpu_emulation(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
+                                       sg_kernel_fn *fn, void **resource, sg_error *err);
 /* Unloads one kernel's code. Accepts NULL resource. */
 void sg_jit_free(sg_jit *jit, void *resource);
+
+/* ---- GPU kernels (gpu.c) ------------------------------------------------------
+ *
+ * A GPU kernel is `void NAME(const void *in, void *out)` over a 1-D grid of
+ * SG_GPU_BLOCK threads per block: thread t writes output bytes
+ * [t * SG_GPU_CHUNK, (t + 1) * SG_GPU_CHUNK) (the last thread fewer; threads
+ * past the output write nothing). `in` and `out` are aligned to
+ * SG_GPU_ALIGN bytes. Every number of the plan is a constant; the input
+ * addresses of a chunk come from its output offset by multiplications and
+ * divisions by constants. For NVPTX the kernel reads global memory through
+ * `in` (noalias, read-only) and writes it through `out`. */
+enum { SG_GPU_CHUNK = 16, SG_GPU_BLOCK = 256, SG_GPU_ALIGN = 16 };
+#define SG_GPU_TRIPLE "nvptx64-nvidia-cuda"
+#define SG_GPU_DEFAULT_CPU "sm_70"
+
+typedef struct sg_gpu_launch {
+    int64_t threads; /* threads with work: ceil(out_bytes / SG_GPU_CHUNK) */
+    uint32_t grid_x; /* blocks: ceil(threads / block_x); 0 for an empty output */
+    uint32_t block_x;
+} sg_gpu_launch;
+
+/* The launch geometry of plan's GPU kernel; SG_ERR_SLICE when the output
+ * needs more blocks than a grid's x dimension holds (2^31 - 1). */
+sg_status sg_gpu_launch_of(const sg_plan *plan, sg_gpu_launch *launch, sg_error *err);
+
+/* The NVIDIA GPU name ("sm_86") that this LLVM knows for compute
+ * capability major.minor: the newest one not newer than it, whose PTX the
+ * driver compiles for the device. NULL below sm_30. */
+const char *sg_gpu_cpu_for(int major, int minor);
+
+/* Plan's kernel as PTX text for `cpu` (NULL: SG_GPU_DEFAULT_CPU) at
+ * opt_level, entry `symbol`; *ptx is malloc'd and NUL-terminated. An
+ * unknown GPU name is SG_ERR_USAGE. */
+sg_status sg_codegen_ptx(const sg_plan *plan, const char *symbol, const char *cpu, int opt_level, char **ptx,
+                         sg_error *err);
 
 /* ---- inside codegen only ---------------------------------------------------- */
 

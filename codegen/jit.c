@@ -170,3 +170,10 @@ void sg_jit_free(sg_jit *jit, void *resource)
         LLVMConsumeError(e);
     LLVMOrcReleaseResourceTracker(rt);
 }
+
+sg_status sg_jit_compile_gpu_emulation(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
+                                       sg_kernel_fn *fn, void **resource, sg_error *err)
+{
+    (void)jit, (void)plan, (void)opt_level, (void)symbol, (void)fn, (void)resource;
+    return sg_fail(err, SG_ERR_INTERNAL, "failed to compile GPU emulation: not built yet");
+}

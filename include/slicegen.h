@@ -338,6 +338,55 @@ SG_API int sg_is_identifier(const char *name);
 SG_API sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t count,
                                     const char *const *layers, char **names);
 
+/* ---- CUDA GPUs -----------------------------------------------------------------
+ *
+ * The same plans as CUDA kernels, through LLVM's NVPTX backend. The CUDA
+ * driver (libcuda.so.1) is loaded with dlopen at the first call that needs
+ * it; nothing of CUDA is needed to build or to run slicegen otherwise. A
+ * machine without the driver or without a device makes these calls fail
+ * with SG_ERR_USAGE and a message that says which.
+ *
+ * A CUDA kernel is `NAME(const void *in, void *out)` over a 1-D grid of
+ * sg_cuda_kernel_geometry()'s size: each thread writes one 16-byte chunk of
+ * the output (the last one fewer). `in` and `out` are device pointers
+ * aligned to 16 bytes (cuMemAlloc gives 256) that must not overlap. Kernels
+ * are compiled to PTX for the device's compute capability, loaded into the
+ * device's primary context (the one the CUDA runtime API uses) and cached
+ * per context, keyed by loop nest and device like CPU kernels.
+ *
+ * Streams are passed as `void *` (a CUstream; NULL is the legacy default
+ * stream), so this header needs no CUDA header. */
+
+typedef struct sg_cuda_kernel sg_cuda_kernel;
+
+/* The number of CUDA devices (0 when the driver finds none). Fails with
+ * SG_ERR_USAGE when libcuda.so.1 cannot be loaded or initialised. */
+SG_API sg_status sg_cuda_device_count(sg_context *ctx, int *count);
+
+/* Compiles (or finds in the context's cache) plan's kernel for device
+ * ordinal `device` and loads it there. A driver's refusal to load the PTX
+ * is SG_ERR_INTERNAL with the driver's JIT log. Release it with
+ * sg_cuda_kernel_release; it lives at most as long as the context. */
+SG_API sg_status sg_cuda_kernel_compile(sg_context *ctx, const sg_plan *plan, int device,
+                                        sg_cuda_kernel **kernel);
+SG_API void sg_cuda_kernel_release(sg_cuda_kernel *kernel);
+
+/* The launch geometry: blocks in x (0 for an empty output: nothing to
+ * launch) and threads per block. */
+SG_API void sg_cuda_kernel_geometry(const sg_cuda_kernel *kernel, uint32_t *grid_x, uint32_t *block_x);
+
+/* Enqueues the kernel on `stream` (a CUstream of the device's primary
+ * context, or NULL) over device pointers `in` and `out` (CUdeviceptr
+ * values, 16-byte aligned: SG_ERR_USAGE otherwise). Returns once the launch
+ * is queued; an empty output launches nothing. */
+SG_API sg_status sg_cuda_kernel_launch(sg_context *ctx, const sg_cuda_kernel *kernel, uint64_t in,
+                                       uint64_t out, void *stream);
+
+/* Host buffers in, host buffers out: copies `in` (sg_plan_input_bytes) to
+ * the device, runs the kernel, copies the output back to `out`
+ * (sg_plan_output_bytes) and waits for all of it. */
+SG_API sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, const void *in, void *out);
+
 /* ---- OpenVINO IR models ---------------------------------------------------
  *
  * sg_model_read reads an OpenVINO IR v10 or v11 model (.xml with its .bin
