@@ -22,7 +22,7 @@ int sg_aot_format_of(const char *path, sg_aot_format *format)
         const char *ext;
         sg_aot_format format;
     } known[] = {
-        {".o", SG_AOT_OBJECT}, {".a", SG_AOT_ARCHIVE}, {".s", SG_AOT_ASSEMBLY}, {".ll", SG_AOT_LLVM_IR}};
+        {".o", SG_AOT_OBJECT}, {".a", SG_AOT_ARCHIVE}, {".s", SG_AOT_ASSEMBLY}, {".ll", SG_AOT_LLVM_IR}, {".ptx", SG_AOT_PTX}};
     const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
     if (dot == NULL || (slash != NULL && dot < slash) || dot == (slash ? slash + 1 : path))
         return 0;
@@ -297,7 +297,7 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot
     }
     char *message = NULL;
     LLVMMemoryBufferRef buffer = NULL;
-    LLVMCodeGenFileType type = format == SG_AOT_ASSEMBLY ? LLVMAssemblyFile : LLVMObjectFile;
+    LLVMCodeGenFileType type = format == SG_AOT_OBJECT || format == SG_AOT_ARCHIVE ? LLVMObjectFile : LLVMAssemblyFile;
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, type, &message, &buffer)) {
         sg_fail(err, SG_ERR_INTERNAL, "failed to generate code: %s", message);
         LLVMDisposeMessage(message);
@@ -347,10 +347,18 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
     if (sg_target_init(&t, o->target, o->cpu, NULL, err) != SG_OK || sg_target_check(&t, err) != SG_OK ||
         sg_target_machine(&t, o->opt_level, &tm, err) != SG_OK)
         goto done;
+    bool gpu = sg_target_is_gpu(&t);
+    if (gpu != (format == SG_AOT_PTX) && format != SG_AOT_LLVM_IR) {
+        sg_fail(err, SG_ERR_USAGE, gpu ? "failed to compile kernels: target %s writes .ptx or .ll files"
+                                       : "failed to compile kernels: .ptx files need an nvptx64 target, not %s",
+                t.triple);
+        goto done;
+    }
     c = LLVMContextCreate();
     m = sg_codegen_new_module(member, &t, tm, c);
+    /* PTX has no place for descriptions: the header holds what they say. */
     if (add_kernels(kernels, count, o, &t, tm, m, err) != SG_OK ||
-        add_descriptions(kernels, count, o, &t, tm, m, err) != SG_OK ||
+        (!gpu && add_descriptions(kernels, count, o, &t, tm, m, err) != SG_OK) ||
         sg_codegen_verify(m, "kernel module", err) != SG_OK ||
         render(kernels, count, o, format, member, &t, tm, m, out, err) != SG_OK)
         goto done;

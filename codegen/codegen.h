@@ -117,7 +117,8 @@ typedef enum sg_aot_format {
     SG_AOT_OBJECT,   /* .o */
     SG_AOT_ARCHIVE,  /* .a: the object in an ar archive with a symbol index */
     SG_AOT_ASSEMBLY, /* .s */
-    SG_AOT_LLVM_IR   /* .ll */
+    SG_AOT_LLVM_IR,  /* .ll */
+    SG_AOT_PTX       /* .ptx: PTX text, for NVPTX targets only */
 } sg_aot_format;
 
 /* The format named by path's extension; 0 if there is none. */
@@ -142,7 +143,9 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
 void sg_aot_output_free(sg_aot_output *out);
 
 /* The generated C header for kernels compiled for `triple` and `cpu`
- * (header.c). NULL when out of memory. */
+ * (header.c): declarations of the object's functions and descriptions, or
+ * for an NVPTX triple the PTX entries' names, launch geometry and sizes as
+ * macros. NULL when out of memory. */
 char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *options,
                     const char *triple, const char *cpu);
 
@@ -227,6 +230,7 @@ typedef struct sg_target {
     char abi[16];
     bool host; /* the process's own: triple, CPU and features detected */
     int vector_bytes; /* the widest vectors kernels use: 64 or 32 */
+    bool gpu_emulation; /* kernels are GPU kernels run on the host (sg_jit_compile_gpu_emulation) */
     LLVMTargetRef target;
 } sg_target;
 
@@ -252,9 +256,17 @@ sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachine
 LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTargetMachineRef tm,
                                    LLVMContextRef ctx);
 /* Adds the kernel for plan as function `symbol` (external) to m, with t's
- * CPU and features. Private globals it adds (segment tables) may be renamed. */
+ * CPU and features: a CPU kernel, or the GPU kernel (gpu.c) for an NVPTX
+ * target or t->gpu_emulation. Private globals it adds (segment tables) may
+ * be renamed. */
 sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                                 sg_error *err);
+/* The GPU kernel (gpu.c): the NVPTX entry, or for another target the
+ * emulation function of sg_jit_compile_gpu_emulation. */
+sg_status sg_gpu_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
+                            sg_error *err);
+/* Whether t is an NVPTX target (kernels are GPU kernels, output is PTX). */
+bool sg_target_is_gpu(const sg_target *t);
 sg_status sg_codegen_verify(LLVMModuleRef m, const char *what, sg_error *err);
 /* Runs the IR passes of opt_level on m: nothing at 0, a short cleanup
  * pipeline at 1 and 2 (target.c), LLVM's "default<O3>" at 3. */

@@ -868,6 +868,8 @@ LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTa
 sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                                 sg_error *err)
 {
+    if (sg_target_is_gpu(t) || t->gpu_emulation)
+        return sg_gpu_add_kernel(plan, symbol, t, m, err);
     for (size_t i = 0; i < plan->nloops; i++)
         if (plan->loops[i].nseg > UINT32_MAX / FIELDS)
             return sg_fail(err, SG_ERR_SLICE, "failed to compile kernel: %zu segments in loop %zu",

@@ -1,31 +1,809 @@
-/* GPU kernels (interface only for now). */
+/* GPU kernels: the folded nest as one 16-byte chunk of output per thread
+ * (codegen.h, "GPU kernels"), emitted for NVPTX or, to test the same code
+ * on a machine without a GPU, for the host as a loop over threads.
+ *
+ * Thread t owns output bytes [o, o + 16), o = 16 t. It splits them into
+ * pieces of g = gcd(run_bytes, 16) bytes, so no piece straddles two runs
+ * of the nest, reads each piece with one load and writes the chunk with
+ * one 16-byte store (the last thread of an output that is not a multiple
+ * of 16 bytes stores piece by piece). A piece at output offset x lies in
+ * run q = x / run_bytes at byte x % run_bytes; q splits into the loop
+ * indices innermost first (i = q % extent, q /= extent: divisions by
+ * constants, which the backend turns into multiplications), and each index
+ * adds its loop's input stride, or, in a segmented (TensorRT) loop, picks
+ * its segment by comparisons with the segments' constant bounds (a binary
+ * search in a constant table past MAX_SELECT_SEGS) so the interior needs no
+ * modulo; only a periodic loop reduces its index modulo its period.
+ *
+ * When the innermost loop's output is a multiple of 16 bytes, a chunk never
+ * leaves one iteration of the loops around it: their indices are worked out
+ * once per chunk. If moreover the runs are 1, 2, 4 or 8 bytes and the
+ * innermost loop is plain with a small stride (strides, reversals,
+ * broadcasts), the chunk's input lies in a window of at most 64 bytes,
+ * which is read with whole 16-byte loads (when every window plus its
+ * rounding stays inside the input; else loads that cover it exactly) and
+ * rearranged in registers.
+ *
+ * Index arithmetic is 32-bit when the input and the output are below 2 GiB,
+ * 64-bit otherwise. Loads and stores carry the alignment the constants
+ * prove (buffers are SG_GPU_ALIGN-aligned); the backend splits what is not
+ * aligned. FILL pieces are stores of the plan's fill bytes: a piece is
+ * loaded only on the path where it is not a fill. */
 #define SG_CODEGEN_INTERNAL
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm/Config/llvm-config.h>
+
 #include "codegen.h"
+
+enum {
+    CHUNK = SG_GPU_CHUNK,
+    MAX_WINDOW = 64,      /* bytes of input a shuffled chunk may read */
+    MAX_SELECT_SEGS = 8,  /* segmented loops with more segments search a table */
+    TABLE_FIELDS = 4      /* segment table row: start, in_offset, in_step, fill */
+};
+
+typedef struct gpu {
+    const sg_plan *plan;
+    LLVMContextRef c;
+    LLVMModuleRef m;
+    LLVMBuilderRef b;
+    LLVMValueRef fn;
+    unsigned as;          /* address space of the tensors: 1 (global) on NVPTX, 0 emulated */
+    LLVMTypeRef i1, i8, i32, i64, ity, ptr;
+    int64_t align;        /* what every input address of a piece is a multiple of, before its
+                             offset in the run: gcd(16, base, strides, segment offsets and steps) */
+    LLVMValueRef table[SG_MAX_RANK]; /* segment tables of loops with many segments */
+} gpu;
+
+/* A piece's input: its offset from `in` and, when a FILL segment can
+ * cover it, a flag that says it does (NULL: never a fill). */
+typedef struct source {
+    LLVMValueRef offset, fill;
+} source;
+
+/* ---- small builders ------------------------------------------------------------ */
+
+static LLVMValueRef k(gpu *g, int64_t v)
+{
+    return LLVMConstInt(g->ity, (unsigned long long)v, 1);
+}
+
+static LLVMValueRef add(gpu *g, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildAdd(g->b, a, b, "");
+}
+
+static LLVMValueRef mul_k(gpu *g, LLVMValueRef a, int64_t v)
+{
+    return v == 1 ? a : LLVMBuildMul(g->b, a, k(g, v), "");
+}
+
+static LLVMValueRef udiv_k(gpu *g, LLVMValueRef a, int64_t v)
+{
+    return v == 1 ? a : LLVMBuildUDiv(g->b, a, k(g, v), "");
+}
+
+static LLVMValueRef urem_k(gpu *g, LLVMValueRef a, int64_t v)
+{
+    return v == 1 ? k(g, 0) : LLVMBuildURem(g->b, a, k(g, v), "");
+}
+
+static LLVMValueRef either(gpu *g, LLVMValueRef a, LLVMValueRef b) /* a || b, NULL = false */
+{
+    return a == NULL ? b : b == NULL ? a : LLVMBuildOr(g->b, a, b, "");
+}
+
+static LLVMBasicBlockRef block(gpu *g, const char *name)
+{
+    return LLVMAppendBasicBlockInContext(g->c, g->fn, name);
+}
+
+/* A pointer of the tensors' address space to `type` (typed pointers before LLVM 15). */
+static LLVMValueRef typed(gpu *g, LLVMValueRef p, LLVMTypeRef type)
+{
+#if LLVM_VERSION_MAJOR < 15
+    return LLVMBuildBitCast(g->b, p, LLVMPointerType(type, g->as), "");
+#else
+    (void)type;
+    (void)g;
+    return p;
+#endif
+}
+
+static LLVMValueRef at(gpu *g, LLVMValueRef base, LLVMValueRef offset)
+{
+    if (g->ity != g->i64) /* offsets are non-negative below 2^31 */
+        offset = LLVMBuildZExt(g->b, offset, g->i64, "");
+    return LLVMBuildGEP2(g->b, g->i8, base, &offset, 1, "");
+}
+
+static LLVMTypeRef bytes_type(gpu *g, int64_t n) /* the type a load of n bytes uses */
+{
+    return n == 16 ? LLVMVectorType(g->i32, 4) : LLVMIntTypeInContext(g->c, (unsigned)(8 * n));
+}
+
+static int64_t align_of(int64_t a, int64_t n)
+{
+    return sg_gcd(a < 0 ? -a : a, n);
+}
+
+/* The alignment an access at `offset` is given. On a GPU, `align`: the
+ * buffers are SG_GPU_ALIGN-aligned, and the offset a multiple of it. The
+ * emulation runs on buffers of any alignment, so it checks the claim
+ * instead: a misaligned offset traps (llvm.trap). */
+static unsigned claim(gpu *g, LLVMValueRef offset, int64_t align)
+{
+    if (g->as == 1)
+        return (unsigned)align;
+    if (align > 1) {
+        LLVMTypeRef trap_type = LLVMFunctionType(LLVMVoidTypeInContext(g->c), NULL, 0, 0);
+        LLVMValueRef trap = LLVMGetNamedFunction(g->m, "llvm.trap");
+        if (trap == NULL)
+            trap = LLVMAddFunction(g->m, "llvm.trap", trap_type);
+        LLVMBasicBlockRef bad = block(g, "misaligned"), good = block(g, "aligned");
+        LLVMValueRef low = LLVMBuildAnd(g->b, offset, k(g, align - 1), "");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, low, k(g, 0), ""), bad, good);
+        LLVMPositionBuilderAtEnd(g->b, bad);
+        LLVMBuildCall2(g->b, trap_type, trap, NULL, 0, "");
+        LLVMBuildUnreachable(g->b);
+        LLVMPositionBuilderAtEnd(g->b, good);
+    }
+    return 1;
+}
+
+static LLVMValueRef load(gpu *g, LLVMValueRef in, LLVMValueRef offset, int64_t n, int64_t align)
+{
+    LLVMTypeRef type = bytes_type(g, n);
+    unsigned a = claim(g, offset, align);
+    LLVMValueRef v = LLVMBuildLoad2(g->b, type, typed(g, at(g, in, offset), type), "");
+    LLVMSetAlignment(v, a);
+    return v;
+}
+
+static void store(gpu *g, LLVMValueRef v, LLVMValueRef out, LLVMValueRef offset, int64_t align)
+{
+    unsigned a = claim(g, offset, align);
+    LLVMValueRef s = LLVMBuildStore(g->b, v, typed(g, at(g, out, offset), LLVMTypeOf(v)));
+    LLVMSetAlignment(s, a);
+}
+
+/* n bytes of the fill value (elements repeated), as bytes_type(n). */
+static LLVMValueRef fill_value(gpu *g, int64_t n)
+{
+    const sg_plan *p = g->plan;
+    uint64_t word[2] = {0, 0};
+    for (int64_t i = 0; i < n; i++)
+        word[i / 8] |= (uint64_t)p->fill[(size_t)i % p->elem_size] << (8 * (i % 8));
+    if (n < 16)
+        return LLVMConstInt(bytes_type(g, n), word[0], 0);
+    LLVMValueRef lanes[4];
+    for (int i = 0; i < 4; i++)
+        lanes[i] = LLVMConstInt(g->i32, (word[i / 2] >> (32 * (i % 2))) & 0xffffffffu, 0);
+    return LLVMConstVector(lanes, 4);
+}
+
+/* ---- input offsets ---------------------------------------------------------------- */
+
+/* A constant table of the segments of loop `level`: TABLE_FIELDS i64 per segment. */
+static LLVMValueRef segment_table(gpu *g, size_t level)
+{
+    const sg_loop *l = &g->plan->loops[level];
+    LLVMValueRef *v = malloc(l->nseg * TABLE_FIELDS * sizeof *v);
+    if (v == NULL)
+        return NULL;
+    int64_t start = 0;
+    for (size_t s = 0; s < l->nseg; s++) {
+        const sg_segment *seg = &g->plan->segs[l->seg0 + s];
+        int64_t row[TABLE_FIELDS] = {start, seg->fill ? 0 : seg->in_offset, seg->fill ? 0 : seg->in_step,
+                                     seg->fill};
+        for (int f = 0; f < TABLE_FIELDS; f++)
+            v[s * TABLE_FIELDS + (size_t)f] = LLVMConstInt(g->i64, (unsigned long long)row[f], 1);
+        start += seg->count;
+    }
+    LLVMValueRef init = LLVMConstArray(g->i64, v, (unsigned)(l->nseg * TABLE_FIELDS));
+    free(v);
+    LLVMValueRef t = LLVMAddGlobalInAddressSpace(g->m, LLVMTypeOf(init), "segments", g->as);
+    LLVMSetInitializer(t, init);
+    LLVMSetGlobalConstant(t, 1);
+    LLVMSetLinkage(t, LLVMPrivateLinkage);
+    LLVMSetAlignment(t, 8);
+    return t;
+}
+
+static LLVMValueRef table_field(gpu *g, LLVMValueRef table, LLVMValueRef row, int field)
+{
+    LLVMValueRef index = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, row, LLVMConstInt(g->i64, TABLE_FIELDS, 0), ""),
+                                      LLVMConstInt(g->i64, (unsigned long long)field, 0), "");
+    LLVMValueRef base = typed(g, table, g->i64);
+    LLVMValueRef v = LLVMBuildLoad2(g->b, g->i64, LLVMBuildGEP2(g->b, g->i64, base, &index, 1, ""), "");
+    LLVMSetAlignment(v, 8);
+    return g->ity == g->i64 ? v : LLVMBuildTrunc(g->b, v, g->ity, "");
+}
+
+/* The segment holding iteration i of a segmented loop with many segments:
+ * a binary search for the last row whose start is <= i. */
+static source search_segments(gpu *g, size_t level, LLVMValueRef i)
+{
+    const sg_loop *l = &g->plan->loops[level];
+    LLVMValueRef table = g->table[level];
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(g->b), head = block(g, "search"), step = block(g, "search.step"),
+                      found = block(g, "search.found");
+    LLVMValueRef i64 = g->ity == g->i64 ? i : LLVMBuildZExt(g->b, i, g->i64, "");
+    LLVMBuildBr(g->b, head);
+    LLVMPositionBuilderAtEnd(g->b, head);
+    LLVMValueRef lo = LLVMBuildPhi(g->b, g->i64, "lo"), hi = LLVMBuildPhi(g->b, g->i64, "hi");
+    LLVMValueRef more = LLVMBuildICmp(g->b, LLVMIntUGT, LLVMBuildSub(g->b, hi, lo, ""),
+                                      LLVMConstInt(g->i64, 1, 0), "");
+    LLVMBuildCondBr(g->b, more, step, found);
+    LLVMPositionBuilderAtEnd(g->b, step);
+    LLVMValueRef mid = LLVMBuildLShr(g->b, LLVMBuildAdd(g->b, lo, hi, ""), LLVMConstInt(g->i64, 1, 0), "");
+    LLVMValueRef start = table_field(g, table, mid, 0);
+    start = g->ity == g->i64 ? start : LLVMBuildZExt(g->b, start, g->i64, "");
+    LLVMValueRef below = LLVMBuildICmp(g->b, LLVMIntULE, start, i64, "");
+    LLVMValueRef lo2 = LLVMBuildSelect(g->b, below, mid, lo, ""), hi2 = LLVMBuildSelect(g->b, below, hi, mid, "");
+    LLVMBuildBr(g->b, head);
+    LLVMValueRef lo_in[] = {LLVMConstInt(g->i64, 0, 0), lo2}, hi_in[] = {LLVMConstInt(g->i64, l->nseg, 0), hi2};
+    LLVMBasicBlockRef from[] = {entry, step};
+    LLVMAddIncoming(lo, lo_in, from, 2);
+    LLVMAddIncoming(hi, hi_in, from, 2);
+    LLVMPositionBuilderAtEnd(g->b, found);
+    LLVMValueRef first = table_field(g, table, lo, 0), offset = table_field(g, table, lo, 1),
+                 stride = table_field(g, table, lo, 2), fill = table_field(g, table, lo, 3);
+    source s = {add(g, offset, LLVMBuildMul(g->b, LLVMBuildSub(g->b, i, first, ""), stride, "")), NULL};
+    for (size_t n = l->seg0; n < l->seg0 + l->nseg && s.fill == NULL; n++)
+        if (g->plan->segs[n].fill)
+            s.fill = LLVMBuildICmp(g->b, LLVMIntNE, fill, k(g, 0), "");
+    return s;
+}
+
+/* What iteration i of loop `level` adds to the input offset. */
+static source iteration(gpu *g, size_t level, LLVMValueRef i)
+{
+    const sg_loop *l = &g->plan->loops[level];
+    if (l->nseg == 0)
+        return (source){mul_k(g, i, l->in_stride), NULL};
+    if (l->period > 0)
+        i = urem_k(g, i, l->period);
+    if (l->nseg > MAX_SELECT_SEGS)
+        return search_segments(g, level, i);
+    /* A chain of selects over the segments' first iterations. */
+    const sg_segment *segs = &g->plan->segs[l->seg0];
+    LLVMValueRef first = k(g, 0), offset = k(g, segs[0].fill ? 0 : segs[0].in_offset),
+                 stride = k(g, segs[0].fill ? 0 : segs[0].in_step);
+    LLVMValueRef fill = LLVMConstInt(g->i1, segs[0].fill, 0);
+    bool fills = segs[0].fill;
+    int64_t start = 0;
+    for (size_t s = 1; s < l->nseg; s++) {
+        start += segs[s - 1].count;
+        LLVMValueRef past = LLVMBuildICmp(g->b, LLVMIntUGE, i, k(g, start), "");
+        first = LLVMBuildSelect(g->b, past, k(g, start), first, "");
+        offset = LLVMBuildSelect(g->b, past, k(g, segs[s].fill ? 0 : segs[s].in_offset), offset, "");
+        stride = LLVMBuildSelect(g->b, past, k(g, segs[s].fill ? 0 : segs[s].in_step), stride, "");
+        fill = LLVMBuildSelect(g->b, past, LLVMConstInt(g->i1, segs[s].fill, 0), fill, "");
+        fills |= segs[s].fill;
+    }
+    return (source){add(g, offset, LLVMBuildMul(g->b, LLVMBuildSub(g->b, i, first, ""), stride, "")),
+                    fills ? fill : NULL};
+}
+
+/* The input offset of loops [from, to] for the index q of their
+ * iterations taken together (row-major), plus `offset`. */
+static source nest_offset(gpu *g, size_t from, size_t to, LLVMValueRef q, LLVMValueRef offset)
+{
+    source s = {offset, NULL};
+    for (size_t level = to + 1; level-- > from;) {
+        const sg_loop *l = &g->plan->loops[level];
+        LLVMValueRef i = level == from ? q : urem_k(g, q, l->extent);
+        if (level > from)
+            q = udiv_k(g, q, l->extent);
+        source it = iteration(g, level, i);
+        s.offset = add(g, s.offset, it.offset);
+        s.fill = either(g, s.fill, it.fill);
+    }
+    return s;
+}
+
+/* ---- chunks ---------------------------------------------------------------------- */
+
+/* The piece's bytes: the fill value when src.fill holds, else a load. */
+static LLVMValueRef piece_value(gpu *g, LLVMValueRef in, source src, int64_t bytes)
+{
+    int64_t align = align_of(g->align, bytes);
+    if (src.fill == NULL)
+        return load(g, in, src.offset, bytes, align);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b), read = block(g, "read"), join = block(g, "join");
+    LLVMBuildCondBr(g->b, src.fill, join, read);
+    LLVMPositionBuilderAtEnd(g->b, read);
+    LLVMValueRef v = load(g, in, src.offset, bytes, align);
+    LLVMBasicBlockRef read_end = LLVMGetInsertBlock(g->b);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+    LLVMValueRef phi = LLVMBuildPhi(g->b, bytes_type(g, bytes), "");
+    LLVMValueRef values[] = {fill_value(g, bytes), v};
+    LLVMBasicBlockRef blocks[] = {from, read_end};
+    LLVMAddIncoming(phi, values, blocks, 2);
+    return phi;
+}
+
+/* values[0 .. count) of `piece` bytes each (piece < 16) as the four
+ * 32-bit lanes of a chunk: built lane by lane (shifts and ors), which the
+ * backend keeps as one vector store, where a vector of bytes would be
+ * stored in pieces. */
+static LLVMValueRef chunk_lanes(gpu *g, LLVMValueRef *values, int64_t piece)
+{
+    LLVMValueRef v = LLVMGetUndef(bytes_type(g, CHUNK));
+    for (int64_t lane = 0; lane < 4; lane++) {
+        LLVMValueRef x;
+        if (piece == 8) {
+            LLVMValueRef p = values[lane / 2];
+            if (lane % 2)
+                p = LLVMBuildLShr(g->b, p, LLVMConstInt(g->i64, 32, 0), "");
+            x = LLVMBuildTrunc(g->b, p, g->i32, "");
+        } else {
+            x = NULL;
+            for (int64_t m = 0; m < 4 / piece; m++) {
+                LLVMValueRef p = values[lane * (4 / piece) + m];
+                if (piece < 4)
+                    p = LLVMBuildZExt(g->b, p, g->i32, "");
+                if (m > 0)
+                    p = LLVMBuildShl(g->b, p, LLVMConstInt(g->i32, (unsigned long long)(8 * piece * m), 0), "");
+                x = x ? LLVMBuildOr(g->b, x, p, "") : p;
+            }
+        }
+        v = LLVMBuildInsertElement(g->b, v, x, LLVMConstInt(g->i32, (unsigned long long)lane, 0), "");
+    }
+    return v;
+}
+
+/* Writes the chunk's pieces (values[j] for output offset o0 + j * piece):
+ * one 16-byte store when all `count` pieces make a whole chunk, else one
+ * store per piece (o0 is then a constant). */
+static void store_chunk(gpu *g, LLVMValueRef out, LLVMValueRef o0, LLVMValueRef *values, int64_t count,
+                        int64_t piece)
+{
+    if (count * piece < CHUNK) {
+        for (int64_t j = 0; j < count; j++)
+            store(g, values[j], out, add(g, o0, k(g, j * piece)), align_of(j * piece, piece));
+        return;
+    }
+    store(g, piece == CHUNK ? values[0] : chunk_lanes(g, values, piece), out, o0, CHUNK);
+}
+
+/* A chunk by pieces: each piece's source found from its output offset
+ * (rows: the chunk lies in one iteration of the loops around the innermost,
+ * whose input offset is `outer`; w0 is the chunk's offset in that
+ * iteration's output). */
+static void pieces_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, int64_t count, bool rows,
+                         source outer, LLVMValueRef w0)
+{
+    const sg_plan *p = g->plan;
+    int64_t piece = sg_gcd(p->run_bytes, CHUNK);
+    LLVMValueRef values[CHUNK] = {0};
+    for (int64_t j = 0; j < count; j++) {
+        source src;
+        if (p->nloops == 0) {
+            src = (source){add(g, k(g, p->base), add(g, o0, k(g, j * piece))), NULL};
+        } else {
+            LLVMValueRef x = add(g, rows ? w0 : o0, k(g, j * piece));
+            LLVMValueRef q = udiv_k(g, x, p->run_bytes), b = urem_k(g, x, p->run_bytes);
+            size_t last = p->nloops - 1;
+            src = rows ? nest_offset(g, last, last, q, add(g, outer.offset, b))
+                       : nest_offset(g, 0, last, q, add(g, k(g, p->base), b));
+            src.fill = either(g, rows ? outer.fill : NULL, src.fill);
+        }
+        values[j] = piece_value(g, in, src, piece);
+    }
+    store_chunk(g, out, o0, values, count, piece);
+}
+
+/* The window of a shuffled chunk (see the file comment): n runs of r bytes
+ * whose input offsets are s apart. */
+typedef struct window {
+    int64_t n, r, s, span; /* span: bytes from the lowest to the end of the highest run */
+    int64_t align;         /* of its lowest offset */
+    bool whole;            /* 16-byte loads may read up to the next multiple of 16 */
+} window;
+
+static bool plan_window(gpu *g, window *w)
+{
+    const sg_plan *p = g->plan;
+    if (p->nloops == 0)
+        return false;
+    const sg_loop *inner = &p->loops[p->nloops - 1];
+    int64_t r = p->run_bytes, s = inner->in_stride, n = CHUNK / r;
+    if (inner->nseg != 0 || CHUNK % r != 0 || n < 2 || ((inner->extent * r) % CHUNK != 0 && p->nloops > 1) ||
+        s < -MAX_WINDOW || s > MAX_WINDOW)
+        return false;
+    int64_t span = (s < 0 ? -s : s) * (n - 1) + r;
+    if (span > MAX_WINDOW)
+        return false;
+    /* The lowest offset: base + outer loops + (chunk's first run) * s, + (n - 1) * s when reversed. */
+    int64_t low = p->base + (s < 0 ? (n - 1) * s : 0), align = align_of(n * s, CHUNK), high = low, reach;
+    align = sg_gcd(align, align_of(low, CHUNK));
+    for (size_t level = 0; level + 1 < p->nloops; level++) {
+        const sg_loop *l = &p->loops[level];
+        int64_t most = 0;
+        if (l->nseg == 0) {
+            align = sg_gcd(align, align_of(l->in_stride, CHUNK));
+            most = l->in_stride > 0 ? (l->extent - 1) * l->in_stride : 0;
+        }
+        for (size_t k2 = l->seg0; k2 < l->seg0 + l->nseg; k2++) {
+            const sg_segment *seg = &p->segs[k2];
+            if (seg->fill)
+                continue;
+            align = sg_gcd(align, sg_gcd(align_of(seg->in_offset, CHUNK), align_of(seg->in_step, CHUNK)));
+            int64_t m = seg->in_offset + (seg->in_step > 0 ? (seg->count - 1) * seg->in_step : 0);
+            most = m > most ? m : most;
+        }
+        if (__builtin_add_overflow(high, most, &high))
+            high = INT64_MAX;
+    }
+    int64_t last_run = s > 0 ? (inner->extent - n) * s : 0;
+    bool fits = !__builtin_add_overflow(high, last_run, &high) &&
+                !__builtin_add_overflow(high, (span + CHUNK - 1) / CHUNK * CHUNK, &reach);
+    *w = (window){.n = n, .r = r, .s = s, .span = span, .align = align,
+                  .whole = fits && reach <= (int64_t)p->in_bytes};
+    return true;
+}
+
+/* Loads covering the window at input offset `low`: 16-byte ones, or, where
+ * they could read past the input, pieces of 16, 8, 4, 2 and 1 bytes that
+ * end exactly at its end. Each load's bytes are returned lane by lane as
+ * bytes[offset] = (vector, lane) via extract_byte. */
+typedef struct loaded {
+    int64_t offset, size;
+    LLVMValueRef bytes; /* <size x i8> */
+} loaded;
+
+static int load_window(gpu *g, LLVMValueRef in, LLVMValueRef low, const window *w, bool whole, loaded *l)
+{
+    int count = 0;
+    for (int64_t at_ = 0; at_ < w->span;) {
+        int64_t size = CHUNK;
+        if (!whole)
+            while (size > w->span - at_)
+                size /= 2;
+        LLVMValueRef v = load(g, in, add(g, low, k(g, at_)), size, align_of(sg_gcd(w->align, at_), size));
+        l[count++] = (loaded){at_, size, LLVMBuildBitCast(g->b, v, LLVMVectorType(g->i8, (unsigned)size), "")};
+        at_ += size;
+    }
+    return count;
+}
+
+static LLVMValueRef window_byte(gpu *g, const loaded *l, int count, int64_t offset)
+{
+    for (int i = 0; i < count; i++)
+        if (offset >= l[i].offset && offset < l[i].offset + l[i].size)
+            return LLVMBuildExtractElement(g->b, l[i].bytes,
+                                           LLVMConstInt(g->i32, (unsigned long long)(offset - l[i].offset), 0), "");
+    return NULL; /* not reached: the loads cover the window */
+}
+
+/* The chunk's lanes from the window at input offset `low`. */
+static LLVMValueRef window_lanes(gpu *g, LLVMValueRef in, LLVMValueRef low, const window *w, bool whole)
+{
+    loaded l[MAX_WINDOW];
+    int count = load_window(g, in, low, w, whole, l);
+    LLVMValueRef bytes[CHUNK];
+    for (int64_t j = 0; j < w->n; j++) {
+        int64_t from = w->s >= 0 ? j * w->s : (w->n - 1 - j) * -w->s;
+        for (int64_t e = 0; e < w->r; e++)
+            bytes[j * w->r + e] = window_byte(g, l, count, from + e);
+    }
+    return chunk_lanes(g, bytes, 1);
+}
+
+static void window_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, const window *w,
+                         source outer, LLVMValueRef w0)
+{
+    /* The chunk's first run is run w0 / r of its row; reversed, the lowest is the chunk's last. */
+    LLVMValueRef first = udiv_k(g, w0, w->r);
+    LLVMValueRef low = add(g, outer.offset, mul_k(g, first, w->s));
+    if (w->s < 0)
+        low = add(g, low, k(g, (w->n - 1) * w->s));
+    int64_t rounded = (w->span + CHUNK - 1) / CHUNK * CHUNK;
+    if (w->whole || rounded == w->span) {
+        store(g, window_lanes(g, in, low, w, true), out, o0, CHUNK);
+        return;
+    }
+    /* Whole loads for every window but those within 16 bytes of the input's end. */
+    LLVMBasicBlockRef inside = block(g, "window.whole"), near_end = block(g, "window.exact"),
+                      join = block(g, "window.store");
+    LLVMValueRef end = add(g, low, k(g, rounded));
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULE, end, k(g, (int64_t)g->plan->in_bytes), ""), inside,
+                    near_end);
+    LLVMValueRef lanes[2];
+    LLVMBasicBlockRef from[2];
+    LLVMPositionBuilderAtEnd(g->b, inside);
+    lanes[0] = window_lanes(g, in, low, w, true);
+    from[0] = LLVMGetInsertBlock(g->b);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, near_end);
+    lanes[1] = window_lanes(g, in, low, w, false);
+    from[1] = LLVMGetInsertBlock(g->b);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+    LLVMValueRef v = LLVMBuildPhi(g->b, bytes_type(g, CHUNK), "");
+    LLVMAddIncoming(v, lanes, from, 2);
+    store(g, v, out, o0, CHUNK);
+}
+
+/* Output bytes [o0, o0 + count * piece) (count pieces; a whole chunk unless
+ * this is the last, partial one). */
+static void emit_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, int64_t count)
+{
+    const sg_plan *p = g->plan;
+    /* With one loop, every whole chunk lies in its one "row". */
+    int64_t row = p->nloops ? p->loops[p->nloops - 1].extent * p->run_bytes : 0;
+    if (p->nloops == 0 || (row % CHUNK != 0 && p->nloops > 1)) {
+        pieces_chunk(g, in, out, o0, count, false, (source){0}, NULL);
+        return;
+    }
+    /* The chunk lies in one iteration of the loops around the innermost. */
+    source outer = {k(g, p->base), NULL};
+    if (p->nloops > 1)
+        outer = nest_offset(g, 0, p->nloops - 2, udiv_k(g, o0, row), outer.offset);
+    LLVMValueRef w0 = urem_k(g, o0, row);
+    window w;
+    if (count * sg_gcd(p->run_bytes, CHUNK) < CHUNK || !plan_window(g, &w)) {
+        pieces_chunk(g, in, out, o0, count, true, outer, w0);
+        return;
+    }
+    if (outer.fill == NULL) {
+        window_chunk(g, in, out, o0, &w, outer, w0);
+        return;
+    }
+    LLVMBasicBlockRef filled = block(g, "fill"), read = block(g, "read"), join = block(g, "join");
+    LLVMBuildCondBr(g->b, outer.fill, filled, read);
+    LLVMPositionBuilderAtEnd(g->b, filled);
+    store(g, fill_value(g, CHUNK), out, o0, CHUNK);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, read);
+    window_chunk(g, in, out, o0, &w, outer, w0);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+}
+
+/* Thread `tid` (of type ity): its chunk, then a branch to `done`. */
+static void emit_thread(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef tid, LLVMBasicBlockRef done)
+{
+    const sg_plan *p = g->plan;
+    int64_t bytes = (int64_t)p->out_bytes, threads = (bytes + CHUNK - 1) / CHUNK;
+    if (bytes == 0) {
+        LLVMBuildBr(g->b, done);
+        return;
+    }
+    LLVMBasicBlockRef whole = block(g, "chunk");
+    int64_t whole_threads = bytes / CHUNK; /* threads [0, whole_threads) write 16 bytes */
+    if (whole_threads == threads) {
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, tid, k(g, threads), ""), whole, done);
+    } else {
+        LLVMBasicBlockRef tail = block(g, "tail"), other = block(g, "not.whole");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, tid, k(g, whole_threads), ""), whole, other);
+        LLVMPositionBuilderAtEnd(g->b, other);
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, tid, k(g, whole_threads), ""), tail, done);
+        LLVMPositionBuilderAtEnd(g->b, tail);
+        int64_t piece = sg_gcd(p->run_bytes, CHUNK);
+        emit_chunk(g, in, out, k(g, whole_threads * CHUNK), (bytes % CHUNK) / piece);
+        LLVMBuildBr(g->b, done);
+    }
+    LLVMPositionBuilderAtEnd(g->b, whole);
+    emit_chunk(g, in, out, mul_k(g, tid, CHUNK), CHUNK / sg_gcd(p->run_bytes, CHUNK));
+    LLVMBuildBr(g->b, done);
+}
+
+/* ---- functions ------------------------------------------------------------------- */
+
+static int64_t input_alignment(const sg_plan *p)
+{
+    int64_t a = align_of(p->base, CHUNK);
+    for (size_t i = 0; i < p->nloops; i++) {
+        const sg_loop *l = &p->loops[i];
+        if (l->nseg == 0)
+            a = sg_gcd(a, align_of(l->in_stride, CHUNK));
+        for (size_t s = l->seg0; s < l->seg0 + l->nseg; s++)
+            if (!p->segs[s].fill)
+                a = sg_gcd(a, sg_gcd(align_of(p->segs[s].in_offset, CHUNK), align_of(p->segs[s].in_step, CHUNK)));
+    }
+    return a;
+}
+
+static void add_attr(gpu *g, LLVMAttributeIndex index, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(g->fn, index, LLVMCreateEnumAttribute(g->c, kind, 0));
+}
+
+bool sg_target_is_gpu(const sg_target *t)
+{
+    return strncmp(t->triple, "nvptx", 5) == 0;
+}
+
+/* NVPTX: the kernel entry (ptx_kernel), thread index from the special registers. */
+static void emit_entry(gpu *g, const char *symbol)
+{
+    LLVMTypeRef params[] = {g->ptr, g->ptr};
+    g->fn = LLVMAddFunction(g->m, symbol, LLVMFunctionType(LLVMVoidTypeInContext(g->c), params, 2, 0));
+    LLVMSetFunctionCallConv(g->fn, LLVMPTXKernelCallConv);
+    LLVMPositionBuilderAtEnd(g->b, block(g, "entry"));
+    LLVMTypeRef sreg = LLVMFunctionType(g->i32, NULL, 0, 0);
+    LLVMValueRef ctaid = LLVMGetNamedFunction(g->m, "llvm.nvvm.read.ptx.sreg.ctaid.x");
+    LLVMValueRef tidx = LLVMGetNamedFunction(g->m, "llvm.nvvm.read.ptx.sreg.tid.x");
+    if (ctaid == NULL)
+        ctaid = LLVMAddFunction(g->m, "llvm.nvvm.read.ptx.sreg.ctaid.x", sreg);
+    if (tidx == NULL)
+        tidx = LLVMAddFunction(g->m, "llvm.nvvm.read.ptx.sreg.tid.x", sreg);
+    LLVMValueRef block_id = LLVMBuildCall2(g->b, sreg, ctaid, NULL, 0, "");
+    LLVMValueRef thread = LLVMBuildCall2(g->b, sreg, tidx, NULL, 0, "");
+    block_id = LLVMBuildZExt(g->b, block_id, g->ity, "");
+    thread = LLVMBuildZExt(g->b, thread, g->ity, "");
+    LLVMValueRef tid = add(g, mul_k(g, block_id, SG_GPU_BLOCK), thread);
+    LLVMBasicBlockRef done = block(g, "done");
+    emit_thread(g, LLVMGetParam(g->fn, 0), LLVMGetParam(g->fn, 1), tid, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+    LLVMBuildRetVoid(g->b);
+}
+
+/* The host: fn(in, out, begin, end) runs threads [begin, end) in turn. */
+static void emit_emulation(gpu *g, const char *symbol)
+{
+    LLVMTypeRef params[] = {g->ptr, g->ptr, g->i64, g->i64};
+    g->fn = LLVMAddFunction(g->m, symbol, LLVMFunctionType(LLVMVoidTypeInContext(g->c), params, 4, 0));
+    LLVMBasicBlockRef entry = block(g, "entry"), head = block(g, "thread"), next = block(g, "next"),
+                      done = block(g, "done");
+    LLVMPositionBuilderAtEnd(g->b, entry);
+    LLVMValueRef begin = LLVMGetParam(g->fn, 2), end = LLVMGetParam(g->fn, 3);
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, begin, end, ""), head, done);
+    LLVMPositionBuilderAtEnd(g->b, head);
+    LLVMValueRef t = LLVMBuildPhi(g->b, g->i64, "t");
+    LLVMValueRef tid = g->ity == g->i64 ? t : LLVMBuildTrunc(g->b, t, g->ity, "");
+    emit_thread(g, LLVMGetParam(g->fn, 0), LLVMGetParam(g->fn, 1), tid, next);
+    LLVMPositionBuilderAtEnd(g->b, next);
+    LLVMValueRef t2 = LLVMBuildAdd(g->b, t, LLVMConstInt(g->i64, 1, 0), "");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, t2, end, ""), head, done);
+    LLVMValueRef in_t[] = {begin, t2};
+    LLVMBasicBlockRef in_b[] = {entry, next};
+    LLVMAddIncoming(t, in_t, in_b, 2);
+    LLVMPositionBuilderAtEnd(g->b, done);
+    LLVMBuildRetVoid(g->b);
+}
+
+sg_status sg_gpu_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
+                            sg_error *err)
+{
+    sg_gpu_launch launch;
+    if (sg_gpu_launch_of(plan, &launch, err) != SG_OK)
+        return err->status;
+    LLVMContextRef c = LLVMGetModuleContext(m);
+    gpu g = {.plan = plan, .c = c, .m = m, .as = sg_target_is_gpu(t) ? 1 : 0, .align = input_alignment(plan)};
+    g.b = LLVMCreateBuilderInContext(c);
+    g.i1 = LLVMInt1TypeInContext(c);
+    g.i8 = LLVMInt8TypeInContext(c);
+    g.i32 = LLVMInt32TypeInContext(c);
+    g.i64 = LLVMInt64TypeInContext(c);
+    bool small = plan->out_bytes <= INT32_MAX && plan->in_bytes <= INT32_MAX;
+    g.ity = small ? g.i32 : g.i64;
+#if LLVM_VERSION_MAJOR < 15
+    g.ptr = LLVMPointerType(g.i8, g.as);
+#else
+    g.ptr = LLVMPointerTypeInContext(c, g.as);
+#endif
+    for (size_t i = 0; i < plan->nloops; i++) {
+        if (plan->loops[i].nseg > MAX_SELECT_SEGS && (g.table[i] = segment_table(&g, i)) == NULL) {
+            LLVMDisposeBuilder(g.b);
+            return sg_fail(err, SG_ERR_NOMEM, "failed to compile GPU kernel: out of memory for %zu segments",
+                           plan->loops[i].nseg);
+        }
+    }
+    if (g.as == 1)
+        emit_entry(&g, symbol);
+    else
+        emit_emulation(&g, symbol);
+    for (unsigned i = 1; i <= 2; i++) {
+        add_attr(&g, i, "noalias");
+        add_attr(&g, i, "nocapture");
+        add_attr(&g, i, i == 1 ? "readonly" : "writeonly");
+    }
+    add_attr(&g, LLVMAttributeFunctionIndex, "nounwind");
+    LLVMDisposeBuilder(g.b);
+    return SG_OK;
+}
+
+/* ---- launch geometry, GPU names, PTX ----------------------------------------------- */
 
 sg_status sg_gpu_launch_of(const sg_plan *plan, sg_gpu_launch *launch, sg_error *err)
 {
-    int64_t threads = (int64_t)((plan->out_bytes + SG_GPU_CHUNK - 1) / SG_GPU_CHUNK);
+    int64_t threads = (int64_t)((plan->out_bytes + CHUNK - 1) / CHUNK);
     int64_t grid = (threads + SG_GPU_BLOCK - 1) / SG_GPU_BLOCK;
     if (grid > INT32_MAX)
-        return sg_fail(err, SG_ERR_SLICE, "failed to launch kernel: %" PRId64 " blocks (at most 2147483647)", grid);
+        return sg_fail(err, SG_ERR_SLICE,
+                       "failed to compile GPU kernel: the output of %" PRIu64 " bytes needs %" PRId64
+                       " blocks (at most 2147483647)",
+                       plan->out_bytes, grid);
     *launch = (sg_gpu_launch){.threads = threads, .grid_x = (uint32_t)grid, .block_x = SG_GPU_BLOCK};
     return SG_OK;
 }
 
+/* The GPUs this LLVM's NVPTX backend knows, oldest first (from sm_30). */
+static const int known_gpus[] = {
+    30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86,
+#if LLVM_VERSION_MAJOR >= 16
+    87, 89, 90,
+#endif
+#if LLVM_VERSION_MAJOR >= 20
+    100, 120,
+#endif
+};
+
 const char *sg_gpu_cpu_for(int major, int minor)
 {
-    (void)major;
-    (void)minor;
-    return SG_GPU_DEFAULT_CPU;
+    static const char *const names[] = {
+        "sm_30", "sm_32", "sm_35", "sm_37", "sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70",
+        "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_120"};
+    const char *best = NULL;
+    for (size_t i = 0; i < sizeof known_gpus / sizeof known_gpus[0]; i++)
+        if (known_gpus[i] <= 10 * major + minor)
+            best = names[i];
+    return best;
+}
+
+static bool known_gpu(const char *cpu)
+{
+    for (size_t i = 0; i < sizeof known_gpus / sizeof known_gpus[0]; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "sm_%d", known_gpus[i]);
+        if (strcmp(cpu, name) == 0)
+            return true;
+    }
+    return false;
 }
 
 sg_status sg_codegen_ptx(const sg_plan *plan, const char *symbol, const char *cpu, int opt_level, char **ptx,
                          sg_error *err)
 {
-    (void)plan, (void)symbol, (void)cpu, (void)opt_level, (void)ptx;
-    return sg_fail(err, SG_ERR_INTERNAL, "failed to compile GPU kernel: not built yet");
+    sg_target t = {0};
+    LLVMTargetMachineRef tm = NULL;
+    LLVMContextRef c = NULL;
+    LLVMModuleRef m = NULL;
+    LLVMMemoryBufferRef buffer = NULL;
+    char *message = NULL;
+    cpu = cpu ? cpu : SG_GPU_DEFAULT_CPU;
+    if (opt_level < 0 || opt_level > 3)
+        return sg_fail(err, SG_ERR_USAGE, "failed to compile GPU kernel: optimization level %d (0..3)", opt_level);
+    if (!known_gpu(cpu))
+        return sg_fail(err, SG_ERR_USAGE, "failed to compile GPU kernel: LLVM %s does not know GPU '%s'",
+                       LLVM_VERSION_STRING, cpu);
+    if (sg_target_init(&t, SG_GPU_TRIPLE, cpu, NULL, err) != SG_OK ||
+        sg_target_machine(&t, opt_level, &tm, err) != SG_OK)
+        goto done;
+    c = LLVMContextCreate();
+    if (sg_codegen_module(plan, symbol, &t, tm, c, &m, err) != SG_OK ||
+        sg_codegen_optimize(m, tm, opt_level, err) != SG_OK)
+        goto done;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &message, &buffer)) {
+        sg_fail(err, SG_ERR_INTERNAL, "failed to generate PTX for kernel %s: %s", symbol, message);
+        goto done;
+    }
+    size_t size = LLVMGetBufferSize(buffer);
+    if ((*ptx = malloc(size + 1)) == NULL) {
+        sg_fail(err, SG_ERR_NOMEM, "failed to generate PTX: out of memory for %zu bytes", size);
+        goto done;
+    }
+    memcpy(*ptx, LLVMGetBufferStart(buffer), size);
+    (*ptx)[size] = '\0';
+done:
+    LLVMDisposeMessage(message);
+    if (buffer)
+        LLVMDisposeMemoryBuffer(buffer);
+    if (m)
+        LLVMDisposeModule(m);
+    if (c)
+        LLVMContextDispose(c);
+    if (tm)
+        LLVMDisposeTargetMachine(tm);
+    sg_target_fini(&t);
+    return err->status;
 }

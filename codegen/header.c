@@ -78,27 +78,81 @@ static const char how_to_call[] =
     " * the kernel (shapes, sizes, spec, plan, target), so that a runtime can\n"
     " * check what it linked against.\n";
 
-static void kernel_block(FILE *f, const sg_aot_kernel *k)
+static const char how_to_launch[] =
+    " * Each kernel NAME is the PTX entry NAME_ENTRY of the .ptx file, a 1-D\n"
+    " * grid of NAME_GRID_X blocks of NAME_BLOCK_X threads: thread t writes\n"
+    " * output bytes [16 t, 16 t + 16) of the NAME_OUTPUT_BYTES bytes of the\n"
+    " * output, reading the NAME_INPUT_BYTES bytes of the input (C order).\n"
+    " * Both are device pointers aligned to 16 bytes (cuMemAlloc gives 256)\n"
+    " * that do not overlap. With the CUDA driver API:\n"
+    " *\n"
+    " *     CUmodule module;\n"
+    " *     CUfunction f;\n"
+    " *     cuModuleLoadData(&module, ptx_text);      (the .ptx file's text)\n"
+    " *     cuModuleGetFunction(&f, module, NAME_ENTRY);\n"
+    " *     CUdeviceptr in = ..., out = ...;\n"
+    " *     void *args[] = {&in, &out};\n"
+    " *     if (NAME_GRID_X > 0)                      (0: an empty output)\n"
+    " *         cuLaunchKernel(f, NAME_GRID_X, 1, 1, NAME_BLOCK_X, 1, 1, 0, stream, args, NULL);\n";
+
+static const char gpu_struct_text[] =
+    "#ifndef SLICEGEN_CUDA_KERNEL_INFO_DEFINED\n"
+    "#define SLICEGEN_CUDA_KERNEL_INFO_DEFINED\n"
+    "/* A kernel of the .ptx file and its launch. */\n"
+    "typedef struct slicegen_cuda_kernel_info {\n"
+    "    const char *entry;    /* the PTX entry's name */\n"
+    "    uint32_t grid_x;      /* blocks (0: nothing to launch) */\n"
+    "    uint32_t block_x;     /* threads per block */\n"
+    "    uint64_t input_bytes;\n"
+    "    uint64_t output_bytes;\n"
+    "} slicegen_cuda_kernel_info;\n"
+    "#endif\n";
+
+static void describe(FILE *f, const sg_aot_kernel *k)
 {
     const sg_plan *p = k->plan;
-    const char *n = k->name, *type = sg_dtype_name(p->dtype);
+    const char *type = sg_dtype_name(p->dtype);
     fputs("/* ", f);
     if (k->layer) {
         fputs("Layer '", f);
         comment_text(f, k->layer);
         fprintf(f, "' (id %" PRId64 "): ", k->layer_id);
     }
-    comment_text(f, k->spec ? k->spec : n);
+    comment_text(f, k->spec ? k->spec : k->name);
     fprintf(f, "\n *     input  %s ", type);
     dims(f, p->in_shape, p->in_rank);
     fprintf(f, ", %" PRIu64 " bytes\n *     output %s ", p->in_bytes, type);
     dims(f, p->out_shape, p->out_rank);
     fprintf(f, ", %" PRIu64 " bytes\n */\n", p->out_bytes);
+}
+
+static void kernel_block(FILE *f, const sg_aot_kernel *k)
+{
+    const sg_plan *p = k->plan;
+    const char *n = k->name;
+    describe(f, k);
     fprintf(f, "void %s(const void *in, void *out, int64_t begin, int64_t end);\n", n);
     fprintf(f, "#define %s_OUTER_EXTENT %" PRId64 "\n", n, sg_nest_outer_extent(p));
     fprintf(f, "#define %s_INPUT_BYTES %" PRIu64 "\n", n, p->in_bytes);
     fprintf(f, "#define %s_OUTPUT_BYTES %" PRIu64 "\n", n, p->out_bytes);
     fprintf(f, "extern const slicegen_kernel_info %s_info;\n\n", n);
+}
+
+/* A PTX kernel: its entry and launch as macros (launch geometry fits:
+ * the kernel compiled). */
+static void gpu_kernel_block(FILE *f, const sg_aot_kernel *k)
+{
+    const sg_plan *p = k->plan;
+    const char *n = k->name;
+    sg_error err = {0};
+    sg_gpu_launch launch = {0};
+    sg_gpu_launch_of(p, &launch, &err);
+    describe(f, k);
+    fprintf(f, "#define %s_ENTRY \"%s\"\n", n, n);
+    fprintf(f, "#define %s_GRID_X %" PRIu32 "u\n", n, launch.grid_x);
+    fprintf(f, "#define %s_BLOCK_X %" PRIu32 "u\n", n, launch.block_x);
+    fprintf(f, "#define %s_INPUT_BYTES %" PRIu64 "\n", n, p->in_bytes);
+    fprintf(f, "#define %s_OUTPUT_BYTES %" PRIu64 "\n\n", n, p->out_bytes);
 }
 
 char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o, const char *triple,
@@ -123,17 +177,26 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
     if (o->prefix)
         fprintf(f, ", listed in model order in %s_kernels[%s_kernel_count]", o->prefix, o->prefix);
     fputs(".\n *\n", f);
-    fputs(how_to_call, f);
+    bool gpu = strncmp(triple, "nvptx", 5) == 0;
+    fputs(gpu ? how_to_launch : how_to_call, f);
     fputs(" */\n", f);
     fprintf(f, "#ifndef SLICEGEN_%s_%s_H\n#define SLICEGEN_%s_%s_H\n\n", guard_kind, guard, guard_kind,
             guard);
     fputs("#include <stddef.h>\n#include <stdint.h>\n\n", f);
     fputs("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", f);
-    fputs(struct_text, f);
+    fputs(gpu ? gpu_struct_text : struct_text, f);
     fputc('\n', f);
     for (size_t i = 0; i < count; i++)
-        kernel_block(f, &kernels[i]);
-    if (o->prefix) {
+        (gpu ? gpu_kernel_block : kernel_block)(f, &kernels[i]);
+    if (o->prefix && gpu) {
+        fputs("/* Every kernel above, in model order. */\n", f);
+        fprintf(f, "static const slicegen_cuda_kernel_info %s_kernels[] = {\n", o->prefix);
+        for (size_t i = 0; i < count; i++) {
+            const char *n = kernels[i].name;
+            fprintf(f, "    {%s_ENTRY, %s_GRID_X, %s_BLOCK_X, %s_INPUT_BYTES, %s_OUTPUT_BYTES},\n", n, n, n, n, n);
+        }
+        fprintf(f, "};\nstatic const size_t %s_kernel_count = %zu;\n\n", o->prefix, count);
+    } else if (o->prefix) {
         fputs("/* Every kernel above, in model order. */\n", f);
         fprintf(f, "extern const slicegen_kernel_info *const %s_kernels[];\n", o->prefix);
         fprintf(f, "extern const size_t %s_kernel_count;\n\n", o->prefix);

@@ -123,7 +123,9 @@ static void put_machine(sg_jit *jit, int opt_level, LLVMTargetMachineRef tm)
         LLVMDisposeTargetMachine(tm);
 }
 
-sg_status sg_jit_compile(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
+/* Compiles plan's kernel for t (jit->host, or a copy of it that asks for
+ * the GPU kernel's emulation) and links it. */
+static sg_status compile(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol, const sg_target *t,
                          sg_kernel_fn *fn, void **resource, sg_error *err)
 {
     LLVMOrcLLJITRef lljit;
@@ -136,7 +138,7 @@ sg_status sg_jit_compile(sg_jit *jit, const sg_plan *plan, int opt_level, const 
                        opt_level);
     if (get_lljit(jit, &lljit, err) != SG_OK || take_machine(jit, opt_level, &tm, err) != SG_OK)
         return err->status;
-    sg_codegen_object(plan, symbol, &jit->host, tm, opt_level, &object, err);
+    sg_codegen_object(plan, symbol, t, tm, opt_level, &object, err);
     put_machine(jit, opt_level, tm);
     if (err->status != SG_OK)
         return err->status;
@@ -159,6 +161,20 @@ fail:
     return err->status;
 }
 
+sg_status sg_jit_compile(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
+                         sg_kernel_fn *fn, void **resource, sg_error *err)
+{
+    return compile(jit, plan, opt_level, symbol, &jit->host, fn, resource, err);
+}
+
+sg_status sg_jit_compile_gpu_emulation(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
+                                       sg_kernel_fn *fn, void **resource, sg_error *err)
+{
+    sg_target emulated = jit->host; /* shares the host's strings */
+    emulated.gpu_emulation = true;
+    return compile(jit, plan, opt_level, symbol, &emulated, fn, resource, err);
+}
+
 void sg_jit_free(sg_jit *jit, void *resource)
 {
     (void)jit;
@@ -169,11 +185,4 @@ void sg_jit_free(sg_jit *jit, void *resource)
     if (e)
         LLVMConsumeError(e);
     LLVMOrcReleaseResourceTracker(rt);
-}
-
-sg_status sg_jit_compile_gpu_emulation(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
-                                       sg_kernel_fn *fn, void **resource, sg_error *err)
-{
-    (void)jit, (void)plan, (void)opt_level, (void)symbol, (void)fn, (void)resource;
-    return sg_fail(err, SG_ERR_INTERNAL, "failed to compile GPU emulation: not built yet");
 }

@@ -93,6 +93,8 @@ static bool starts_with(const char *s, const char *prefix)
  * ABI. RISC-V has no CPU called "generic" on LLVM 14. */
 static void named_defaults(sg_target *t, const char **cpu, const char **features)
 {
+    if (sg_target_is_gpu(t) && *cpu == NULL) /* PTX for the oldest GPU the driver still takes */
+        *cpu = SG_GPU_DEFAULT_CPU;
     bool rv64 = starts_with(t->triple, "riscv64"), rv32 = starts_with(t->triple, "riscv32");
     if (!rv64 && !rv32)
         return;
@@ -260,7 +262,8 @@ static int probe_child(const sg_target *t)
     if (sg_codegen_verify(m, "probe kernels", &err) != SG_OK ||
         sg_codegen_optimize(m, tm, 2, &err) != SG_OK)
         goto fail;
-    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &message, &object)) {
+    LLVMCodeGenFileType type = sg_target_is_gpu(t) ? LLVMAssemblyFile : LLVMObjectFile; /* PTX is text */
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, type, &message, &object)) {
         fprintf(stderr, "%s\n", message);
         return 3;
     }

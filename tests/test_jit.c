@@ -48,8 +48,12 @@
 
 #include "../runtime/runtime.h"
 #include "aot_batch.h"
+#include "gpu_engine.h"
 
 enum { GUARD = 64, MAX_ELEMS = 1 << 15, MAX_FAILURES = 10 };
+
+/* With --gpu, the engine every case runs on instead of the JIT. */
+static gpu_engine *gpu;
 
 /* ---- random numbers -------------------------------------------------------------- */
 
@@ -430,6 +434,19 @@ static int run_case(rng *r, sg_context *ctx, uint64_t seed, long index, const sg
     memset(got, 0xA5, GUARD);
     memset(got + GUARD, 0x3C, out_bytes);
     memset(got + GUARD + out_bytes, 0xA5, GUARD);
+    if (gpu) {
+        uint64_t cuts[4] = {next(r), next(r), next(r), next(r)};
+        long at = -1;
+        const char *what = sg_run_reference(ctx, plan, in.data, want + GUARD) != SG_OK
+                               ? sg_context_last_error(ctx)
+                               : gpu_engine_check(gpu, plan, opt, in.data, want, GUARD, cuts, &at);
+        if (what)
+            report(seed, index, what, spec, plan, opt, 1, at);
+        else
+            gpu_engine_keep(gpu, plan);
+        ok = what == NULL;
+        goto done;
+    }
     if (sg_run_reference(ctx, plan, in.data, want + GUARD) != SG_OK ||
         sg_kernel_compile(ctx, plan, opt, &kernel) != SG_OK) {
         report(seed, index, sg_context_last_error(ctx), spec, plan, opt, threads, -1);
@@ -612,6 +629,16 @@ static int run_directed(rng *r, sg_context *ctx, uint64_t seed, long index, cons
     memset(want, 0xA5, out_bytes + 2 * GUARD);
     memset(got, 0xA5, out_bytes + 2 * GUARD);
     walk(plan, 0, in + plan->base, want + GUARD);
+    if (gpu) {
+        uint64_t cuts[4] = {next(r), next(r), next(r), next(r)};
+        long at = -1;
+        const char *what = gpu_engine_check(gpu, plan, opt, in, want, GUARD, cuts, &at);
+        if (what)
+            printf("FAIL seed %" PRIu64 " directed %ld: %s, byte %ld (opt %d)\n%s", seed, index, what, at, opt,
+                   text);
+        ok = what == NULL;
+        goto done;
+    }
     int threads = (int)range(r, 1, 3);
     if (sg_kernel_compile(ctx, plan, opt, &kernel) != SG_OK ||
         sg_kernel_run(ctx, kernel, in, got + GUARD, threads) != SG_OK) {
@@ -743,11 +770,14 @@ int main(int argc, char **argv)
 
     sg_context *ctx;
     aot_config aot = {.opt_level = SG_DEFAULT_OPT_LEVEL};
+    bool gpu_wanted = false;
     for (int i = 1; i < argc; i++) {
-        if (!aot_config_option(&aot, argc, argv, &i)) {
+        if (strcmp(argv[i], "--gpu") == 0) {
+            gpu_wanted = true;
+        } else if (!aot_config_option(&aot, argc, argv, &i)) {
             fprintf(
                 stderr,
-                "usage: test_jit [--aot-runner FILE [--aot-target T] [--aot-cpu CPU] [--aot-cc CC] "
+                "usage: test_jit [--gpu | --aot-runner FILE [--aot-target T] [--aot-cpu CPU] [--aot-cc CC] "
                 "[--aot-exec WORDS]]\n");
             return 2;
         }
@@ -762,6 +792,17 @@ int main(int argc, char **argv)
     char *text = malloc(TEXT_CAP);
     if (text == NULL || sg_context_create(&ctx) != SG_OK)
         return 1;
+    const char *engine = "jit";
+    if (gpu_wanted) {
+        long ptx_cases = getenv("SLICEGEN_PTX_CASES") ? atol(getenv("SLICEGEN_PTX_CASES")) : 3000;
+        const char *why;
+        if ((gpu = gpu_engine_create(ctx, ptx_cases)) == NULL)
+            return 1;
+        engine = "gpu";
+        printf("gpu: GPU kernels emulated on the host%s%s; up to %ld of them assembled as PTX\n",
+               gpu_engine_has_device(gpu, &why) ? " and run on the CUDA device" : "; no CUDA device: ",
+               gpu_engine_has_device(gpu, &why) ? "" : why, ptx_cases);
+    }
     rng r = {seed};
     stats st = {0};
     double start = now();
@@ -798,17 +839,21 @@ int main(int argc, char **argv)
         sg_plan_destroy(plan);
         sg_spec_destroy(spec);
     }
+    if (gpu) {
+        st.failed += gpu_engine_check_ptx(gpu);
+        gpu_engine_destroy(gpu);
+    }
     sg_kernel_stats ks;
     sg_kernel_cache_stats(ctx, &ks);
     printf(
-        "jit: %.1f s; compared %ld (StridedSlice %ld, Slice %ld, NumPy %ld, TrtSlice %ld with %ld periodic "
+        "%s: %.1f s; compared %ld (StridedSlice %ld, Slice %ld, NumPy %ld, TrtSlice %ld with %ld periodic "
         "loops, fast paths %ld, directed nests %ld), rejected %ld, too big %ld; %" PRIu64 " compiles, %" PRIu64
         " cache hits\n",
-        now() - start, st.passed + st.failed, st.by_op[0], st.by_op[1], st.by_op[2], st.by_op[3], st.periodic,
+        engine, now() - start, st.passed + st.failed, st.by_op[0], st.by_op[1], st.by_op[2], st.by_op[3], st.periodic,
         st.by_op[4],
         st.directed, st.rejected, st.too_big, ks.compiles, ks.hits);
     sg_context_destroy(ctx);
     free(text);
-    printf("jit: %ld passed, %ld failed\n", st.passed, st.failed);
+    printf("%s: %ld passed, %ld failed\n", engine, st.passed, st.failed);
     return st.failed != 0;
 }
