@@ -13,24 +13,30 @@ const char emit_help[] =
     "                     [--name SYMBOL] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
     "\n"
     "Compiles the kernel for one slice ahead of time. The extension of OUT picks\n"
-    "what is written: .o object file, .a static archive, .s assembly, .ll LLVM IR.\n"
+    "what is written: .o object file, .a static archive, .s assembly, .ll LLVM IR,\n"
+    "and for --target nvptx64-nvidia-cuda .ptx, a CUDA kernel's PTX.\n"
     "  -o OUT          the output file (written whole or not at all)\n"
     "  --header K.h    also write a C/C++ header declaring the kernel, its sizes\n"
     "                  (NAME_OUTER_EXTENT, NAME_INPUT_BYTES, NAME_OUTPUT_BYTES) and\n"
-    "                  its description NAME_info\n"
+    "                  its description NAME_info; for PTX the entry's name and launch\n"
+    "                  (NAME_ENTRY, NAME_GRID_X, NAME_BLOCK_X) and the sizes\n"
     "  --name SYMBOL   the kernel's symbol, a C identifier (default: derived from\n"
     "                  the plan, sg_x<element size>_l<loops>_r<run bytes>_<hash>)\n"
-    "  --target TRIPLE an LLVM target triple, e.g. aarch64-linux-gnu or\n"
-    "                  riscv64-linux-gnu (default: this machine)\n"
+    "  --target TRIPLE an LLVM target triple, e.g. aarch64-linux-gnu,\n"
+    "                  riscv64-linux-gnu or nvptx64-nvidia-cuda (default: this machine)\n"
     "  --cpu CPU       a CPU of that target (default: this machine's CPU for the\n"
-    "                  host, generic for another triple)\n"
+    "                  host, sm_70 for nvptx64, generic for another triple)\n"
     "  -O0..-O3        optimization level (default -O2)\n"
     "Objects are position-independent. The kernel is\n"
     "  void NAME(const void *in, void *out, int64_t begin, int64_t end);\n"
-    "and NAME(in, out, 0, NAME_OUTER_EXTENT) runs the whole slice.\n"
+    "and NAME(in, out, 0, NAME_OUTER_EXTENT) runs the whole slice. A CUDA kernel is\n"
+    "  NAME(const void *in, void *out)   (16-byte aligned device pointers)\n"
+    "launched as NAME_GRID_X blocks of NAME_BLOCK_X threads (the header shows how).\n"
     "\n"
     "example: slicegen emit '[:, ::-1]' --shape 480,640,3 --dtype u8 -o mirror.o --header mirror.h \\\n"
-    "             --name mirror --target aarch64-linux-gnu\n";
+    "             --name mirror --target aarch64-linux-gnu\n"
+    "         slicegen emit '[:, ::2]' --shape 4096,4096 --dtype f32 -o half.ptx --header half.h \\\n"
+    "             --name half --target nvptx64-nvidia-cuda --cpu sm_80\n";
 
 const char aot_help[] =
     "usage: slicegen aot MODEL.xml [--weights MODEL.bin] -o OUT [--header K.h] [--prefix P]\n"
@@ -39,7 +45,7 @@ const char aot_help[] =
     "Compiles every StridedSlice (opset1) and Slice (opset8) layer of an OpenVINO IR\n"
     "v10 or v11 model into one output file, as `slicegen emit` does for one slice.\n"
     "  --weights FILE  the model's weights (default: MODEL.xml with .bin)\n"
-    "  -o OUT          .o, .a, .s or .ll, as for emit\n"
+    "  -o OUT          .o, .a, .s, .ll or (nvptx64) .ptx, as for emit\n"
     "  --header K.h    the C/C++ header: every kernel, and the table\n"
     "                  P_kernels[P_kernel_count] of their descriptions in model order\n"
     "  --prefix P      kernel names are P_<layer name, other characters than\n"
@@ -128,7 +134,7 @@ static int out_of_memory(void)
 static int need_output(const options *o, const char *command)
 {
     if (o->output == NULL)
-        return usage_error("'slicegen %s' needs -o OUT (.o, .a, .s or .ll)", command);
+        return usage_error("'slicegen %s' needs -o OUT (.o, .a, .s, .ll or .ptx)", command);
     if (o->header && strcmp(o->header, o->output) == 0)
         return usage_error("--header and -o name the same file '%s'", o->output);
     return -1;

@@ -451,11 +451,11 @@ static bool plan_window(gpu *g, window *w)
 
 /* Loads covering the window at input offset `low`: 16-byte ones, or, where
  * they could read past the input, pieces of 16, 8, 4, 2 and 1 bytes that
- * end exactly at its end. Each load's bytes are returned lane by lane as
- * bytes[offset] = (vector, lane) via extract_byte. */
+ * end exactly at its end (each at an offset that is a multiple of its
+ * size, and none smaller than the window's unit, which divides the span). */
 typedef struct loaded {
     int64_t offset, size;
-    LLVMValueRef bytes; /* <size x i8> */
+    LLVMValueRef value; /* bytes_type(size) */
 } loaded;
 
 static int load_window(gpu *g, LLVMValueRef in, LLVMValueRef low, const window *w, bool whole, loaded *l)
@@ -467,33 +467,40 @@ static int load_window(gpu *g, LLVMValueRef in, LLVMValueRef low, const window *
             while (size > w->span - at_)
                 size /= 2;
         LLVMValueRef v = load(g, in, add(g, low, k(g, at_)), size, align_of(sg_gcd(w->align, at_), size));
-        l[count++] = (loaded){at_, size, LLVMBuildBitCast(g->b, v, LLVMVectorType(g->i8, (unsigned)size), "")};
+        l[count++] = (loaded){at_, size, v};
         at_ += size;
     }
     return count;
 }
 
-static LLVMValueRef window_byte(gpu *g, const loaded *l, int count, int64_t offset)
+/* The `unit` bytes at window offset `offset` (a multiple of unit). */
+static LLVMValueRef window_unit(gpu *g, const loaded *l, int count, int64_t offset, int64_t unit)
 {
-    for (int i = 0; i < count; i++)
-        if (offset >= l[i].offset && offset < l[i].offset + l[i].size)
-            return LLVMBuildExtractElement(g->b, l[i].bytes,
-                                           LLVMConstInt(g->i32, (unsigned long long)(offset - l[i].offset), 0), "");
+    for (int i = 0; i < count; i++) {
+        if (offset < l[i].offset || offset >= l[i].offset + l[i].size)
+            continue;
+        LLVMTypeRef units = LLVMVectorType(bytes_type(g, unit), (unsigned)(l[i].size / unit));
+        LLVMValueRef v = LLVMBuildBitCast(g->b, l[i].value, units, "");
+        return LLVMBuildExtractElement(g->b, v, LLVMConstInt(g->i32, (unsigned long long)((offset - l[i].offset) / unit), 0),
+                                       "");
+    }
     return NULL; /* not reached: the loads cover the window */
 }
 
-/* The chunk's lanes from the window at input offset `low`. */
+/* The chunk's lanes from the window at input offset `low`, moved in the
+ * largest units (1, 2 or 4 bytes) that every run and stride is made of. */
 static LLVMValueRef window_lanes(gpu *g, LLVMValueRef in, LLVMValueRef low, const window *w, bool whole)
 {
     loaded l[MAX_WINDOW];
     int count = load_window(g, in, low, w, whole, l);
-    LLVMValueRef bytes[CHUNK];
+    int64_t unit = sg_gcd(sg_gcd(w->r, w->s < 0 ? -w->s : w->s), 4);
+    LLVMValueRef units[CHUNK];
     for (int64_t j = 0; j < w->n; j++) {
         int64_t from = w->s >= 0 ? j * w->s : (w->n - 1 - j) * -w->s;
-        for (int64_t e = 0; e < w->r; e++)
-            bytes[j * w->r + e] = window_byte(g, l, count, from + e);
+        for (int64_t e = 0; e < w->r; e += unit)
+            units[(j * w->r + e) / unit] = window_unit(g, l, count, from + e, unit);
     }
-    return chunk_lanes(g, bytes, 1);
+    return chunk_lanes(g, units, unit);
 }
 
 static void window_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, const window *w,

@@ -260,7 +260,7 @@ sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t cou
     char *member = NULL;
     if (path == NULL || !sg_aot_format_of(path, &format)) {
         sg_fail(&err, SG_ERR_USAGE,
-                "failed to write '%s': unknown output kind (the extension must be .o, .a, .s or .ll)",
+                "failed to write '%s': unknown output kind (the extension must be .o, .a, .s, .ll or .ptx)",
                 path ? path : "(null)");
         goto done;
     }

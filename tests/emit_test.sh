@@ -117,7 +117,7 @@ fi
 # ---- errors: exit 2, one line, nothing written, existing files untouched ----
 echo "old object" > keep.o
 echo "old header" > keep.h
-expect_output_error "unknown output kind (the extension must be .o, .a, .s or .ll)" emit "${ONE[@]}" -o new.txt --header keep.h
+expect_output_error "unknown output kind (the extension must be .o, .a, .s, .ll or .ptx)" emit "${ONE[@]}" -o new.txt --header keep.h
 expect_output_error "unknown output kind" emit "${ONE[@]}" -o new --header new.h
 expect_output_error "bad --name '2x': a kernel name must be a C identifier" emit "${ONE[@]}" -o keep.o --header keep.h --name 2x
 expect_output_error "bad --name 'int'" emit "${ONE[@]}" -o keep.o --header keep.h --name int

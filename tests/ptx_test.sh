@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# `slicegen emit --target nvptx64-nvidia-cuda`: PTX text whose kernels read
+# and write with 16-byte vectors (strides and reversals shuffled in
+# registers), divide by nothing and use no local memory; a header whose
+# macros (entry, grid, block, sizes) compile as C11 and C++ and say what
+# the plan says; .ll output for NVPTX; ptxas (when present) accepts the PTX
+# for sm_80 on sm_90; errors exit 2 with one line and leave files alone.
+# usage: ptx_test.sh path/to/slicegen
+set -u
+SLICEGEN=$(realpath "${1:?usage: ptx_test.sh path/to/slicegen}")
+HERE=$(cd "$(dirname "$0")" && pwd)
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+. "$HERE/lib.sh"
+PTX=(--target nvptx64-nvidia-cuda)
+
+# ---- the code ----
+# entry_has NAME FILE PATTERN...: every pattern (grep -E) occurs in FILE.
+has() {
+    local what=$1 file=$2; shift 2
+    for pattern in "$@"; do
+        grep -qE -- "$pattern" "$file" || { bad "$what: no '$pattern' in $file"; return; }
+    done
+    ok
+}
+lacks() {
+    local what=$1 file=$2; shift 2
+    for pattern in "$@"; do
+        if grep -qE -- "$pattern" "$file"; then bad "$what: '$pattern' in $file"; return; fi
+    done
+    ok
+}
+check "emit stride 2" "$SLICEGEN" emit '[:, ::2]' --shape 64,64 --dtype f32 "${PTX[@]}" -o half.ptx --header half.h --name half
+check "emit reversal" "$SLICEGEN" emit '[:, ::-1]' --shape 64,64 --dtype f32 "${PTX[@]}" -o mirror.ptx --name mirror
+check "emit u8 reversal" "$SLICEGEN" emit '[:, ::-1]' --shape 8,640 --dtype u8 "${PTX[@]}" -o bytes.ptx --name bytes
+check "emit crop" "$SLICEGEN" emit '[1:-1, 4:-4]' --shape 64,64 --dtype f32 "${PTX[@]}" -o crop.ptx --name crop
+check "emit wrap" "$SLICEGEN" emit --op TrtSlice --start -5,-7 --size 40,300 --mode wrap --shape 9,100 --dtype f16 \
+    "${PTX[@]}" -o wrap.ptx --name wrap
+check "emit fill" "$SLICEGEN" emit --op TrtSlice --start -2,-3 --size 20,40 --mode fill --fill 7 --shape 9,16 --dtype i32 \
+    "${PTX[@]}" -o fill.ptx --header fill.h --name fill
+for f in half mirror bytes crop wrap fill; do
+    has "$f is a PTX kernel" $f.ptx '^\.target sm_70$' "^\.visible \.entry $f\(" 'st\.global\.v4\.'
+    lacks "$f divides or spills" $f.ptx '\sdiv\.' '\srem\.' '\.local' 'local_depot'
+done
+for f in half mirror bytes; do has "$f reads 16-byte vectors" $f.ptx 'ld\.global\.nc\.v4\.'; done
+lacks "the reversal reads whole vectors only" mirror.ptx 'ld\.global\.nc\.(u|b)32'
+lacks "the stride reads whole vectors only" half.ptx 'ld\.global\.nc\.(u|b)32'
+check "emit .ll" "$SLICEGEN" emit '[:, ::2]' --shape 64,64 --dtype f32 "${PTX[@]}" -o half.ll
+has "the IR is an NVPTX kernel" half.ll 'nvptx64-nvidia-cuda' 'ptx_kernel' 'addrspace\(1\)'
+check "emit for sm_80" "$SLICEGEN" emit '[:, ::-1]' --shape 64,64 --dtype f32 "${PTX[@]}" --cpu sm_80 -o sm80.ptx
+has "sm_80 PTX" sm80.ptx '^\.target sm_80$' '^\.version [0-9]+\.[0-9]+$'
+
+# ---- the header ----
+cat > launch.c <<'C'
+#include <stdio.h>
+#include "half.h"
+#include "fill.h"
+int main(void)
+{
+    printf("%s %u %u %llu %llu\n", half_ENTRY, half_GRID_X, half_BLOCK_X,
+           (unsigned long long)half_INPUT_BYTES, (unsigned long long)half_OUTPUT_BYTES);
+    printf("%s %u %u %llu %llu\n", fill_ENTRY, fill_GRID_X, fill_BLOCK_X,
+           (unsigned long long)fill_INPUT_BYTES, (unsigned long long)fill_OUTPUT_BYTES);
+    slicegen_cuda_kernel_info k = {half_ENTRY, half_GRID_X, half_BLOCK_X, half_INPUT_BYTES, half_OUTPUT_BYTES};
+    return k.block_x == 256 ? 0 : 1;
+}
+C
+for compile in "$CC -std=c11 -Wall -Wextra -Wpedantic -Werror" "$CXX -std=c++11 -Wall -Wextra -Wpedantic -Werror -x c++"; do
+    rm -f launch
+    check "headers compile together: $compile" $compile -I. launch.c -o launch
+    # [64,32] f32 = 8192 bytes: 512 threads, 2 blocks; [20,40] i32 = 3200 bytes: 200 threads, 1 block.
+    if [ "$(./launch)" = "half 2 256 16384 8192
+fill 1 256 576 3200" ]; then ok; else bad "header macros: $(./launch)"; fi
+done
+has "the header shows the launch" half.h 'cuLaunchKernel\(f, NAME_GRID_X, 1, 1, NAME_BLOCK_X, 1, 1, 0, stream, args, NULL\)'
+check "emit empty" "$SLICEGEN" emit '[0:0]' --shape 64 --dtype f32 "${PTX[@]}" -o empty.ptx --header empty.h --name empty
+has "an empty output launches nothing" empty.h '^#define empty_GRID_X 0u$'
+
+# ---- ptxas ----
+PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
+if [ -x "$PTXAS" ]; then
+    check "ptxas takes sm_80 PTX for sm_90" "$PTXAS" -arch=sm_90 sm80.ptx -o sm80.cubin
+    for f in half mirror bytes crop wrap fill; do check "ptxas takes $f for sm_90" "$PTXAS" -arch=sm_90 $f.ptx -o $f.cubin; done
+else
+    echo "ptx: ptxas not found (PATH, /usr/local/cuda/bin): PTX not assembled"
+fi
+
+# ---- errors ----
+echo "old object" > keep.o
+echo "old header" > keep.h
+expect_output_error "target nvptx64-nvidia-cuda writes .ptx or .ll files" \
+    emit '[::2]' --shape 64 --dtype f32 "${PTX[@]}" -o keep.o --header keep.h
+expect_output_error ".ptx files need an nvptx64 target" emit '[::2]' --shape 64 --dtype f32 -o new.ptx --header keep.h
+expect_output_error "'sm_99' is not a recognized processor" \
+    emit '[::2]' --shape 64 --dtype f32 "${PTX[@]}" --cpu sm_99 -o new.ptx --header keep.h
+finish ptx
