@@ -20,8 +20,11 @@
  * With `--aot-runner tests/aot_runner.c` every case also runs as an
  * ahead-of-time object (aot_batch.h), for the host or, with --aot-target,
  * --aot-cc and --aot-exec, for another architecture; `--only-aot` then
- * leaves out the JIT and the command line.
- * Usage: test_corpus [--cli PATH] [--aot-... VALUE] [--only-aot] FILE...
+ * leaves out the JIT and the command line. With `--gpu` every case also
+ * runs as a GPU kernel (gpu_engine.h: emulated on the host, and on a CUDA
+ * device when present), and every case's kernel, shape-only ones
+ * included, goes into one PTX file that ptxas must accept.
+ * Usage: test_corpus [--cli PATH] [--aot-... VALUE] [--only-aot] [--gpu] FILE...
  * Prints `corpus: N passed, M failed`. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -33,6 +36,7 @@
 
 #include "../runtime/runtime.h"
 #include "aot_batch.h"
+#include "gpu_engine.h"
 
 #define MAX_WORDS 64
 
@@ -56,6 +60,7 @@ static const char *cli_path;  /* --cli: the slicegen program */
 static aot_config aot;        /* --aot-...: the AOT engine, when aot.runner is set */
 static aot_batch *batch;      /* the cases it runs, once all files are read */
 static bool only_aot;         /* --only-aot: the reference and AOT engines only */
+static gpu_engine *gpu;       /* --gpu: the GPU engine */
 static char work_dir[] = "/tmp/slicegen-corpus-XXXXXX";
 
 #if defined(__GNUC__)
@@ -379,6 +384,8 @@ static void run_case(sg_context *ctx, test_case *c)
             goto done;
         }
     }
+    if (gpu)
+        gpu_engine_keep(gpu, plan);
     if (c->shape_only) {
         if (cli_path)
             run_cli(ctx, c, NULL, 0, plan, NULL);
@@ -415,6 +422,23 @@ static void run_case(sg_context *ctx, test_case *c)
                     break;
                 }
             }
+            goto done;
+        }
+    }
+    if (gpu) {
+        enum { GUARD = 64 };
+        uint8_t *want = malloc(out_bytes + 2 * GUARD);
+        uint64_t cuts[4] = {(uint64_t)c->line, (uint64_t)c->line * 7919u, (uint64_t)c->line * 104729u, 3};
+        long at = -1;
+        const char *what = want ? NULL : "out of memory";
+        if (want) {
+            memset(want, 0xA5, out_bytes + 2 * GUARD);
+            memcpy(want + GUARD, expected, out_bytes);
+            what = gpu_engine_check(gpu, plan, SG_DEFAULT_OPT_LEVEL, in, want, GUARD, cuts, &at);
+        }
+        free(want);
+        if (what) {
+            fail_case(c, "engine gpu: %s (byte %ld)", what, at);
             goto done;
         }
     }
@@ -539,6 +563,9 @@ int main(int argc, char **argv)
             cli_path = argv[++i];
         } else if (strcmp(argv[i], "--only-aot") == 0) {
             only_aot = true;
+        } else if (strcmp(argv[i], "--gpu") == 0) {
+            if (gpu == NULL && (gpu = gpu_engine_create(ctx, 1L << 20)) == NULL)
+                return 1;
         } else if (!aot_config_option(&aot, argc, argv, &i)) {
             argv[first++] = argv[i]; /* a corpus file */
         }
@@ -556,6 +583,10 @@ int main(int argc, char **argv)
                aot.target ? aot.target : "the host");
         aot_batch_run(batch, ctx, &aot, &passed, &failed);
         aot_batch_destroy(batch);
+    }
+    if (gpu) {
+        failed += gpu_engine_check_ptx(gpu);
+        gpu_engine_destroy(gpu);
     }
     if (cli_path) {
         char path[64];
