@@ -76,10 +76,30 @@ has "the header shows the launch" half.h 'cuLaunchKernel\(f, NAME_GRID_X, 1, 1, 
 check "emit empty" "$SLICEGEN" emit '[0:0]' --shape 64 --dtype f32 "${PTX[@]}" -o empty.ptx --header empty.h --name empty
 has "an empty output launches nothing" empty.h '^#define empty_GRID_X 0u$'
 
+# ---- a model: every slice layer in one PTX file, a table in the header ----
+check "aot for nvptx64" "$SLICEGEN" aot "$HERE/../examples/model/model.xml" "${PTX[@]}" -o net.ptx --header net.h --prefix net
+cat > table.c <<'C'
+#include <stdio.h>
+#include "net.h"
+int main(void)
+{
+    for (size_t i = 0; i < net_kernel_count; i++)
+        printf("%s %u\n", net_kernels[i].entry, net_kernels[i].block_x);
+    return 0;
+}
+C
+check "the model's header compiles" $CC -std=c11 -Wall -Wextra -Wpedantic -Werror -I. table.c -o table
+if [ "$(./table | wc -l)" = 8 ] && [ "$(grep -c '^\.visible \.entry ' net.ptx)" = 8 ] && [ "$(./table | awk '{print $2}' | sort -u)" = 256 ]; then
+    ok
+else
+    bad "the model's 8 kernels: $(./table | tr '\n' ' ')"
+fi
+
 # ---- ptxas ----
 PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 if [ -x "$PTXAS" ]; then
     check "ptxas takes sm_80 PTX for sm_90" "$PTXAS" -arch=sm_90 sm80.ptx -o sm80.cubin
+    check "ptxas takes the model for sm_90" "$PTXAS" -arch=sm_90 net.ptx -o net.cubin
     for f in half mirror bytes crop wrap fill; do check "ptxas takes $f for sm_90" "$PTXAS" -arch=sm_90 $f.ptx -o $f.cubin; done
 else
     echo "ptx: ptxas not found (PATH, /usr/local/cuda/bin): PTX not assembled"
