@@ -19,32 +19,38 @@
 
 /* clang-format off */
 #define TRT(name, mode, d, s, b) \
-    {name, SG_F32, 3, {64, d, d}, {8, d, d}, NULL, mode, {0, b, b}, {0, s, s}, false}
+    {name, SG_F32, 3, {64, d, d}, {8, d, d}, NULL, mode, {0, b, b}, {0, s, s}, false, {256, d, d}}
 
 static const bench_case suite[] = {
-    {"crop-rows", SG_F32, 4, {1, 3, 1024, 1024}, {0}, "[:, :, 100:900, 100:900]", 0, {0}, {0}, false},
-    {"rgb-bgr", SG_F32, 4, {1, 3, 1024, 1024}, {0}, "[:, ::-1]", 0, {0}, {0}, false},
-    {"col-stride2", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[:, ::2]", 0, {0}, {0}, false},
-    {"col-reverse", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[:, ::-1]", 0, {0}, {0}, false},
-    {"rev-rows-odd-cols", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[::-1, 1::2]", 0, {0}, {0}, false},
-    {"subsample-2x2", SG_F32, 4, {1, 64, 512, 512}, {1, 16, 256, 256}, "[:, :, ::2, ::2]", 0, {0}, {0}, false},
-    {"one-block", SG_F32, 3, {64, 256, 256}, {16, 256, 256}, "[7]", 0, {0}, {0}, false},
-    {"image-crop", SG_U8, 3, {1080, 1920, 3}, {0}, "[100:980, 200:1800, :]", 0, {0}, {0}, false},
-    {"image-mirror", SG_U8, 3, {2048, 2048, 3}, {1024, 1024, 3}, "[:, ::-1]", 0, {0}, {0}, false},
-    {"f16-stride3", SG_F16, 2, {4096, 4096}, {1024, 1024}, "[::3, 1::3]", 0, {0}, {0}, false},
-    {"inner-crop", SG_F32, 4, {16, 64, 128, 128}, {2, 64, 128, 128}, "[:, :, 8:-8, 8:-8]", 0, {0}, {0}, false},
-    {"tiny", SG_I64, 2, {8, 16}, {0}, "[1:7, ::3]", 0, {0}, {0}, true},
+    {"crop-rows", SG_F32, 4, {1, 3, 1024, 1024}, {0}, "[:, :, 100:900, 100:900]", 0, {0}, {0}, false, {6, 3, 1024, 1024}},
+    {"rgb-bgr", SG_F32, 4, {1, 3, 1024, 1024}, {0}, "[:, ::-1]", 0, {0}, {0}, false, {6, 3, 1024, 1024}},
+    {"col-stride2", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[:, ::2]", 0, {0}, {0}, false, {0}},
+    {"col-reverse", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[:, ::-1]", 0, {0}, {0}, false, {0}},
+    {"rev-rows-odd-cols", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[::-1, 1::2]", 0, {0}, {0}, false, {0}},
+    {"subsample-2x2", SG_F32, 4, {1, 64, 512, 512}, {1, 16, 256, 256}, "[:, :, ::2, ::2]", 0, {0}, {0}, false, {0}},
+    {"one-block", SG_F32, 3, {64, 256, 256}, {16, 256, 256}, "[7]", 0, {0}, {0}, false, {64, 1024, 256}},
+    {"image-crop", SG_U8, 3, {1080, 1920, 3}, {0}, "[100:980, 200:1800, :]", 0, {0}, {0}, false, {4320, 7680, 3}},
+    {"image-mirror", SG_U8, 3, {2048, 2048, 3}, {1024, 1024, 3}, "[:, ::-1]", 0, {0}, {0}, false, {4320, 7680, 3}},
+    {"f16-stride3", SG_F16, 2, {4096, 4096}, {1024, 1024}, "[::3, 1::3]", 0, {0}, {0}, false, {8192, 4096}},
+    {"inner-crop", SG_F32, 4, {16, 64, 128, 128}, {2, 64, 128, 128}, "[:, :, 8:-8, 8:-8]", 0, {0}, {0}, false, {0}},
+    {"tiny", SG_I64, 2, {8, 16}, {0}, "[1:7, ::3]", 0, {0}, {0}, true, {0}},
     TRT("trt-strict", SG_TRT_STRICT, 288, 272, 8),
     TRT("trt-wrap", SG_TRT_WRAP, 256, 272, -8),
     TRT("trt-clamp", SG_TRT_CLAMP, 256, 272, -8),
     TRT("trt-reflect", SG_TRT_REFLECT, 256, 272, -8),
     TRT("trt-fill", SG_TRT_FILL, 256, 272, -8),
-    {"col-stride2-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::2]", 0, {0}, {0}, false},
-    {"col-reverse-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::-1]", 0, {0}, {0}, false},
+    {"col-stride2-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::2]", 0, {0}, {0}, false, {0}},
+    {"col-reverse-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::-1]", 0, {0}, {0}, false, {0}},
 };
 /* clang-format on */
 enum { NCASES = sizeof suite / sizeof suite[0] };
 static const char trt_fill_value[] = "0.5";
+
+const bench_case *sg_bench_cases(int *count)
+{
+    *count = NCASES;
+    return suite;
+}
 
 /* ---- timing ---------------------------------------------------------------------- */
 
@@ -166,8 +172,7 @@ static double measure(const timing *t, void (*fn)(op *), op *o, int *samples)
     return seconds;
 }
 
-/* A digest of a buffer, to compare outputs without keeping two. */
-static uint64_t digest(const void *data, uint64_t n)
+uint64_t sg_bench_digest(const void *data, uint64_t n)
 {
     const unsigned char *p = data;
     uint64_t h = 0x9e3779b97f4a7c15u ^ n, i = 0;
@@ -243,7 +248,7 @@ const char *sg_bench_format_time(char buf[32], double s)
     return buf;
 }
 
-static const char *format_bytes(char buf[32], uint64_t n)
+const char *sg_bench_format_bytes(char buf[32], uint64_t n)
 {
     if (n < 1024)
         snprintf(buf, 32, "%" PRIu64 " B", n);
@@ -316,7 +321,7 @@ static void print_row(bench *b, const case_result *r)
     char out[32], k[32], kt[32], interp[32];
     snprintf(interp, sizeof interp, "%.1fx%s", r->interp_s / r->kernel_s, r->interp_runs == 1 ? "*" : "");
     sg_bench_say(b, "%-20s %-4s %10s %10s %6.2f %7.2f %8.2f %10s %6.2fx %9s\n", r->c->name,
-                 sg_dtype_name(r->c->dtype), format_bytes(out, r->bytes),
+                 sg_dtype_name(r->c->dtype), sg_bench_format_bytes(out, r->bytes),
                  sg_bench_format_time(k, r->kernel_s), (double)r->bytes / r->kernel_s / 1e9,
                  r->kernel_s / r->limit_s, r->kernel_s / r->memcpy_s, sg_bench_format_time(kt, r->threads_s),
                  r->kernel_s / r->threads_s, interp);
@@ -337,9 +342,7 @@ const case_result *sg_bench_strict_baseline(const bench *b, const case_result *r
     return find_result(b, "trt-strict");
 }
 
-/* What follows the table: notes, TensorRT modes against strict, the tiny
- * case per call. */
-static void print_notes(bench *b)
+void sg_bench_print_notes(bench *b)
 {
     bool once = false;
     for (int i = 0; i < b->nresults; i++)
@@ -353,7 +356,12 @@ static void print_notes(bench *b)
                          r->kernel_s / strict->kernel_s);
     }
     const case_result *tiny = find_result(b, "tiny");
-    if (tiny != NULL)
+    if (tiny != NULL && b->o->cuda)
+        sg_bench_say(b,
+                     "tiny: %.1f ns per launch (back-to-back launches of a cached kernel on one stream); "
+                     "device-to-device copy %.1f ns\n",
+                     tiny->kernel_s * 1e9, tiny->memcpy_s * 1e9);
+    else if (tiny != NULL)
         sg_bench_say(b,
                      "tiny: %.1f ns per call (sg_kernel_run of a cached kernel, 1 thread); memcpy %.1f ns\n",
                      tiny->kernel_s * 1e9, tiny->memcpy_s * 1e9);
@@ -361,13 +369,13 @@ static void print_notes(bench *b)
 
 /* ---- one case -------------------------------------------------------------------- */
 
-static sg_status from_ctx(sg_context *ctx, sg_status st, sg_error *err, const char *name)
+sg_status sg_bench_from_context(sg_context *ctx, sg_status st, sg_error *err, const char *name)
 {
     return sg_fail(err, st, "failed to benchmark '%s': %s", name, sg_context_last_error(ctx));
 }
 
-static sg_status make_case_plan(sg_context *ctx, const bench_case *c, const int64_t *shape, sg_plan **plan,
-                                char **spec_text, sg_error *err)
+sg_status sg_bench_case_plan(sg_context *ctx, const bench_case *c, const int64_t *shape, sg_plan **plan,
+                             char **spec_text, sg_error *err)
 {
     sg_spec *spec = NULL;
     sg_status st;
@@ -384,7 +392,7 @@ static sg_status make_case_plan(sg_context *ctx, const bench_case *c, const int6
         st = sg_plan_create(ctx, spec, c->rank, shape, c->dtype, plan);
     if (st != SG_OK) {
         sg_spec_destroy(spec);
-        return from_ctx(ctx, st, err, c->name);
+        return sg_bench_from_context(ctx, st, err, c->name);
     }
     *spec_text = sg_spec_to_text(spec);
     sg_spec_destroy(spec);
@@ -396,8 +404,7 @@ static sg_status make_case_plan(sg_context *ctx, const bench_case *c, const int6
     return SG_OK;
 }
 
-/* A 64-byte aligned buffer of at least n bytes, every page written. */
-static void *buffer(uint64_t n, bool pattern)
+void *sg_bench_buffer(uint64_t n, bool pattern)
 {
     size_t size = (size_t)((n + 63) / 64 * 64);
     unsigned char *p = aligned_alloc(64, size ? size : 64);
@@ -430,7 +437,7 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
 
     *r = (case_result){.c = c};
     memcpy(r->shape, shape, sizeof r->shape);
-    if ((st = make_case_plan(ctx, c, shape, &plan, &r->spec, err)) != SG_OK)
+    if ((st = sg_bench_case_plan(ctx, c, shape, &plan, &r->spec, err)) != SG_OK)
         return st;
     r->out_rank = sg_plan_output_rank(plan);
     memcpy(r->out_shape, sg_plan_output_shape(plan), r->out_rank * sizeof *r->out_shape);
@@ -440,8 +447,8 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
     if ((st = sg_bench_traffic(plan, &r->traffic, err)) != SG_OK)
         goto done;
     /* memcpy copies the output's bytes from the input buffer, which may be smaller (TensorRT borders). */
-    in = buffer(r->in_bytes > r->bytes ? r->in_bytes : r->bytes, true);
-    out = buffer(r->bytes, false);
+    in = sg_bench_buffer(r->in_bytes > r->bytes ? r->in_bytes : r->bytes, true);
+    out = sg_bench_buffer(r->bytes, false);
     if (in == NULL || out == NULL) {
         st = sg_fail(err, SG_ERR_NOMEM,
                      "failed to benchmark '%s': out of memory for %" PRIu64 " + %" PRIu64 " bytes", c->name,
@@ -449,7 +456,7 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
         goto done;
     }
     if ((st = sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel)) != SG_OK) {
-        st = from_ctx(ctx, st, err, c->name);
+        st = sg_bench_from_context(ctx, st, err, c->name);
         goto done;
     }
     o = (op){ctx, kernel, plan, in, out, r->bytes, 1, SG_OK};
@@ -461,15 +468,15 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
     r->memcpy_s = seconds[0], r->kernel_s = seconds[1];
     r->limit_s = r->memcpy_s * (double)r->traffic / (2.0 * (double)r->bytes);
     op_kernel(&o); /* after memcpy: the kernel's output */
-    uint64_t want = digest(out, r->bytes);
+    uint64_t want = sg_bench_digest(out, r->bytes);
     sg_bench_progress(b, "%s: kernel, %d threads", c->name, b->threads);
     o.threads = b->threads;
     r->threads_s = measure(t, op_kernel, &o, &samples);
     if (o.status != SG_OK) {
-        st = from_ctx(ctx, o.status, err, c->name);
+        st = sg_bench_from_context(ctx, o.status, err, c->name);
         goto done;
     }
-    if (digest(out, r->bytes) != want) {
+    if (sg_bench_digest(out, r->bytes) != want) {
         st = sg_fail(err, SG_ERR_INTERNAL,
                      "failed to benchmark '%s': the kernel's output on %d threads "
                      "differs from its output on one",
@@ -491,10 +498,10 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
         r->interp_s = measure(&ti, op_interp, &o, &r->interp_runs);
     }
     if (o.status != SG_OK) {
-        st = from_ctx(ctx, o.status, err, c->name);
+        st = sg_bench_from_context(ctx, o.status, err, c->name);
         goto done;
     }
-    if (digest(out, r->bytes) != want)
+    if (sg_bench_digest(out, r->bytes) != want)
         st = sg_fail(err, SG_ERR_INTERNAL,
                      "failed to benchmark '%s': the kernel's output differs from the "
                      "reference interpreter's",
@@ -535,14 +542,15 @@ static sg_status run_cases(bench *b, sg_context *ctx, sg_error *err)
 /* The checks before anything is measured (see sg_bench_run); sets b->total. */
 static sg_status check_options(bench *b, sg_error *err)
 {
-    int cases = 0, compiles = sg_bench_compiles_selected(b);
+    /* The compile figures are the CPU's JIT: not part of --device cuda. */
+    int cases = 0, compiles = b->o->cuda ? 0 : sg_bench_compiles_selected(b);
     for (int i = 0; i < NCASES; i++)
         cases += sg_bench_selected(b, suite[i].name);
     if (cases + compiles == 0) {
         text t = {0};
         for (int i = 0; i < NCASES; i++)
-            sg_bench_put(&t, "%s, ", suite[i].name);
-        for (int i = 0; i < NCOMPILE; i++)
+            sg_bench_put(&t, "%s%s", suite[i].name, i + 1 < NCASES || !b->o->cuda ? ", " : "");
+        for (int i = 0; i < NCOMPILE && !b->o->cuda; i++)
             sg_bench_put(&t, "'%s'%s", b->compile_names[i], i + 1 < NCOMPILE ? ", " : "");
         sg_fail(err, SG_ERR_USAGE, "--case '%s' matches no case (the cases: %s)", b->o->filter,
                 t.failed ? "?" : t.s);
@@ -573,10 +581,15 @@ sg_status sg_bench_run(const sg_bench_options *options, sg_error *err)
     sg_bench_name_compiles(b);
     if ((st = check_options(b, err)) != SG_OK || (st = sg_bench_new_context(&ctx, err)) != SG_OK)
         goto done;
+    if (options->cuda) {
+        if ((st = sg_bench_run_cuda(b, ctx, err)) == SG_OK)
+            st = sg_bench_write_outputs(b, err);
+        goto done;
+    }
     print_title(b);
     if ((st = run_cases(b, ctx, err)) != SG_OK)
         goto done;
-    print_notes(b);
+    sg_bench_print_notes(b);
     sg_context_destroy(ctx);
     ctx = NULL;
     if (sg_bench_compiles_selected(b) > 0) {

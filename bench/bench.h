@@ -5,6 +5,7 @@
  * must move. No LLVM here. See docs/bench.md for what is measured.
  *
  *   bench.c    the suite, timing, the table (sg_bench_run)
+ *   cuda.c     the cases as CUDA kernels (--device cuda)
  *   compile.c  compile latency
  *   report.c   the --json and --plot files
  *   process.c  the temporary folder and the programs bench runs
@@ -34,6 +35,7 @@ sg_status sg_bench_traffic(const sg_plan *plan, uint64_t *traffic_bytes, sg_erro
 
 typedef struct sg_bench_options {
     bool quick;            /* smaller inputs, fewer repetitions: seconds in all */
+    bool cuda;             /* the cases on CUDA device 0 instead of the CPU (no compile figures) */
     int threads;           /* the N of the N-thread runs; 0: every online core */
     const char *filter;    /* NULL: every case; else the cases whose name contains it */
     const char *json_path; /* NULL, or where to write the results as JSON */
@@ -52,7 +54,8 @@ typedef struct sg_bench_options {
  * message names it and lists the cases), --plot without gnuplot on PATH or
  * with only compile figures selected (SG_ERR_USAGE); an output path that
  * is a folder, or whose folder does not exist or cannot be written
- * (SG_ERR_IO). Later: SG_ERR_INTERNAL if a kernel's output differs from
+ * (SG_ERR_IO); with `cuda`, a CUDA driver or device that cannot be used
+ * (SG_ERR_USAGE). Later: SG_ERR_INTERNAL if a kernel's output differs from
  * the interpreter's or gnuplot fails, SG_ERR_IO and SG_ERR_NOMEM as they
  * come. *err holds the one-line message. */
 sg_status sg_bench_run(const sg_bench_options *options, sg_error *err);

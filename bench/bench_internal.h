@@ -5,6 +5,7 @@
  *
  *   bench.c    the suite, timing, running the cases, the table and the
  *              progress line, sg_bench_run
+ *   cuda.c     the suite's cases as CUDA kernels (--device cuda)
  *   compile.c  compile latency: medians over distinct plans, JIT creation,
  *              a cache hit, the `slicegen emit` process
  *   report.c   the output files: checking their paths, text buffers, the
@@ -35,6 +36,7 @@ typedef struct bench_case {
     sg_trt_mode mode;       /* TrtSlice: start, size (size[0] is the input's shape[0]) */
     int64_t start[3], size[3];
     bool tiny; /* also reported in ns per call */
+    int64_t cuda_shape[4]; /* --device cuda without --quick; all zero: the same as shape */
 } bench_case;
 
 /* How long and how often things are timed (--quick or not). */
@@ -62,6 +64,10 @@ typedef struct case_result {
     uint64_t bytes, in_bytes, traffic;
     double kernel_s, threads_s, memcpy_s, limit_s, interp_s;
     int samples, interp_runs;
+    /* --device cuda: memcpy_s is the device-to-device copy; threads_s and
+     * interp_s stay 0 */
+    double codegen_s, load_s; /* PTX made by the code generator, loaded by the driver */
+    uint32_t grid, block;
 } case_result;
 
 /* One compile figure. */
@@ -79,6 +85,10 @@ typedef struct bench {
     const sg_bench_options *o;
     const timing *t;
     int threads; /* the N of the N-thread runs */
+    /* --device cuda: the device's name, compute capability and GPU name */
+    char device_name[256];
+    int cc_major, cc_minor;
+    const char *gpu;
     compile_result compiles[NCOMPILE];
     int ncompiles;
     char compile_names[NCOMPILE][96];
@@ -99,6 +109,25 @@ typedef struct text {
 } text;
 
 /* ---- bench.c ------------------------------------------------------------- */
+
+/* The suite, in the order it runs; *count cases. */
+const bench_case *sg_bench_cases(int *count);
+/* The plan of case c on an input of `shape`, and its spec in command-line
+ * form (malloc'd). */
+sg_status sg_bench_case_plan(sg_context *ctx, const bench_case *c, const int64_t *shape, sg_plan **plan,
+                             char **spec_text, sg_error *err);
+/* A 64-byte aligned buffer of at least n bytes, every page written: with a
+ * pseudo-random pattern, or zeros. NULL when out of memory; free() it. */
+void *sg_bench_buffer(uint64_t n, bool pattern);
+/* A digest of a buffer, to compare outputs without keeping two. */
+uint64_t sg_bench_digest(const void *data, uint64_t n);
+/* Records "failed to benchmark 'NAME': <ctx's last error>" with status st. */
+sg_status sg_bench_from_context(sg_context *ctx, sg_status st, sg_error *err, const char *name);
+/* n bytes as the table shows them ("1.50 MiB"); returns buf. */
+const char *sg_bench_format_bytes(char buf[32], uint64_t n);
+/* What follows the table: notes, TensorRT modes against strict, the tiny
+ * case per call. */
+void sg_bench_print_notes(bench *b);
 
 /* The monotonic clock in seconds. */
 double sg_bench_now(void);
@@ -121,6 +150,15 @@ const char *sg_bench_format_time(char buf[32], double s);
  * (the same output shape); NULL for the other cases or when trt-strict was
  * not run. */
 const case_result *sg_bench_strict_baseline(const bench *b, const case_result *r);
+
+/* ---- cuda.c -------------------------------------------------------------- */
+
+/* --device cuda: the title, then each selected case on CUDA device 0 of
+ * ctx, a table line for each as soon as it is measured, then the notes.
+ * A driver or device that cannot be used is SG_ERR_USAGE (before anything
+ * is measured); a kernel whose output differs from the reference
+ * interpreter's SG_ERR_INTERNAL. */
+sg_status sg_bench_run_cuda(bench *b, sg_context *ctx, sg_error *err);
 
 /* ---- compile.c ----------------------------------------------------------- */
 

@@ -169,14 +169,26 @@ static void json(const bench *b, text *t)
         sg_bench_put(t, "], \"spec\": ");
         put_string(t, r->spec);
         sg_bench_put(t,
-                     ",\n   \"bytes\": %" PRIu64 ", \"input_bytes\": %" PRIu64 ", \"traffic_bytes\": %" PRIu64
-                     ", \"threads\": %d,\n",
-                     r->bytes, r->in_bytes, r->traffic, b->threads);
-        sg_bench_put(
-            t,
-            "   \"kernel_s\": %.9g, \"kernel_threads_s\": %.9g, \"memcpy_s\": %.9g, \"limit_s\": %.9g, "
-            "\"interp_s\": %.9g,\n   \"samples\": %d, \"interp_runs\": %d",
-            r->kernel_s, r->threads_s, r->memcpy_s, r->limit_s, r->interp_s, r->samples, r->interp_runs);
+                     ",\n   \"bytes\": %" PRIu64 ", \"input_bytes\": %" PRIu64 ", \"traffic_bytes\": %" PRIu64,
+                     r->bytes, r->in_bytes, r->traffic);
+        if (b->o->cuda) {
+            sg_bench_put(t, ", \"device\": \"cuda\", \"device_name\": ");
+            put_string(t, b->device_name);
+            sg_bench_put(t, ", \"compute_capability\": \"%d.%d\", \"gpu\": ", b->cc_major, b->cc_minor);
+            put_string(t, b->gpu ? b->gpu : "");
+            sg_bench_put(t,
+                         ",\n   \"kernel_s\": %.9g, \"memcpy_s\": %.9g, \"limit_s\": %.9g, \"codegen_s\": %.9g, "
+                         "\"ptx_load_s\": %.9g,\n   \"samples\": %d, \"grid\": %u, \"block\": %u",
+                         r->kernel_s, r->memcpy_s, r->limit_s, r->codegen_s, r->load_s, r->samples, r->grid,
+                         r->block);
+        } else {
+            sg_bench_put(t, ", \"device\": \"cpu\", \"threads\": %d,\n", b->threads);
+            sg_bench_put(
+                t,
+                "   \"kernel_s\": %.9g, \"kernel_threads_s\": %.9g, \"memcpy_s\": %.9g, \"limit_s\": %.9g, "
+                "\"interp_s\": %.9g,\n   \"samples\": %d, \"interp_runs\": %d",
+                r->kernel_s, r->threads_s, r->memcpy_s, r->limit_s, r->interp_s, r->samples, r->interp_runs);
+        }
         if (r->c->tiny)
             sg_bench_put(t, ", \"ns_per_call\": %.4g", r->kernel_s * 1e9);
         if (strict != NULL)
@@ -211,7 +223,7 @@ static sg_status plot(bench *b, char **png, size_t *png_size, sg_error *err)
         const case_result *r = &b->results[i];
         double gb = (double)r->bytes / 1e9;
         sg_bench_put(&d, "\"%s\" %.6g %.6g %.6g %.6g\n", r->c->name, gb / r->kernel_s, gb / r->limit_s,
-                     gb / r->memcpy_s, gb / r->interp_s);
+                     gb / r->memcpy_s, r->interp_s > 0 ? gb / r->interp_s : 0.0);
     }
     sg_bench_put(&g,
                  "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
@@ -221,9 +233,16 @@ static sg_status plot(bench *b, char **png, size_t *png_size, sg_error *err)
                  "}\n",
                  width, width);
     sg_bench_put(&g, "set output '%s'\n", image);
-    sg_bench_put(
-        &g, "set title 'slicegen bench%s: GB/s of output bytes, one thread (log scale; higher is faster)'\n",
-        b->o->quick ? " --quick" : "");
+    if (b->o->cuda) {
+        sg_bench_put(&g, "set title \"slicegen bench --device cuda%s: GB/s of output bytes on ", b->o->quick ? " --quick" : "");
+        for (const char *c = b->device_name; *c; c++) /* a gnuplot string: no quotes or backslashes */
+            sg_bench_put(&g, "%c", *c == '"' || *c == '\\' ? ' ' : *c);
+        sg_bench_put(&g, " (log scale; higher is faster)\"\n");
+    } else {
+        sg_bench_put(
+            &g, "set title 'slicegen bench%s: GB/s of output bytes, one thread (log scale; higher is faster)'\n",
+            b->o->quick ? " --quick" : "");
+    }
     sg_bench_put(&g, "set style data histograms\n"
                      "set style histogram clustered gap 1\n"
                      "set style fill solid 0.9 border -1\n"
@@ -234,12 +253,19 @@ static sg_status plot(bench *b, char **png, size_t *png_size, sg_error *err)
                      "set xtics rotate by -35 scale 0 nomirror\n"
                      "set key outside bottom center horizontal\n"
                      "set rmargin 10\n");
-    sg_bench_put(&g,
-                 "plot '%s' using 2:xtic(1) title 'kernel' lc rgb '#1f77b4', "
-                 "'' using 3 title 'traffic limit' lc rgb '#2ca02c', "
-                 "'' using 4 title 'memcpy of the output bytes' lc rgb '#7f7f7f', "
-                 "'' using 5 title 'reference interpreter' lc rgb '#d62728'\n",
-                 data);
+    if (b->o->cuda)
+        sg_bench_put(&g,
+                     "plot '%s' using 2:xtic(1) title 'CUDA kernel' lc rgb '#1f77b4', "
+                     "'' using 3 title 'traffic limit' lc rgb '#2ca02c', "
+                     "'' using 4 title 'device-to-device copy of the output bytes' lc rgb '#7f7f7f'\n",
+                     data);
+    else
+        sg_bench_put(&g,
+                     "plot '%s' using 2:xtic(1) title 'kernel' lc rgb '#1f77b4', "
+                     "'' using 3 title 'traffic limit' lc rgb '#2ca02c', "
+                     "'' using 4 title 'memcpy of the output bytes' lc rgb '#7f7f7f', "
+                     "'' using 5 title 'reference interpreter' lc rgb '#d62728'\n",
+                     data);
     if (d.failed || g.failed) {
         st = sg_fail(err, SG_ERR_NOMEM, "failed to plot: out of memory");
         goto done;

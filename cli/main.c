@@ -16,6 +16,7 @@
 
 static const char usage_text[] =
     "usage: slicegen run   SPEC --in IN.npy --out OUT.npy [--engine jit|ref] [--threads N]\n"
+    "                      [--device cpu|cuda]\n"
     "       slicegen plan  SPEC (--in IN.npy | --shape D0,D1,... --dtype T)\n"
     "       slicegen ir    SPEC (--in IN.npy | --shape D0,D1,... --dtype T) [-O0|-O1|-O2|-O3]\n"
     "       slicegen emit  SPEC (--in IN.npy | --shape D0,D1,... --dtype T) -o OUT [--header K.h]\n"
@@ -41,6 +42,7 @@ static const char usage_text[] =
 
 static const char run_help[] =
     "usage: slicegen run SPEC --in IN.npy --out OUT.npy [--engine jit|ref] [--threads N]\n"
+    "                    [--device cpu|cuda]\n"
     "\n"
     "Slices IN.npy and writes the result to OUT.npy, whole or not at all: to\n"
     "OUT.npy.slicegen-tmp-XXXXXX first, renamed once complete, removed if the run\n"
@@ -49,11 +51,17 @@ static const char run_help[] =
     "                 on it is mapped, not read, so it may be larger than memory\n"
     "  --out FILE     output array; its folder must exist; it may be the input\n"
     "  --engine jit   a kernel compiled for this slice with LLVM (the default)\n"
-    "  --engine ref   the reference interpreter\n"
-    "  --threads N    split the kernel's outer range over N threads (default 1; jit only)\n"
+    "  --engine ref   the reference interpreter (--device cpu only)\n"
+    "  --threads N    split the kernel's outer range over N threads (default 1; jit\n"
+    "                 on the CPU only)\n"
+    "  --device cpu   run on this machine's CPU (the default)\n"
+    "  --device cuda  run on CUDA device 0: the kernel is compiled to PTX for its\n"
+    "                 compute capability, the input copied to the device and the\n"
+    "                 output back (needs the NVIDIA driver, libcuda.so.1)\n"
     "\n"
     "example: slicegen run '[::-1, 1:]' --in a.npy --out b.npy\n"
-    "         slicegen run --op TrtSlice --start -1,0 --size 4,3 --mode reflect --in a.npy --out b.npy\n";
+    "         slicegen run --op TrtSlice --start -1,0 --size 4,3 --mode reflect --in a.npy --out b.npy\n"
+    "         slicegen run '[:, ::2]' --in a.npy --out b.npy --device cuda\n";
 
 static const char plan_help[] =
     "usage: slicegen plan SPEC (--in IN.npy | --shape D0,D1,... --dtype T)\n"
@@ -84,13 +92,18 @@ static const char bench_help[] =
     "kernel, its GB/s of output, its time over the traffic limit (memcpy's speed\n"
     "for the input cache lines the slice reads plus its output) and over memcpy,\n"
     "its N-thread time and speed-up, and the interpreter's time over the kernel's.\n"
+    "With --device cuda: the same cases (the large ones on inputs of 64 MiB or\n"
+    "more) as CUDA kernels on device 0, timed with CUDA events against a\n"
+    "device-to-device copy of the output bytes, with the time to generate the PTX\n"
+    "and the driver's time to load it.\n"
     "  --quick        smaller inputs and fewer runs: a few seconds in all\n"
-    "  --threads N    the N of the N-thread runs (default: every online core)\n"
+    "  --threads N    the N of the N-thread runs (default: every online core; cpu only)\n"
     "  --json FILE    also write every figure as a JSON array (see docs/bench.md)\n"
     "  --plot FILE    also draw a PNG bar chart of GB/s per case (needs gnuplot)\n"
     "  --case TEXT    only the cases whose name contains TEXT (\"compile\" for compile\n"
     "                 latency alone; a TEXT that matches none lists them)\n"
-    "  --device cpu   the device the kernels run on (cpu, the default, only)\n"
+    "  --device cpu   time the kernels on this machine's CPU (the default)\n"
+    "  --device cuda  time them on CUDA device 0 (needs the NVIDIA driver)\n"
     "FILE and FILE.png are written whole or not at all, once every case is measured.\n"
     "\n"
     "example: slicegen bench --quick --case trt --json trt.json\n";
@@ -188,6 +201,15 @@ static int parse_threads(const char *text, int *threads)
     if (*end != '\0' || end == text || errno == ERANGE || n < 1 || n > 1024)
         return usage_error("bad --threads '%s': expected a number from 1 to 1024", text);
     *threads = (int)n;
+    return -1;
+}
+
+/* "--device cpu|cuda" (NULL: cpu). Returns -1 on success, else an exit status. */
+static int parse_device(const char *text, bool *cuda)
+{
+    *cuda = text != NULL && strcmp(text, "cuda") == 0;
+    if (text != NULL && !*cuda && strcmp(text, "cpu") != 0)
+        return usage_error("unknown --device '%s' (expected cpu or cuda)", text);
     return -1;
 }
 
@@ -300,6 +322,7 @@ static int cmd_run(sg_context *ctx, const options *o)
     sg_spec *spec = NULL;
     sg_plan *plan = NULL;
     sg_kernel *kernel = NULL;
+    sg_cuda_kernel *cuda_kernel = NULL;
     sg_tensor input = {0}, output = {0};
     sg_status st;
     int rc = 2;
@@ -308,6 +331,13 @@ static int cmd_run(sg_context *ctx, const options *o)
     bool jit = o->engine == NULL || strcmp(o->engine, "jit") == 0;
     if (!jit && strcmp(o->engine, "ref") != 0)
         return usage_error("unknown --engine '%s' (expected jit or ref)", o->engine);
+    bool cuda;
+    if ((rc = parse_device(o->device, &cuda)) >= 0)
+        return rc;
+    if (cuda && !jit)
+        return usage_error("--engine ref runs on the CPU: it cannot be combined with --device cuda");
+    if (cuda && o->threads)
+        return usage_error("--threads splits a CPU kernel: it cannot be combined with --device cuda");
     int threads = 1;
     if (o->threads && (rc = parse_threads(o->threads, &threads)) >= 0)
         return rc;
@@ -330,7 +360,11 @@ static int cmd_run(sg_context *ctx, const options *o)
         rc = 1;
         goto done;
     }
-    if (jit) {
+    if (cuda) {
+        if ((st = sg_cuda_kernel_compile(ctx, plan, 0, &cuda_kernel)) != SG_OK ||
+            (st = sg_cuda_run(ctx, cuda_kernel, input.data, output.data)) != SG_OK)
+            goto report;
+    } else if (jit) {
         if ((st = sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel)) != SG_OK ||
             (st = sg_kernel_run(ctx, kernel, input.data, output.data, threads)) != SG_OK)
             goto report;
@@ -348,6 +382,7 @@ done:
     sg_tensor_release(&output);
     sg_tensor_release(&input);
     sg_kernel_release(kernel);
+    sg_cuda_kernel_release(cuda_kernel);
     sg_plan_destroy(plan);
     sg_spec_destroy(spec);
     return rc;
@@ -363,14 +398,14 @@ static int cmd_bench(sg_context *ctx, const options *o)
     int threads = 0, rc;
     if (o->threads && (rc = parse_threads(o->threads, &threads)) >= 0)
         return rc;
-    if (o->device != NULL && strcmp(o->device, "cuda") == 0) {
-        fputs("slicegen: error: --device cuda: this build has no CUDA support\n", stderr);
-        return 2;
-    }
-    if (o->device != NULL && strcmp(o->device, "cpu") != 0)
-        return usage_error("unknown --device '%s' (expected cpu or cuda)", o->device);
+    bool cuda;
+    if ((rc = parse_device(o->device, &cuda)) >= 0)
+        return rc;
+    if (cuda && o->threads)
+        return usage_error("--threads is for CPU kernels: it cannot be combined with --device cuda");
     sg_bench_options b = {
         .quick = o->quick,
+        .cuda = cuda,
         .threads = threads,
         .filter = o->case_text,
         .json_path = o->json,
@@ -409,7 +444,7 @@ int main(int argc, char **argv)
         const char *help;
         int (*run)(sg_context *, const options *);
     } commands[] = {
-        {"run", OPT_IN | OPT_OUT | OPT_ENGINE | OPT_THREADS, run_help, cmd_run},
+        {"run", OPT_IN | OPT_OUT | OPT_ENGINE | OPT_THREADS | OPT_DEVICE, run_help, cmd_run},
         {"plan", OPT_IN | OPT_SHAPE | OPT_DTYPE, plan_help, cmd_plan},
         {"ir", OPT_IN | OPT_SHAPE | OPT_DTYPE | OPT_LEVEL, ir_help, cmd_ir},
         {"emit", OPT_IN | OPT_SHAPE | OPT_DTYPE | OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_NAME | OPT_TARGET | OPT_CPU,

@@ -33,6 +33,7 @@ void sg_context_destroy(sg_context *ctx)
     if (ctx == NULL)
         return;
     sg_kernel_cache_destroy(ctx);
+    sg_cuda_destroy(ctx);
     sg_pool_destroy(ctx->pool);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);

@@ -1,7 +1,8 @@
 /*
- * runtime: the context, .npy I/O, atomic output files and the reference
- * interpreter. The public API (include/slicegen.h) is implemented here on
- * top of the stage functions, which report through sg_error.
+ * runtime: the context, .npy I/O, atomic output files, the reference
+ * interpreter and the CUDA driver (cuda.c). The public API
+ * (include/slicegen.h) is implemented here on top of the stage functions,
+ * which report through sg_error.
  */
 #ifndef SG_RUNTIME_H
 #define SG_RUNTIME_H
@@ -12,9 +13,10 @@
 
 struct sg_context {
     sg_error last;   /* last failure; status SG_OK and "" when none */
-    pthread_mutex_t lock;             /* guards `last`, `kernels` and `pool` */
+    pthread_mutex_t lock;             /* guards `last`, `kernels`, `pool` and `cuda` */
     struct sg_kernel_cache *kernels;  /* kernel.c; made at the first compile */
     struct sg_pool *pool;             /* pool.c; made at the first threaded run */
+    struct sg_cuda_state *cuda;       /* cuda.c; made at the first CUDA call that needs a device */
 };
 
 /* The thread pool (pool.c): workers start on first need and live until
@@ -99,5 +101,77 @@ sg_status sg_file_commit(sg_staged_file *staged, sg_error *err);
  * all its outputs or none. Records zeroed or of special files are skipped. */
 sg_status sg_file_commit_all(sg_staged_file *staged, size_t count, sg_error *err);
 void sg_file_discard(sg_staged_file *staged);
+
+/* ---- CUDA (cuda.c) ---------------------------------------------------------------
+ *
+ * The CUDA driver API, loaded with dlopen("libcuda.so.1") and initialised
+ * (cuInit) once per process; the loaded entry points are the one other
+ * process-wide state of the library, written once under pthread_once. No
+ * driver, a driver that does not start or no device: SG_ERR_USAGE, "failed
+ * to use CUDA: ...". A driver call failing later: SG_ERR_INTERNAL (or
+ * SG_ERR_NOMEM for CUDA_ERROR_OUT_OF_MEMORY), "failed to <verb> <object>:
+ * CUDA_ERROR_X: <the driver's words>".
+ *
+ * Per context (ctx->cuda): the primary context of each device used,
+ * retained at its first use and released by sg_cuda_destroy, and the cache
+ * of CUDA kernels, keyed by the canonical nest, the input size and the
+ * device ordinal. Released kernels stay loaded, idle, until more than
+ * SG_CUDA_IDLE_MAX are idle; then the least recently released is unloaded.
+ * Device pointers are CUdeviceptr values (uint64_t), streams CUstream
+ * values (void *, NULL for the legacy default stream); every call below
+ * makes the device's primary context current around its driver calls. */
+#define SG_CUDA_IDLE_MAX 256
+
+/* Unloads every CUDA kernel of ctx and releases its primary contexts
+ * (sg_context_destroy). */
+void sg_cuda_destroy(sg_context *ctx);
+
+/* The name and compute capability of a device, and the GPU name the code
+ * generator compiles for (sg_gpu_cpu_for; NULL if too old). */
+typedef struct sg_cuda_device_info {
+    char name[256];
+    int major, minor;
+    const char *cpu;
+} sg_cuda_device_info;
+sg_status sg_cuda_device_describe(int device, sg_cuda_device_info *info, sg_error *err);
+
+/* Device memory of `device` (at least 1 byte; aligned to 256). */
+sg_status sg_cuda_alloc(sg_context *ctx, int device, uint64_t bytes, uint64_t *ptr, sg_error *err);
+/* Accepts 0. */
+void sg_cuda_free(sg_context *ctx, int device, uint64_t ptr);
+/* Synchronous copies between the host and the device. */
+sg_status sg_cuda_copy_to_device(sg_context *ctx, int device, uint64_t dst, const void *src, uint64_t bytes,
+                                 sg_error *err);
+sg_status sg_cuda_copy_to_host(sg_context *ctx, int device, void *dst, uint64_t src, uint64_t bytes,
+                               sg_error *err);
+/* Enqueues a copy of `bytes` from src to dst (device memory) on stream. */
+sg_status sg_cuda_copy_on_device(sg_context *ctx, int device, uint64_t dst, uint64_t src, uint64_t bytes,
+                                 void *stream, sg_error *err);
+/* Waits for everything queued on stream. */
+sg_status sg_cuda_synchronize(sg_context *ctx, int device, void *stream, sg_error *err);
+
+/* Times work queued on a stream of its own with two CUDA events: start
+ * records the first, stop the second, waits for it and returns the time
+ * between them. */
+typedef struct sg_cuda_timer sg_cuda_timer;
+sg_status sg_cuda_timer_create(sg_context *ctx, int device, sg_cuda_timer **timer, sg_error *err);
+void *sg_cuda_timer_stream(const sg_cuda_timer *timer);
+sg_status sg_cuda_timer_start(sg_cuda_timer *timer, sg_error *err);
+sg_status sg_cuda_timer_stop(sg_cuda_timer *timer, double *seconds, sg_error *err);
+/* Accepts NULL. */
+void sg_cuda_timer_destroy(sg_cuda_timer *timer);
+
+/* What a kernel's compile cost: the code generator making its PTX, and the
+ * driver loading that PTX (cuModuleLoadDataEx, which compiles it for the
+ * device) with cuModuleGetFunction. */
+void sg_cuda_kernel_times(const sg_cuda_kernel *kernel, double *codegen_s, double *load_s);
+
+typedef struct sg_cuda_stats {
+    uint64_t compiles; /* kernels compiled and loaded (cache misses) */
+    uint64_t hits;     /* sg_cuda_kernel_compile calls served from the cache */
+    uint64_t cached;   /* kernels loaded now (in use or idle) */
+    uint64_t idle;     /* of which no reference is held */
+} sg_cuda_stats;
+void sg_cuda_cache_stats(sg_context *ctx, sg_cuda_stats *stats);
 
 #endif /* SG_RUNTIME_H */

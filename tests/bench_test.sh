@@ -94,7 +94,7 @@ expect_error "bad --threads '0'" bench --quick --threads 0
 expect_error "bad --threads 'x'" bench --threads x
 expect_error "bad --threads '1025'" bench --threads 1025
 expect_error "--case 'nomatch' matches no case" bench --quick --case nomatch --json new.json
-expect_error "this build has no CUDA support" bench --device cuda
+expect_error "--threads is for CPU kernels: it cannot be combined with --device cuda" bench --device cuda --threads 2
 expect_error "unknown --device 'tpu'" bench --device tpu
 expect_error "unknown option '--frobnicate'" bench --frobnicate
 expect_error "unknown option '-x'" bench -x

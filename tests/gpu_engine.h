@@ -3,8 +3,8 @@
  * thread after another: codegen.h, sg_jit_compile_gpu_emulation) and, when
  * a CUDA device is present, on the device with canary bytes around the
  * output; every case's kernel also goes into one PTX file, assembled with
- * ptxas at the end and checked for the code the issue of GPU kernels asks
- * for (no division, no local memory). */
+ * ptxas at the end and checked for the code GPU kernels must have (16-byte
+ * stores, no division, no local memory). */
 #ifndef SG_TEST_GPU_ENGINE_H
 #define SG_TEST_GPU_ENGINE_H
 

@@ -21,10 +21,15 @@
  * ahead-of-time object (aot_batch.h), for the host or, with --aot-target,
  * --aot-cc and --aot-exec, for another architecture; `--only-aot` then
  * leaves out the JIT and the command line. With `--gpu` every case also
- * runs as a GPU kernel (gpu_engine.h: emulated on the host, and on a CUDA
- * device when present), and every case's kernel, shape-only ones
- * included, goes into one PTX file that ptxas must accept.
- * Usage: test_corpus [--cli PATH] [--aot-... VALUE] [--only-aot] [--gpu] FILE...
+ * runs as a GPU kernel emulated on the host (gpu_engine.h), and every
+ * case's kernel, shape-only ones included, goes into one PTX file that
+ * ptxas must accept.
+ * With `--device cuda` every case runs on CUDA device 0 instead of the JIT
+ * (the reference interpreter still makes the expectation): the output
+ * buffer on the device has 64 canary bytes before and after it, which must
+ * stay as they were. Without a usable driver or device it prints
+ * `corpus: skipped: no CUDA device (...)` and exits 77.
+ * Usage: test_corpus [--cli PATH] [--aot-... VALUE] [--only-aot] [--gpu] [--device cuda] FILE...
  * Prints `corpus: N passed, M failed`. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -61,6 +66,7 @@ static aot_config aot;        /* --aot-...: the AOT engine, when aot.runner is s
 static aot_batch *batch;      /* the cases it runs, once all files are read */
 static bool only_aot;         /* --only-aot: the reference and AOT engines only */
 static gpu_engine *gpu;       /* --gpu: the GPU engine */
+static bool on_cuda;          /* --device cuda: the reference and CUDA device 0 only */
 static char work_dir[] = "/tmp/slicegen-corpus-XXXXXX";
 
 #if defined(__GNUC__)
@@ -210,6 +216,68 @@ static int64_t product(const int64_t *shape, size_t rank)
     for (size_t i = 0; i < rank; i++)
         n *= shape[i];
     return n;
+}
+
+/* ---- CUDA device 0 ---------------------------------------------------------- */
+
+enum { CANARY = 64 };
+
+static uint8_t canary(uint64_t i)
+{
+    return (uint8_t)(0xc3 ^ (i * 29));
+}
+
+/* The case on the GPU: the output goes CANARY bytes into a device buffer
+ * CANARY bytes longer than it at both ends, filled with canary() first. */
+static void run_cuda(sg_context *ctx, const test_case *c, const sg_plan *plan, const uint8_t *in,
+                     const uint8_t *expected)
+{
+    uint64_t in_bytes = sg_plan_input_bytes(plan), out_bytes = sg_plan_output_bytes(plan);
+    uint64_t room = out_bytes + 2 * CANARY, din = 0, dout = 0;
+    sg_cuda_kernel *kernel = NULL;
+    sg_error err = {0};
+    uint8_t *host = malloc(room);
+    for (uint64_t i = 0; i < room; i++)
+        host[i] = canary(i);
+    if (sg_cuda_kernel_compile(ctx, plan, 0, &kernel) != SG_OK) {
+        fail_case(c, "cuda: %s", sg_context_last_error(ctx));
+        goto done;
+    }
+    if (sg_cuda_alloc(ctx, 0, in_bytes, &din, &err) != SG_OK || sg_cuda_alloc(ctx, 0, room, &dout, &err) != SG_OK ||
+        sg_cuda_copy_to_device(ctx, 0, din, in, in_bytes, &err) != SG_OK ||
+        sg_cuda_copy_to_device(ctx, 0, dout, host, room, &err) != SG_OK) {
+        fail_case(c, "cuda: %s", err.message);
+        goto done;
+    }
+    if (sg_cuda_kernel_launch(ctx, kernel, din, dout + CANARY, NULL) != SG_OK) {
+        fail_case(c, "cuda: %s", sg_context_last_error(ctx));
+        goto done;
+    }
+    if (sg_cuda_synchronize(ctx, 0, NULL, &err) != SG_OK ||
+        sg_cuda_copy_to_host(ctx, 0, host, dout, room, &err) != SG_OK) {
+        fail_case(c, "cuda: %s", err.message);
+        goto done;
+    }
+    for (uint64_t i = 0; i < room; i++) {
+        bool in_output = i >= CANARY && i < CANARY + out_bytes;
+        if (!in_output && host[i] != canary(i)) {
+            fail_case(c, "cuda: the kernel wrote %s the output (byte %lld)", i < CANARY ? "before" : "after",
+                      i < CANARY ? (long long)i - CANARY : (long long)(i - CANARY - out_bytes));
+            goto done;
+        }
+        if (in_output && host[i] != expected[i - CANARY]) {
+            fail_case(c, "cuda: output differs first at byte %llu (element %llu)",
+                      (unsigned long long)(i - CANARY),
+                      (unsigned long long)((i - CANARY) / sg_dtype_size(c->dtype)));
+            goto done;
+        }
+    }
+    passed++;
+done:
+    sg_cuda_free(ctx, 0, dout);
+    sg_cuda_free(ctx, 0, din);
+    sg_cuda_kernel_release(kernel);
+    free(host);
 }
 
 /* ---- the command line as one more engine -------------------------------- */
@@ -404,7 +472,7 @@ static void run_case(sg_context *ctx, test_case *c)
     if (c->has_values && !fill_values(c, c->out_values, c->dtype,
                                       (int64_t)(out_bytes / sg_dtype_size(c->dtype)), expected))
         goto done;
-    for (size_t e = 0; e < (only_aot ? 1 : sizeof engines / sizeof engines[0]); e++) {
+    for (size_t e = 0; e < (only_aot || on_cuda ? 1 : sizeof engines / sizeof engines[0]); e++) {
         memset(out, 0xA5, out_bytes);
         if ((st = run_engine(ctx, &engines[e], plan, in, out)) != SG_OK) {
             fail_case(c, "engine %s failed: %s", engines[e].name, sg_context_last_error(ctx));
@@ -447,6 +515,10 @@ static void run_case(sg_context *ctx, test_case *c)
         run_cli(ctx, c, in, in_bytes, plan, expected);
         if (failed != failures)
             goto done;
+    }
+    if (on_cuda) { /* counts the case */
+        run_cuda(ctx, c, plan, in, expected);
+        goto done;
     }
     if (batch) { /* judged when the batch runs */
         char label[256];
@@ -566,9 +638,31 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--gpu") == 0) {
             if (gpu == NULL && (gpu = gpu_engine_create(ctx, 1L << 20)) == NULL)
                 return 1;
+        } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && strcmp(argv[i + 1], "cuda") == 0) {
+            on_cuda = true;
+            i++;
         } else if (!aot_config_option(&aot, argc, argv, &i)) {
             argv[first++] = argv[i]; /* a corpus file */
         }
+    }
+    if (on_cuda) {
+        int devices = 0;
+        sg_cuda_device_info info;
+        sg_error err = {0};
+        if (sg_cuda_device_count(ctx, &devices) != SG_OK || devices == 0) {
+            printf("corpus: skipped: no CUDA device (%s)\n",
+                   devices == 0 && sg_context_last_error(ctx)[0] == '\0' ? "the driver lists none"
+                                                                          : sg_context_last_error(ctx));
+            sg_context_destroy(ctx);
+            return 77;
+        }
+        if (sg_cuda_device_describe(0, &info, &err) != SG_OK) {
+            printf("corpus: FAIL %s\n", err.message);
+            sg_context_destroy(ctx);
+            return 1;
+        }
+        printf("corpus: on CUDA device 0, %s (compute capability %d.%d, %s)\n", info.name, info.major, info.minor,
+               info.cpu ? info.cpu : "too old");
     }
     if (cli_path && mkdtemp(work_dir) == NULL) {
         perror("mkdtemp");
