@@ -49,7 +49,7 @@ static sg_status time_batch(const gpu_op *o, bool kernel, long batch, double *se
  * for the events, then samples taken in turn; their medians. */
 static sg_status measure(const timing *t, const gpu_op *o, double seconds[2], int *samples, sg_error *err)
 {
-    static double v[2][SG_BENCH_MAX_SAMPLES];
+    double v[2][SG_BENCH_MAX_SAMPLES];
     long batch[2];
     double longest = 0;
     for (int k = 0; k < 2; k++) {
@@ -109,8 +109,8 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
     got = sg_bench_buffer(r->bytes, false);
     if (in == NULL || want == NULL || got == NULL) {
         st = sg_fail(err, SG_ERR_NOMEM,
-                     "failed to benchmark '%s': out of memory for %" PRIu64 " + 2 x %" PRIu64 " bytes", c->name,
-                     in_room, r->bytes);
+                     "failed to benchmark '%s': out of memory for %" PRIu64 " + 2 x %" PRIu64 " bytes",
+                     c->name, in_room, r->bytes);
         goto done;
     }
     sg_bench_progress(b, "%s: reference interpreter", c->name);
@@ -167,10 +167,11 @@ done:
 static void print_row(bench *b, const case_result *r)
 {
     char out[32], k[32], cg[32], ld[32];
-    sg_bench_say(b, "%-20s %-4s %10s %10s %7.1f %7.2f %7.2f %10s %10s\n", r->c->name, sg_dtype_name(r->c->dtype),
-                 sg_bench_format_bytes(out, r->bytes), sg_bench_format_time(k, r->kernel_s),
-                 (double)r->bytes / r->kernel_s / 1e9, r->kernel_s / r->limit_s, r->kernel_s / r->memcpy_s,
-                 sg_bench_format_time(cg, r->codegen_s), sg_bench_format_time(ld, r->load_s));
+    sg_bench_say(b, "%-20s %-4s %10s %10s %7.1f %7.2f %7.2f %10s %10s\n", r->c->name,
+                 sg_dtype_name(r->c->dtype), sg_bench_format_bytes(out, r->bytes),
+                 sg_bench_format_time(k, r->kernel_s), (double)r->bytes / r->kernel_s / 1e9,
+                 r->kernel_s / r->limit_s, r->kernel_s / r->memcpy_s, sg_bench_format_time(cg, r->codegen_s),
+                 sg_bench_format_time(ld, r->load_s));
 }
 
 sg_status sg_bench_run_cuda(bench *b, sg_context *ctx, sg_error *err)
@@ -195,8 +196,8 @@ sg_status sg_bench_run_cuda(bench *b, sg_context *ctx, sg_error *err)
         if (!sg_bench_selected(b, suite[i].name))
             continue;
         if (!header) {
-            sg_bench_say(b, "%-20s %-4s %10s %10s %7s %7s %7s %10s %10s\n", "case", "type", "output", "kernel",
-                         "GB/s", "k/limit", "k/copy", "codegen", "PTX load");
+            sg_bench_say(b, "%-20s %-4s %10s %10s %7s %7s %7s %10s %10s\n", "case", "type", "output",
+                         "kernel", "GB/s", "k/limit", "k/copy", "codegen", "PTX load");
             header = true;
         }
         b->shown++;

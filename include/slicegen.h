@@ -351,8 +351,23 @@ SG_API sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t 
  * the output (the last one fewer). `in` and `out` are device pointers
  * aligned to 16 bytes (cuMemAlloc gives 256) that must not overlap. Kernels
  * are compiled to PTX for the device's compute capability, loaded into the
- * device's primary context (the one the CUDA runtime API uses) and cached
- * per context, keyed by loop nest and device like CPU kernels.
+ * device's primary context (the one the CUDA runtime API uses; the context
+ * retains it at first use and releases it when destroyed) and cached per
+ * context, keyed by loop nest, input size and device: plans that differ
+ * only in element type share a kernel, as CPU kernels do. A released kernel
+ * stays loaded; past 256 unreferenced kernels the least recently released
+ * one is unloaded.
+ *
+ * Errors: no driver, a driver that does not start (cuInit fails), no
+ * device, a device ordinal out of range or a device too old for NVPTX are
+ * SG_ERR_USAGE; a driver call failing later is SG_ERR_INTERNAL ("failed to
+ * <verb> <object>: CUDA_ERROR_X: <the driver's words>"), or SG_ERR_NOMEM
+ * for CUDA_ERROR_OUT_OF_MEMORY.
+ *
+ * Threads: these calls may be called concurrently on one context, like the
+ * kernel calls above (two threads compiling the same new kernel compile it
+ * once). Each makes the device's primary context current around its driver
+ * calls and restores the calling thread's current context.
  *
  * Streams are passed as `void *` (a CUstream; NULL is the legacy default
  * stream), so this header needs no CUDA header. */
@@ -382,9 +397,10 @@ SG_API void sg_cuda_kernel_geometry(const sg_cuda_kernel *kernel, uint32_t *grid
 SG_API sg_status sg_cuda_kernel_launch(sg_context *ctx, const sg_cuda_kernel *kernel, uint64_t in,
                                        uint64_t out, void *stream);
 
-/* Host buffers in, host buffers out: copies `in` (sg_plan_input_bytes) to
- * the device, runs the kernel, copies the output back to `out`
- * (sg_plan_output_bytes) and waits for all of it. */
+/* Host buffers in, host buffers out: copies `in` (sg_plan_input_bytes of
+ * the plan compiled) to new device memory, runs the kernel on the legacy
+ * default stream, copies the output back to `out` (sg_plan_output_bytes)
+ * and waits for all of it; the device memory is freed either way. */
 SG_API sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, const void *in, void *out);
 
 /* ---- OpenVINO IR models ---------------------------------------------------

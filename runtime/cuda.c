@@ -77,8 +77,9 @@ typedef struct driver {
     CUresult (*EventDestroy)(CUevent);
 } driver;
 
-/* Each entry point: its names in the order tried (the versioned name of
- * current drivers first), and where it goes. */
+/* Each entry point: its names in the order tried (the versioned name that
+ * cuda.h maps the call to first; for two, the name older drivers export
+ * next), and where it goes. */
 static const struct {
     const char *names[2];
     size_t offset;
@@ -91,7 +92,8 @@ static const struct {
     {{"cuDeviceGetAttribute"}, offsetof(driver, DeviceGetAttribute)},
     {{"cuDeviceGetName"}, offsetof(driver, DeviceGetName)},
     {{"cuDevicePrimaryCtxRetain"}, offsetof(driver, DevicePrimaryCtxRetain)},
-    {{"cuDevicePrimaryCtxRelease_v2"}, offsetof(driver, DevicePrimaryCtxRelease)},
+    {{"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"},
+     offsetof(driver, DevicePrimaryCtxRelease)},
     {{"cuCtxPushCurrent_v2"}, offsetof(driver, CtxPushCurrent)},
     {{"cuCtxPopCurrent_v2"}, offsetof(driver, CtxPopCurrent)},
     {{"cuModuleLoadDataEx"}, offsetof(driver, ModuleLoadDataEx)},
@@ -109,7 +111,7 @@ static const struct {
     {{"cuEventCreate"}, offsetof(driver, EventCreate)},
     {{"cuEventRecord"}, offsetof(driver, EventRecord)},
     {{"cuEventSynchronize"}, offsetof(driver, EventSynchronize)},
-    /* cuda.h maps it to _v2 from CUDA 12.8 on; older drivers have only the first. */
+    /* cuda.h maps it to _v2 from CUDA 12.8 on; older drivers have only the plain name. */
     {{"cuEventElapsedTime_v2", "cuEventElapsedTime"}, offsetof(driver, EventElapsedTime)},
     {{"cuEventDestroy_v2"}, offsetof(driver, EventDestroy)},
 };
@@ -118,9 +120,9 @@ static const struct {
 static struct {
     pthread_once_t once;
     driver api;
-    sg_error failure;        /* why it cannot be used; status SG_OK when it can */
-    int devices;             /* devices the driver lists */
-    char no_device[160];     /* why there is none, when devices == 0 */
+    sg_error failure;    /* why it cannot be used; status SG_OK when it can */
+    int devices;         /* devices the driver lists */
+    char no_device[160]; /* why there is none, when devices == 0 */
 } cuda = {.once = PTHREAD_ONCE_INIT};
 
 /* "CUDA_ERROR_X: <the driver's description>" of r, in buf. */
@@ -203,8 +205,9 @@ static sg_status device_ready(int device, sg_error *err)
     if (cuda.devices == 0)
         return sg_fail(err, SG_ERR_USAGE, "failed to use CUDA: no CUDA device (%s)", cuda.no_device);
     if (device < 0 || device >= cuda.devices)
-        return sg_fail(err, SG_ERR_USAGE, "failed to use CUDA device %d: no such device (%d CUDA device%s: 0 to %d)",
-                       device, cuda.devices, cuda.devices == 1 ? "" : "s", cuda.devices - 1);
+        return sg_fail(err, SG_ERR_USAGE,
+                       "failed to use CUDA device %d: no such device (%d CUDA device%s: 0 to %d)", device,
+                       cuda.devices, cuda.devices == 1 ? "" : "s", cuda.devices - 1);
     return SG_OK;
 }
 
@@ -212,15 +215,16 @@ static sg_status device_ready(int device, sg_error *err)
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static sg_status cuda_fail(sg_error *err, CUresult r, const char *fmt, ...)
+static sg_status
+cuda_fail(sg_error *err, CUresult r, const char *fmt, ...)
 {
     char what[256], why[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return sg_fail(err, r == CUDA_ERROR_OUT_OF_MEMORY ? SG_ERR_NOMEM : SG_ERR_INTERNAL, "failed to %s: %s", what,
-                   describe(r, why));
+    return sg_fail(err, r == CUDA_ERROR_OUT_OF_MEMORY ? SG_ERR_NOMEM : SG_ERR_INTERNAL, "failed to %s: %s",
+                   what, describe(r, why));
 }
 
 static double now(void)
@@ -398,7 +402,8 @@ static sg_status primary_context(sg_context *ctx, int device, CUcontext *out, sg
 static sg_status push(CUcontext c, int device, sg_error *err)
 {
     CUresult r = cuda.api.CtxPushCurrent(c);
-    return r == CUDA_SUCCESS ? SG_OK : cuda_fail(err, r, "make the context of CUDA device %d current", device);
+    return r == CUDA_SUCCESS ? SG_OK
+                             : cuda_fail(err, r, "make the context of CUDA device %d current", device);
 }
 
 static void pop(void)
@@ -463,14 +468,16 @@ static sg_status build(sg_context *ctx, sg_cuda_kernel *k, const sg_plan *plan, 
         return err->status;
     k->codegen_s = now() - t0;
 
-    if (primary_context(ctx, k->device, &k->primary, err) != SG_OK || push(k->primary, k->device, err) != SG_OK) {
+    if (primary_context(ctx, k->device, &k->primary, err) != SG_OK ||
+        push(k->primary, k->device, err) != SG_OK) {
         free(ptx);
         return err->status;
     }
     char error_log[4096] = "", info_log[4096] = "";
-    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
-                              CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {error_log, (void *)(uintptr_t)sizeof error_log, info_log, (void *)(uintptr_t)sizeof info_log};
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {error_log, (void *)(uintptr_t)sizeof error_log, info_log,
+                      (void *)(uintptr_t)sizeof info_log};
     t0 = now();
     CUresult r = cuda.api.ModuleLoadDataEx(&k->module, ptx, 4, options, values);
     if (r != CUDA_SUCCESS) {
@@ -512,7 +519,8 @@ static sg_status compile_entry(sg_context *ctx, sg_cuda_state *s, sg_cuda_kernel
     return status;
 }
 
-static sg_status compile(sg_context *ctx, const sg_plan *plan, int device, sg_cuda_kernel **out, sg_error *err)
+static sg_status compile(sg_context *ctx, const sg_plan *plan, int device, sg_cuda_kernel **out,
+                         sg_error *err)
 {
     sg_nest_key key = {0};
     sg_gpu_launch launch;
@@ -623,11 +631,12 @@ static sg_status launch(const sg_cuda_kernel *k, uint64_t in, uint64_t out, void
     if (out == 0)
         return sg_fail(err, SG_ERR_USAGE, "failed to launch CUDA kernel: the output pointer is 0");
     if (k->in_bytes > 0 && in < out + k->out_bytes && out < in + k->in_bytes)
-        return sg_fail(err, SG_ERR_USAGE,
-                       "failed to launch CUDA kernel: the input [0x%llx, +%llu) and the output [0x%llx, +%llu) "
-                       "overlap",
-                       (unsigned long long)in, (unsigned long long)k->in_bytes, (unsigned long long)out,
-                       (unsigned long long)k->out_bytes);
+        return sg_fail(
+            err, SG_ERR_USAGE,
+            "failed to launch CUDA kernel: the input [0x%llx, +%llu) and the output [0x%llx, +%llu) "
+            "overlap",
+            (unsigned long long)in, (unsigned long long)k->in_bytes, (unsigned long long)out,
+            (unsigned long long)k->out_bytes);
     if (push(k->primary, k->device, err) != SG_OK)
         return err->status;
     CUdeviceptr pin = in, pout = out;
@@ -636,8 +645,8 @@ static sg_status launch(const sg_cuda_kernel *k, uint64_t in, uint64_t out, void
                                        (CUstream)stream, params, NULL);
     pop();
     if (r != CUDA_SUCCESS)
-        return cuda_fail(err, r, "launch CUDA kernel (%u blocks of %u threads on device %d)", k->launch.grid_x,
-                         k->launch.block_x, k->device);
+        return cuda_fail(err, r, "launch CUDA kernel (%u blocks of %u threads on device %d)",
+                         k->launch.grid_x, k->launch.block_x, k->device);
     return SG_OK;
 }
 
@@ -727,9 +736,9 @@ sg_status sg_cuda_copy_to_device(sg_context *ctx, int device, uint64_t dst, cons
         return err->status;
     CUresult r = cuda.api.MemcpyHtoD(dst, src, (size_t)bytes);
     pop();
-    return r == CUDA_SUCCESS ? SG_OK
-                             : cuda_fail(err, r, "copy %llu bytes to CUDA device %d", (unsigned long long)bytes,
-                                         device);
+    return r == CUDA_SUCCESS
+               ? SG_OK
+               : cuda_fail(err, r, "copy %llu bytes to CUDA device %d", (unsigned long long)bytes, device);
 }
 
 sg_status sg_cuda_copy_to_host(sg_context *ctx, int device, void *dst, uint64_t src, uint64_t bytes,
@@ -741,9 +750,9 @@ sg_status sg_cuda_copy_to_host(sg_context *ctx, int device, void *dst, uint64_t 
         return err->status;
     CUresult r = cuda.api.MemcpyDtoH(dst, src, (size_t)bytes);
     pop();
-    return r == CUDA_SUCCESS ? SG_OK
-                             : cuda_fail(err, r, "copy %llu bytes from CUDA device %d", (unsigned long long)bytes,
-                                         device);
+    return r == CUDA_SUCCESS
+               ? SG_OK
+               : cuda_fail(err, r, "copy %llu bytes from CUDA device %d", (unsigned long long)bytes, device);
 }
 
 sg_status sg_cuda_copy_on_device(sg_context *ctx, int device, uint64_t dst, uint64_t src, uint64_t bytes,
@@ -756,8 +765,8 @@ sg_status sg_cuda_copy_on_device(sg_context *ctx, int device, uint64_t dst, uint
     CUresult r = cuda.api.MemcpyDtoDAsync(dst, src, (size_t)bytes, (CUstream)stream);
     pop();
     return r == CUDA_SUCCESS ? SG_OK
-                             : cuda_fail(err, r, "copy %llu bytes within CUDA device %d", (unsigned long long)bytes,
-                                         device);
+                             : cuda_fail(err, r, "copy %llu bytes within CUDA device %d",
+                                         (unsigned long long)bytes, device);
 }
 
 sg_status sg_cuda_synchronize(sg_context *ctx, int device, void *stream, sg_error *err)

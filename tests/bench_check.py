@@ -1,5 +1,6 @@
-"""Checks the JSON of `slicegen bench --json FILE`: it parses, every case
-object has every field with a sane type and value (no timing thresholds),
+"""Checks the JSON of `slicegen bench --json FILE` (--device cpu or cuda):
+it parses, every case object has every field of its device with a sane
+type and value (no timing thresholds),
 limit_s follows its formula, and the cases are the ones expected.
 
     bench_check.py FILE [--cases NAME,NAME,...] [--compile N]
@@ -15,6 +16,9 @@ SIZES = {"bool": 1, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2,
          "i32": 4, "u32": 4, "f32": 4, "i64": 8, "u64": 8, "f64": 8}
 LINE = 64
 TIMES = ["kernel_s", "kernel_threads_s", "memcpy_s", "limit_s", "interp_s"]
+# --device cuda: memcpy_s is the device-to-device copy; no threads, no interpreter.
+CUDA_TIMES = ["kernel_s", "memcpy_s", "limit_s", "codegen_s", "ptx_load_s"]
+CHUNK = 16  # output bytes per GPU thread
 
 
 def is_int(v):
@@ -39,6 +43,7 @@ def check_case(o, problems):
             return False
         return True
 
+    cuda = o.get("device") == "cuda"
     ok = need("dtype", lambda v: v in SIZES, "an element type")
     for key in ("shape", "output_shape"):
         ok &= need(key, lambda v: isinstance(v, list) and all(is_int(d) and d >= 0 for d in v),
@@ -47,10 +52,20 @@ def check_case(o, problems):
     for key in ("bytes", "input_bytes"):
         ok &= need(key, lambda v: is_int(v) and v > 0, "an integer > 0")
     ok &= need("traffic_bytes", is_int, "an integer")
-    ok &= need("threads", lambda v: is_int(v) and v >= 1, "an integer >= 1")
-    for key in ("samples", "interp_runs"):
-        ok &= need(key, lambda v: is_int(v) and v >= 1, "an integer >= 1")
-    for key in TIMES:
+    ok &= need("device", lambda v: v in ("cpu", "cuda"), "cpu or cuda")
+    if cuda:
+        for key in ("device_name", "compute_capability", "gpu"):
+            ok &= need(key, lambda v: isinstance(v, str) and v != "", "a non-empty string")
+        ok &= need("compute_capability", lambda v: isinstance(v, str) and "." in v, "MAJOR.MINOR")
+        for key in ("samples", "grid", "block"):
+            ok &= need(key, lambda v: is_int(v) and v >= 1, "an integer >= 1")
+        times = CUDA_TIMES
+    else:
+        ok &= need("threads", lambda v: is_int(v) and v >= 1, "an integer >= 1")
+        for key in ("samples", "interp_runs"):
+            ok &= need(key, lambda v: is_int(v) and v >= 1, "an integer >= 1")
+        times = TIMES
+    for key in times:
         ok &= need(key, lambda v: is_number(v) and v > 0, "a time > 0")
     if not ok:
         return
@@ -63,6 +78,9 @@ def check_case(o, problems):
     if not o["bytes"] <= o["traffic_bytes"] <= o["bytes"] + lines * LINE:
         bad("traffic_bytes %d outside [bytes, bytes + input lines] = [%d, %d]"
             % (o["traffic_bytes"], o["bytes"], o["bytes"] + lines * LINE))
+    if cuda and o["grid"] * o["block"] * CHUNK < o["bytes"]:
+        bad("grid %d x block %d threads of %d bytes do not cover %d bytes"
+            % (o["grid"], o["block"], CHUNK, o["bytes"]))
     if (o["traffic_bytes"] - o["bytes"]) % LINE:
         bad("traffic_bytes %d less bytes is not a number of %d-byte lines" % (o["traffic_bytes"], LINE))
     limit = o["memcpy_s"] * o["traffic_bytes"] / (2 * o["bytes"])

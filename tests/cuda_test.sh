@@ -12,7 +12,8 @@ set -u
 SLICEGEN=$(realpath "${1:?usage: cuda_test.sh SLICEGEN TEST_CUDA FAKE_CUDA_DIR}")
 TEST_CUDA=$(realpath "$2")
 FAKE_DIR=$(realpath "$3")
-. "$(dirname "$0")/lib.sh"
+TESTS=$(cd "$(dirname "$0")" && pwd)
+. "$TESTS/lib.sh"
 
 FAKE=(env "LD_LIBRARY_PATH=$FAKE_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
 
@@ -57,6 +58,22 @@ if [ -z "$driver" ]; then
     check "test_cuda no-driver" "$TEST_CUDA" no-driver
 else
     echo "cuda: a CUDA driver is installed ($driver): the checks without one are skipped"
+    # With a device: the real thing, end to end (the corpus runs in corpus-cuda).
+    if "$SLICEGEN" "${RUN[@]}" --out gpu.npy --device cuda 2> stderr.txt; then
+        cmp -s gpu.npy expected.npy && ok || bad "run --device cuda on the GPU: the output differs from the CPU's"
+        if "$SLICEGEN" bench --device cuda --quick --json gpu.json > bench.txt 2> stderr.txt; then
+            ok
+            if command -v python3 > /dev/null; then
+                check "bench --device cuda --json" python3 "$TESTS/bench_check.py" gpu.json
+            fi
+        else
+            bad "bench --device cuda --quick on the GPU: $(cat stderr.txt)"
+        fi
+    elif grep -q -e "no CUDA device" -e "not built yet" stderr.txt; then
+        echo "cuda: no run on this machine's GPU: $(cat stderr.txt)"
+    else
+        bad "run --device cuda on the GPU: $(cat stderr.txt)"
+    fi
 fi
 
 # ---- the fake driver's failures before any kernel ----

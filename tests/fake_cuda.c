@@ -140,16 +140,16 @@ static block *find(CUdeviceptr p, size_t n)
 }
 
 /* Every call but the error names needs cuInit; most need a current context. */
-#define NEED_INIT()              \
-    do {                         \
-        if (!initialised)        \
-            return NOT_INITIALIZED; \
+#define NEED_INIT()                                                                                          \
+    do {                                                                                                     \
+        if (!initialised)                                                                                    \
+            return NOT_INITIALIZED;                                                                          \
     } while (0)
-#define NEED_CONTEXT()                   \
-    do {                                 \
-        NEED_INIT();                     \
-        if (depth == 0)                  \
-            return INVALID_CONTEXT;      \
+#define NEED_CONTEXT()                                                                                       \
+    do {                                                                                                     \
+        NEED_INIT();                                                                                         \
+        if (depth == 0)                                                                                      \
+            return INVALID_CONTEXT;                                                                          \
     } while (0)
 
 CUresult cuGetErrorName(CUresult error, const char **p)
@@ -285,11 +285,20 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned n, CUj
     int error_at = -1, info_at = -1;
     for (unsigned i = 0; i < n; i++) {
         switch (options[i]) {
-        case 3: info_log = values[i]; break;
-        case 4: info_size = (unsigned)(uintptr_t)values[i], info_at = (int)i; break;
-        case 5: error_log = values[i]; break;
-        case 6: error_size = (unsigned)(uintptr_t)values[i], error_at = (int)i; break;
-        default: return INVALID_VALUE;
+        case 3:
+            info_log = values[i];
+            break;
+        case 4:
+            info_size = (unsigned)(uintptr_t)values[i], info_at = (int)i;
+            break;
+        case 5:
+            error_log = values[i];
+            break;
+        case 6:
+            error_size = (unsigned)(uintptr_t)values[i], error_at = (int)i;
+            break;
+        default:
+            return INVALID_VALUE;
         }
     }
     if (image == NULL)
@@ -370,15 +379,19 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     size_t room = (size_t)((uintptr_t)b->data + b->size - out);
     unsigned long long chunks = 16ull * gx * gy * gz * bx * by * bz;
     memset((void *)(uintptr_t)out, FAKE_CUDA_MARKER, room < chunks ? room : (size_t)chunks);
-    last = (fake_cuda_launch){.grid = {gx, gy, gz}, .block = {bx, by, bz}, .shared = shared,
-                              .stream = stream, .in = in, .out = out};
+    last = (fake_cuda_launch){.grid = {gx, gy, gz},
+                              .block = {bx, by, bz},
+                              .shared = shared,
+                              .stream = stream,
+                              .in = in,
+                              .out = out};
     snprintf(last.name, sizeof last.name, "%s", f->name);
     counts.launches++;
     const char *path = getenv("FAKE_CUDA_LOG");
     FILE *log = path ? fopen(path, "a") : NULL;
     if (log != NULL) {
-        fprintf(log, "launch %s grid=%u,%u,%u block=%u,%u,%u shared=%u in=0x%llx out=0x%llx\n", f->name, gx, gy,
-                gz, bx, by, bz, shared, in, out);
+        fprintf(log, "launch %s grid=%u,%u,%u block=%u,%u,%u shared=%u in=0x%llx out=0x%llx\n", f->name, gx,
+                gy, gz, bx, by, bz, shared, in, out);
         fclose(log);
     }
     pthread_mutex_unlock(&lock);

@@ -35,7 +35,8 @@ typedef struct suite {
 
 static suite S = {CHECK_COUNTS_INIT};
 
-static sg_plan *numpy_plan(sg_context *ctx, const char *expr, size_t rank, const int64_t *shape, sg_dtype dtype)
+static sg_plan *numpy_plan(sg_context *ctx, const char *expr, size_t rank, const int64_t *shape,
+                           sg_dtype dtype)
 {
     sg_spec *spec;
     sg_plan *plan = NULL;
@@ -51,13 +52,13 @@ static sg_plan *numpy_plan(sg_context *ctx, const char *expr, size_t rank, const
 static void expect(sg_context *ctx, sg_status st, sg_status want, const char *what, ...)
 {
     va_list ap;
-    if (!CHECK(&S, st == want, "%s: status %s, expected %s (%s)", what, sg_status_name(st), sg_status_name(want),
-               sg_context_last_error(ctx)))
+    if (!CHECK(&S, st == want, "%s: status %s, expected %s (%s)", what, sg_status_name(st),
+               sg_status_name(want), sg_context_last_error(ctx)))
         return;
     va_start(ap, what);
     for (const char *text; (text = va_arg(ap, const char *)) != NULL;)
-        CHECK(&S, strstr(sg_context_last_error(ctx), text) != NULL, "%s: the message lacks '%s': %s", what, text,
-              sg_context_last_error(ctx));
+        CHECK(&S, strstr(sg_context_last_error(ctx), text) != NULL, "%s: the message lacks '%s': %s", what,
+              text, sg_context_last_error(ctx));
     va_end(ap);
 }
 
@@ -72,8 +73,8 @@ static void unusable(const char *scenario)
     int count = -1;
     sg_status st = sg_cuda_device_count(ctx, &count);
     if (strcmp(scenario, "no-driver") == 0) {
-        expect(ctx, st, SG_ERR_USAGE, "device count without a driver", "failed to use CUDA: cannot load libcuda.so.1",
-               "no NVIDIA driver", (char *)NULL);
+        expect(ctx, st, SG_ERR_USAGE, "device count without a driver",
+               "failed to use CUDA: cannot load libcuda.so.1", "no NVIDIA driver", (char *)NULL);
         expect(ctx, sg_cuda_kernel_compile(ctx, plan, 0, &k), SG_ERR_USAGE, "compile without a driver",
                "libcuda.so.1", (char *)NULL);
     } else if (strcmp(scenario, "no-device") == 0) {
@@ -82,16 +83,17 @@ static void unusable(const char *scenario)
         expect(ctx, sg_cuda_kernel_compile(ctx, plan, 0, &k), SG_ERR_USAGE, "compile without a device",
                "failed to use CUDA: no CUDA device (CUDA_ERROR_NO_DEVICE", (char *)NULL);
     } else {
-        expect(ctx, st, SG_ERR_USAGE, "device count when cuInit fails", "failed to use CUDA: the driver does not start",
-               "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", (char *)NULL);
+        expect(ctx, st, SG_ERR_USAGE, "device count when cuInit fails",
+               "failed to use CUDA: the driver does not start", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+               (char *)NULL);
         expect(ctx, sg_cuda_kernel_compile(ctx, plan, 0, &k), SG_ERR_USAGE, "compile when cuInit fails",
                "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", (char *)NULL);
     }
     CHECK(&S, k == NULL, "a kernel was returned on failure");
     uint64_t p = 0;
     sg_error err = {0};
-    CHECK(&S, sg_cuda_alloc(ctx, 0, 64, &p, &err) == SG_ERR_USAGE, "device memory without a usable driver: %s",
-          sg_status_name(err.status));
+    CHECK(&S, sg_cuda_alloc(ctx, 0, 64, &p, &err) == SG_ERR_USAGE,
+          "device memory without a usable driver: %s", sg_status_name(err.status));
     sg_plan_destroy(plan);
     sg_context_destroy(ctx);
 }
@@ -119,7 +121,8 @@ static sg_cuda_stats stats(sg_context *ctx)
 static bool find_fake(void)
 {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    void *a = lib ? dlsym(lib, "fake_cuda_counts_get") : NULL, *b = lib ? dlsym(lib, "fake_cuda_last_launch") : NULL;
+    void *a = lib ? dlsym(lib, "fake_cuda_counts_get") : NULL,
+         *b = lib ? dlsym(lib, "fake_cuda_last_launch") : NULL;
     if (!CHECK(&S, a != NULL && b != NULL, "the libcuda.so.1 loaded is not the fake (LD_LIBRARY_PATH=%s)",
                getenv("LD_LIBRARY_PATH") ? getenv("LD_LIBRARY_PATH") : ""))
         return false;
@@ -156,10 +159,12 @@ static void with_kernels(sg_context *ctx)
         goto done;
 
     /* Compile, then the cache. */
-    if (!CHECK(&S, sg_cuda_kernel_compile(ctx, plan, 0, &k) == SG_OK, "compile: %s", sg_context_last_error(ctx)))
+    if (!CHECK(&S, sg_cuda_kernel_compile(ctx, plan, 0, &k) == SG_OK, "compile: %s",
+               sg_context_last_error(ctx)))
         goto done;
     CHECK(&S, counts().loads == 1 && stats(ctx).compiles == 1, "one module loaded: %ld", counts().loads);
-    CHECK(&S, sg_cuda_kernel_compile(ctx, plan, 0, &k2) == SG_OK && k2 == k, "a second compile is the same kernel");
+    CHECK(&S, sg_cuda_kernel_compile(ctx, plan, 0, &k2) == SG_OK && k2 == k,
+          "a second compile is the same kernel");
     CHECK(&S, sg_cuda_kernel_compile(ctx, twin, 0, &kt) == SG_OK && kt == k, "i32 shares the f32 kernel");
     CHECK(&S, stats(ctx).hits == 2 && stats(ctx).compiles == 1 && counts().loads == 1,
           "two hits, one compile: %llu hits, %llu compiles, %ld loads", (unsigned long long)stats(ctx).hits,
@@ -175,21 +180,24 @@ static void with_kernels(sg_context *ctx)
     uint32_t grid = 0, block = 0;
     sg_gpu_launch_of(plan, &want, &err);
     sg_cuda_kernel_geometry(k, &grid, &block);
-    CHECK(&S, grid == want.grid_x && block == want.block_x && grid > 0, "geometry %u x %u, expected %u x %u", grid,
-          block, want.grid_x, want.block_x);
+    CHECK(&S, grid == want.grid_x && block == want.block_x && grid > 0, "geometry %u x %u, expected %u x %u",
+          grid, block, want.grid_x, want.block_x);
     uint64_t in = 0, out = 0;
-    if (!CHECK(&S, sg_cuda_alloc(ctx, 0, 4096, &in, &err) == SG_OK && sg_cuda_alloc(ctx, 0, 4096, &out, &err) == SG_OK,
+    if (!CHECK(&S,
+               sg_cuda_alloc(ctx, 0, 4096, &in, &err) == SG_OK &&
+                   sg_cuda_alloc(ctx, 0, 4096, &out, &err) == SG_OK,
                "device memory: %s", err.message))
         goto done;
     CHECK(&S, in % 256 == 0 && out % 256 == 0, "device memory aligned to 256");
     long before = fake_last_launch(&(fake_cuda_launch){0});
-    expect(ctx, sg_cuda_kernel_launch(ctx, k, in + 4, out, NULL), SG_ERR_USAGE, "misaligned input", "input pointer",
-           "not aligned to 16 bytes", (char *)NULL);
+    expect(ctx, sg_cuda_kernel_launch(ctx, k, in + 4, out, NULL), SG_ERR_USAGE, "misaligned input",
+           "input pointer", "not aligned to 16 bytes", (char *)NULL);
     expect(ctx, sg_cuda_kernel_launch(ctx, k, in, out + 8, NULL), SG_ERR_USAGE, "misaligned output",
            "output pointer", "not aligned to 16 bytes", (char *)NULL);
-    expect(ctx, sg_cuda_kernel_launch(ctx, k, in, 0, NULL), SG_ERR_USAGE, "null output", "output pointer is 0",
+    expect(ctx, sg_cuda_kernel_launch(ctx, k, in, 0, NULL), SG_ERR_USAGE, "null output",
+           "output pointer is 0", (char *)NULL);
+    expect(ctx, sg_cuda_kernel_launch(ctx, k, in, in + 16, NULL), SG_ERR_USAGE, "overlap", "overlap",
            (char *)NULL);
-    expect(ctx, sg_cuda_kernel_launch(ctx, k, in, in + 16, NULL), SG_ERR_USAGE, "overlap", "overlap", (char *)NULL);
     CHECK(&S, fake_last_launch(&(fake_cuda_launch){0}) == before, "a refused launch reached the driver");
     CHECK(&S, sg_cuda_kernel_launch(ctx, k, in + 16, out + 32, NULL) == SG_OK, "launch: %s",
           sg_context_last_error(ctx));
@@ -201,10 +209,11 @@ static void with_kernels(sg_context *ctx)
     sg_nest_key_free(&key);
     CHECK(&S, fake_last_launch(&l) == before + 1, "one launch");
     CHECK(&S, strcmp(l.name, symbol) == 0, "launched '%s', expected '%s'", l.name, symbol);
-    CHECK(&S, l.grid[0] == grid && l.grid[1] == 1 && l.grid[2] == 1 && l.block[0] == block && l.block[1] == 1 &&
-                  l.block[2] == 1 && l.shared == 0 && l.stream == NULL,
-          "launch grid %u,%u,%u block %u,%u,%u shared %u", l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-          l.block[2], l.shared);
+    CHECK(&S,
+          l.grid[0] == grid && l.grid[1] == 1 && l.grid[2] == 1 && l.block[0] == block && l.block[1] == 1 &&
+              l.block[2] == 1 && l.shared == 0 && l.stream == NULL,
+          "launch grid %u,%u,%u block %u,%u,%u shared %u", l.grid[0], l.grid[1], l.grid[2], l.block[0],
+          l.block[1], l.block[2], l.shared);
     CHECK(&S, l.in == in + 16 && l.out == out + 32, "parameters 0x%llx 0x%llx", l.in, l.out);
     CHECK(&S, counts().current == 0, "%d contexts left current", counts().current);
 
@@ -219,16 +228,19 @@ static void with_kernels(sg_context *ctx)
     for (uint64_t i = out_bytes; i < out_bytes + 64; i++)
         spared = spared && hout[i] == 0;
     CHECK(&S, marked && spared, "sg_cuda_run: output copied back %d, nothing past it %d", marked, spared);
-    expect(ctx, sg_cuda_run(ctx, k, NULL, hout), SG_ERR_USAGE, "sg_cuda_run without input", "input buffer is NULL",
-           (char *)NULL);
+    expect(ctx, sg_cuda_run(ctx, k, NULL, hout), SG_ERR_USAGE, "sg_cuda_run without input",
+           "input buffer is NULL", (char *)NULL);
 
     /* An empty output launches nothing. */
-    CHECK(&S, sg_cuda_kernel_compile(ctx, empty, 0, &ke) == SG_OK, "compile empty: %s", sg_context_last_error(ctx));
+    CHECK(&S, sg_cuda_kernel_compile(ctx, empty, 0, &ke) == SG_OK, "compile empty: %s",
+          sg_context_last_error(ctx));
     if (ke != NULL) {
         sg_cuda_kernel_geometry(ke, &grid, &block);
         before = fake_last_launch(&l);
         CHECK(&S, grid == 0, "an empty output has grid %u", grid);
-        CHECK(&S, sg_cuda_kernel_launch(ctx, ke, in, out, NULL) == SG_OK && sg_cuda_run(ctx, ke, hin, NULL) == SG_OK,
+        CHECK(&S,
+              sg_cuda_kernel_launch(ctx, ke, in, out, NULL) == SG_OK &&
+                  sg_cuda_run(ctx, ke, hin, NULL) == SG_OK,
               "empty output: %s", sg_context_last_error(ctx));
         CHECK(&S, fake_last_launch(&l) == before, "an empty output was launched");
     }
@@ -250,7 +262,8 @@ static void with_kernels(sg_context *ctx)
     setenv("FAKE_CUDA", "load-fails", 1);
     for (int attempt = 0; attempt < 2; attempt++)
         expect(ctx, sg_cuda_kernel_compile(ctx, fresh, 0, &kf), SG_ERR_INTERNAL, "a PTX load failure",
-               "failed to load CUDA kernel", "CUDA_ERROR_INVALID_PTX", "ptxas fatal: fake log line", (char *)NULL);
+               "failed to load CUDA kernel", "CUDA_ERROR_INVALID_PTX", "ptxas fatal: fake log line",
+               (char *)NULL);
     CHECK(&S, strchr(sg_context_last_error(ctx), '\n') == NULL, "the JIT log is not one line");
     CHECK(&S, stats(ctx).cached == s0.cached && kf == NULL, "a failed compile stays out of the cache");
     fake_cuda_counts c0 = counts();
@@ -258,8 +271,8 @@ static void with_kernels(sg_context *ctx)
     expect(ctx, sg_cuda_run(ctx, k, hin, hout), SG_ERR_NOMEM, "out of device memory", "failed to allocate",
            "CUDA_ERROR_OUT_OF_MEMORY", (char *)NULL);
     setenv("FAKE_CUDA", "launch-fails", 1);
-    expect(ctx, sg_cuda_run(ctx, k, hin, hout), SG_ERR_INTERNAL, "a failed launch", "failed to launch CUDA kernel",
-           "CUDA_ERROR_LAUNCH_FAILED", (char *)NULL);
+    expect(ctx, sg_cuda_run(ctx, k, hin, hout), SG_ERR_INTERNAL, "a failed launch",
+           "failed to launch CUDA kernel", "CUDA_ERROR_LAUNCH_FAILED", (char *)NULL);
     setenv("FAKE_CUDA", "ok", 1);
     CHECK(&S, counts().allocations == c0.allocations && counts().current == 0,
           "failed runs leave %d blocks (was %d), %d contexts current", counts().allocations, c0.allocations,
@@ -303,22 +316,24 @@ static void with_kernels(sg_context *ctx)
         sg_cuda_kernel_release(kk);
         sg_plan_destroy(p);
     }
-    CHECK(&S, stats(ctx).idle == SG_CUDA_IDLE_MAX, "%llu idle kernels, at most %d", (unsigned long long)stats(ctx).idle,
-          SG_CUDA_IDLE_MAX);
-    CHECK(&S, (uint64_t)counts().modules == stats(ctx).cached, "%d modules loaded for %llu kernels", counts().modules,
-          (unsigned long long)stats(ctx).cached);
+    CHECK(&S, stats(ctx).idle == SG_CUDA_IDLE_MAX, "%llu idle kernels, at most %d",
+          (unsigned long long)stats(ctx).idle, SG_CUDA_IDLE_MAX);
+    CHECK(&S, (uint64_t)counts().modules == stats(ctx).cached, "%d modules loaded for %llu kernels",
+          counts().modules, (unsigned long long)stats(ctx).cached);
 
     /* A timer around a device-to-device copy. */
     sg_cuda_timer *timer = NULL;
     double seconds = 0;
     if (CHECK(&S, sg_cuda_timer_create(ctx, 0, &timer, &err) == SG_OK, "timer: %s", err.message)) {
-        CHECK(&S, sg_cuda_timer_start(timer, &err) == SG_OK &&
-                      sg_cuda_copy_on_device(ctx, 0, out, in, 4096, sg_cuda_timer_stream(timer), &err) == SG_OK &&
-                      sg_cuda_timer_stop(timer, &seconds, &err) == SG_OK && seconds > 0,
+        CHECK(&S,
+              sg_cuda_timer_start(timer, &err) == SG_OK &&
+                  sg_cuda_copy_on_device(ctx, 0, out, in, 4096, sg_cuda_timer_stream(timer), &err) == SG_OK &&
+                  sg_cuda_timer_stop(timer, &seconds, &err) == SG_OK && seconds > 0,
               "timed copy: %g s %s", seconds, err.message);
         CHECK(&S, counts().streams == 1 && counts().events == 2, "a timer is a stream and two events");
         sg_cuda_timer_destroy(timer);
-        CHECK(&S, counts().streams == 0 && counts().events == 0, "the timer's stream and events are destroyed");
+        CHECK(&S, counts().streams == 0 && counts().events == 0,
+              "the timer's stream and events are destroyed");
     }
     sg_cuda_free(ctx, 0, in);
     sg_cuda_free(ctx, 0, out);
@@ -350,8 +365,9 @@ static void fake(void)
     }
     sg_cuda_device_info info;
     sg_error err = {0};
-    CHECK(&S, sg_cuda_device_describe(1, &info, &err) == SG_OK && strcmp(info.name, "Fake CUDA Device 1") == 0 &&
-                  info.major == 8 && info.minor == 0 && info.cpu != NULL,
+    CHECK(&S,
+          sg_cuda_device_describe(1, &info, &err) == SG_OK && strcmp(info.name, "Fake CUDA Device 1") == 0 &&
+              info.major == 8 && info.minor == 0 && info.cpu != NULL,
           "device 1: '%s' %d.%d %s", info.name, info.major, info.minor, err.message);
 
     int64_t shape[] = {8, 64};
@@ -359,7 +375,8 @@ static void fake(void)
     sg_cuda_kernel *k = NULL;
     expect(ctx, sg_cuda_kernel_compile(ctx, plan, 2, &k), SG_ERR_USAGE, "device 2 of 2", "CUDA device 2",
            "no such device (2 CUDA devices: 0 to 1)", (char *)NULL);
-    expect(ctx, sg_cuda_kernel_compile(ctx, plan, -1, &k), SG_ERR_USAGE, "device -1", "CUDA device -1", (char *)NULL);
+    expect(ctx, sg_cuda_kernel_compile(ctx, plan, -1, &k), SG_ERR_USAGE, "device -1", "CUDA device -1",
+           (char *)NULL);
 
     /* The code generator's PTX: not there while gpu.c is the interface alone. */
     char *ptx = NULL;
@@ -367,16 +384,18 @@ static void fake(void)
     free(ptx);
     sg_plan_destroy(plan);
     if (st != SG_OK && strstr(err.message, "not built yet") != NULL)
-        printf("cuda: note: the NVPTX code generator is not built yet (%s): the checks that compile kernels are "
-               "skipped\n",
-               err.message);
+        printf(
+            "cuda: note: the NVPTX code generator is not built yet (%s): the checks that compile kernels are "
+            "skipped\n",
+            err.message);
     else
         with_kernels(ctx);
 
     sg_context_destroy(ctx);
     fake_cuda_counts c = counts();
-    CHECK(&S, c.allocations == 0 && c.modules == 0 && c.streams == 0 && c.events == 0 && c.retained == 0 &&
-                  c.current == 0,
+    CHECK(&S,
+          c.allocations == 0 && c.modules == 0 && c.streams == 0 && c.events == 0 && c.retained == 0 &&
+              c.current == 0,
           "after sg_context_destroy: %d blocks, %d modules, %d streams, %d events, %d context references, "
           "%d current",
           c.allocations, c.modules, c.streams, c.events, c.retained, c.current);
