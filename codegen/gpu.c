@@ -618,10 +618,12 @@ static int64_t input_alignment(const sg_plan *p)
     return a;
 }
 
+/* An attribute this LLVM knows ("nocapture" is gone from LLVM 21 on). */
 static void add_attr(gpu *g, LLVMAttributeIndex index, const char *name)
 {
     unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-    LLVMAddAttributeAtIndex(g->fn, index, LLVMCreateEnumAttribute(g->c, kind, 0));
+    if (kind != 0)
+        LLVMAddAttributeAtIndex(g->fn, index, LLVMCreateEnumAttribute(g->c, kind, 0));
 }
 
 bool sg_target_is_gpu(const sg_target *t)

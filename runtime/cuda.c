@@ -372,7 +372,7 @@ static sg_cuda_kernel *evict(sg_cuda_state *s)
 /* The primary context of `device` (ready), retained once per sg_context. */
 static sg_status primary_context(sg_context *ctx, int device, CUcontext *out, sg_error *err)
 {
-    sg_cuda_state *s;
+    sg_cuda_state *s = NULL;
     pthread_mutex_lock(&ctx->lock);
     sg_status st = get_state(ctx, &s, err);
     CUcontext have = st == SG_OK ? s->primary[device] : NULL;
@@ -524,7 +524,7 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int device, sg_cu
 {
     sg_nest_key key = {0};
     sg_gpu_launch launch;
-    sg_cuda_state *s;
+    sg_cuda_state *s = NULL;
     sg_cuda_kernel *k = NULL;
     if (device_ready(device, err) != SG_OK || sg_gpu_launch_of(plan, &launch, err) != SG_OK ||
         sg_nest_key_make(plan, &key, err) != SG_OK)
