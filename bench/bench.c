@@ -374,8 +374,9 @@ sg_status sg_bench_from_context(sg_context *ctx, sg_status st, sg_error *err, co
     return sg_fail(err, st, "failed to benchmark '%s': %s", name, sg_context_last_error(ctx));
 }
 
-sg_status sg_bench_case_plan(sg_context *ctx, const bench_case *c, const int64_t *shape, sg_plan **plan,
-                             char **spec_text, sg_error *err)
+/* The plan of case c, and its spec in command-line form (malloc'd). */
+static sg_status case_plan(sg_context *ctx, const bench_case *c, const int64_t *shape, sg_plan **plan,
+                           char **spec_text, sg_error *err)
 {
     sg_spec *spec = NULL;
     sg_status st;
@@ -402,6 +403,26 @@ sg_status sg_bench_case_plan(sg_context *ctx, const bench_case *c, const int64_t
         return sg_fail(err, SG_ERR_NOMEM, "failed to benchmark '%s': out of memory", c->name);
     }
     return SG_OK;
+}
+
+sg_status sg_bench_case_prepare(bench *b, sg_context *ctx, const bench_case *c, const int64_t *shape,
+                                case_result *r, sg_plan **plan, sg_error *err)
+{
+    sg_status st;
+    *r = (case_result){.c = c};
+    memcpy(r->shape, shape, sizeof r->shape);
+    if ((st = case_plan(ctx, c, shape, plan, &r->spec, err)) != SG_OK)
+        return st;
+    r->out_rank = sg_plan_output_rank(*plan);
+    memcpy(r->out_shape, sg_plan_output_shape(*plan), r->out_rank * sizeof *r->out_shape);
+    r->bytes = sg_plan_output_bytes(*plan);
+    r->in_bytes = sg_plan_input_bytes(*plan);
+    sg_bench_progress(b, "%s: counting traffic", c->name);
+    if ((st = sg_bench_traffic(*plan, &r->traffic, err)) != SG_OK) {
+        sg_plan_destroy(*plan);
+        *plan = NULL;
+    }
+    return st;
 }
 
 void *sg_bench_buffer(uint64_t n, bool pattern)
@@ -435,17 +456,8 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
     op o = {ctx, NULL, NULL, NULL, NULL, 0, 1, SG_OK};
     int samples;
 
-    *r = (case_result){.c = c};
-    memcpy(r->shape, shape, sizeof r->shape);
-    if ((st = sg_bench_case_plan(ctx, c, shape, &plan, &r->spec, err)) != SG_OK)
+    if ((st = sg_bench_case_prepare(b, ctx, c, shape, r, &plan, err)) != SG_OK)
         return st;
-    r->out_rank = sg_plan_output_rank(plan);
-    memcpy(r->out_shape, sg_plan_output_shape(plan), r->out_rank * sizeof *r->out_shape);
-    r->bytes = sg_plan_output_bytes(plan);
-    r->in_bytes = sg_plan_input_bytes(plan);
-    sg_bench_progress(b, "%s: counting traffic", c->name);
-    if ((st = sg_bench_traffic(plan, &r->traffic, err)) != SG_OK)
-        goto done;
     /* memcpy copies the output's bytes from the input buffer, which may be smaller (TensorRT borders). */
     in = sg_bench_buffer(r->in_bytes > r->bytes ? r->in_bytes : r->bytes, true);
     out = sg_bench_buffer(r->bytes, false);

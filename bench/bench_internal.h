@@ -112,10 +112,11 @@ typedef struct text {
 
 /* The suite, in the order it runs; *count cases. */
 const bench_case *sg_bench_cases(int *count);
-/* The plan of case c on an input of `shape`, and its spec in command-line
- * form (malloc'd). */
-sg_status sg_bench_case_plan(sg_context *ctx, const bench_case *c, const int64_t *shape, sg_plan **plan,
-                             char **spec_text, sg_error *err);
+/* The plan of case c on an input of `shape`, and *r started: the case, its
+ * shapes, its spec in command-line form (malloc'd; sg_bench_run frees it),
+ * its output and input bytes and its traffic. On failure *plan is NULL. */
+sg_status sg_bench_case_prepare(bench *b, sg_context *ctx, const bench_case *c, const int64_t *shape,
+                                case_result *r, sg_plan **plan, sg_error *err);
 /* A 64-byte aligned buffer of at least n bytes, every page written: with a
  * pseudo-random pattern, or zeros. NULL when out of memory; free() it. */
 void *sg_bench_buffer(uint64_t n, bool pattern);

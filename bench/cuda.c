@@ -91,17 +91,8 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
     unsigned char *in = NULL, *want = NULL, *got = NULL;
     sg_status st;
 
-    *r = (case_result){.c = c};
-    memcpy(r->shape, shape, sizeof r->shape);
-    if ((st = sg_bench_case_plan(ctx, c, shape, &plan, &r->spec, err)) != SG_OK)
+    if ((st = sg_bench_case_prepare(b, ctx, c, shape, r, &plan, err)) != SG_OK)
         return st;
-    r->out_rank = sg_plan_output_rank(plan);
-    memcpy(r->out_shape, sg_plan_output_shape(plan), r->out_rank * sizeof *r->out_shape);
-    r->bytes = sg_plan_output_bytes(plan);
-    r->in_bytes = sg_plan_input_bytes(plan);
-    sg_bench_progress(b, "%s: counting traffic", c->name);
-    if ((st = sg_bench_traffic(plan, &r->traffic, err)) != SG_OK)
-        goto done;
     /* The copy reads the output's bytes from the input buffer, which may be smaller (TensorRT borders). */
     uint64_t in_room = r->in_bytes > r->bytes ? r->in_bytes : r->bytes;
     in = sg_bench_buffer(in_room, true);
