@@ -367,12 +367,6 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
 done:
     if (err->status != SG_OK)
         sg_aot_output_free(out);
-    if (m)
-        LLVMDisposeModule(m);
-    if (c)
-        LLVMContextDispose(c);
-    if (tm)
-        LLVMDisposeTargetMachine(tm);
-    sg_target_fini(&t);
+    sg_target_release(&t, tm, c, m);
     return err->status;
 }

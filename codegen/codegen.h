@@ -244,6 +244,9 @@ sg_status sg_llvm_init(sg_error *err);
 sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, const char *features,
                          sg_error *err);
 void sg_target_fini(sg_target *t);
+/* What a one-off compile made, disposed of: the module, its context, the
+ * target machine (each may be NULL), then sg_target_fini(t). */
+void sg_target_release(sg_target *t, LLVMTargetMachineRef tm, LLVMContextRef c, LLVMModuleRef m);
 /* Before the first compile for a named target: compiles probe kernels for
  * it in a child process, so that an unknown CPU or a combination that LLVM
  * would abort on becomes SG_ERR_USAGE with LLVM's words; refuses

@@ -807,12 +807,6 @@ done:
     LLVMDisposeMessage(message);
     if (buffer)
         LLVMDisposeMemoryBuffer(buffer);
-    if (m)
-        LLVMDisposeModule(m);
-    if (c)
-        LLVMContextDispose(c);
-    if (tm)
-        LLVMDisposeTargetMachine(tm);
-    sg_target_fini(&t);
+    sg_target_release(&t, tm, c, m);
     return err->status;
 }

@@ -193,6 +193,17 @@ void sg_target_fini(sg_target *t)
     memset(t, 0, sizeof *t);
 }
 
+void sg_target_release(sg_target *t, LLVMTargetMachineRef tm, LLVMContextRef c, LLVMModuleRef m)
+{
+    if (m)
+        LLVMDisposeModule(m);
+    if (c)
+        LLVMContextDispose(c);
+    if (tm)
+        LLVMDisposeTargetMachine(tm);
+    sg_target_fini(t);
+}
+
 sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachineRef *tm, sg_error *err)
 {
     static const LLVMCodeGenOptLevel levels[] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
@@ -447,13 +458,7 @@ sg_status sg_codegen_ir_text(const sg_plan *plan, int opt_level, char **text, sg
     if (*text == NULL)
         sg_fail(err, SG_ERR_NOMEM, "failed to print kernel IR: out of memory");
 done:
-    if (m)
-        LLVMDisposeModule(m);
-    if (ctx)
-        LLVMContextDispose(ctx);
-    if (tm)
-        LLVMDisposeTargetMachine(tm);
-    sg_target_fini(&t);
+    sg_target_release(&t, tm, ctx, m);
     sg_nest_key_free(&key);
     return err->status;
 }
