@@ -4,7 +4,7 @@
  * timers) that the command line, the benchmark and the tests use.
  *
  * Nothing of CUDA is needed to build this file: the few types and values of
- * cuda.h it uses are declared below, and the entry points are looked up
+ * cuda.h it uses are declared in cuda_driver.h, and the entry points are looked up
  * with dlsym under the names cuda.h maps them to (cuMemAlloc is
  * cuMemAlloc_v2, ...).
  *
@@ -21,29 +21,10 @@
 #include <time.h>
 
 #include "../codegen/codegen.h"
+#include "cuda_driver.h"
 #include "runtime.h"
 
 /* ---- the driver API --------------------------------------------------------------- */
-
-typedef int CUresult;
-typedef int CUdevice;
-typedef unsigned long long CUdeviceptr;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
-typedef struct CUstream_st *CUstream;
-typedef struct CUevent_st *CUevent;
-typedef int CUjit_option;
-
-enum { CUDA_SUCCESS = 0, CUDA_ERROR_OUT_OF_MEMORY = 2, CUDA_ERROR_NO_DEVICE = 100 };
-enum { CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76 };
-enum {
-    CU_JIT_INFO_LOG_BUFFER = 3,
-    CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
-    CU_JIT_ERROR_LOG_BUFFER = 5,
-    CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
-};
-enum { CU_EVENT_DEFAULT = 0, CU_STREAM_NON_BLOCKING = 1 };
 
 typedef struct driver {
     CUresult (*GetErrorName)(CUresult, const char **);

@@ -27,17 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../runtime/cuda_driver.h"
 #include "fake_cuda.h"
-
-typedef int CUresult;
-typedef int CUdevice;
-typedef unsigned long long CUdeviceptr;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
-typedef struct CUstream_st *CUstream;
-typedef struct CUevent_st *CUevent;
-typedef int CUjit_option;
 
 enum {
     SUCCESS = 0,
@@ -213,9 +204,9 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice device)
         sscanf(cc, "%d.%d", &major, &minor);
     if (device < 0 || device >= devices())
         return INVALID_DEVICE;
-    if (attribute == 75)
+    if (attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
         *value = major;
-    else if (attribute == 76)
+    else if (attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
         *value = minor;
     else
         return INVALID_VALUE;
@@ -285,16 +276,16 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned n, CUj
     int error_at = -1, info_at = -1;
     for (unsigned i = 0; i < n; i++) {
         switch (options[i]) {
-        case 3:
+        case CU_JIT_INFO_LOG_BUFFER:
             info_log = values[i];
             break;
-        case 4:
+        case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
             info_size = (unsigned)(uintptr_t)values[i], info_at = (int)i;
             break;
-        case 5:
+        case CU_JIT_ERROR_LOG_BUFFER:
             error_log = values[i];
             break;
-        case 6:
+        case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
             error_size = (unsigned)(uintptr_t)values[i], error_at = (int)i;
             break;
         default:
