@@ -76,26 +76,27 @@ fi
 # ---- errors: exit 2, one line naming the file, nothing written ----
 echo "old object" > keep.o
 echo "old header" > keep.h
+keep_files
 faults=$(python3 "$MAKE_MODEL" --help | tr -d '\n ' | sed 's/.*everyfault://; s/--all.*//; s/,/ /g')
 [ "$(echo $faults | wc -w)" -ge 25 ] && ok || bad "the generator lists too few faults: $faults"
 for fault in $faults; do
-    expect_output_error "failed to read model 'models/$fault.xml': " aot models/$fault.xml -o keep.o --header keep.h
-    expect_output_error "failed to read model 'models/$fault.xml': " aot models/$fault.xml -o new.o --header new.h
+    expect_error 2 "failed to read model 'models/$fault.xml': " aot models/$fault.xml -o keep.o --header keep.h
+    expect_error 2 "failed to read model 'models/$fault.xml': " aot models/$fault.xml -o new.o --header new.h
 done
-expect_output_error "layer 'backbone/crop.0' id 7, attribute begin_mask = '1,2,0,0'" aot models/bad-mask-value.xml -o keep.o
-expect_output_error "layer 'backbone/crop.0' id 7, attribute end_mask" aot models/missing-end-mask.xml -o keep.o
-expect_output_error "attribute to-layer = 999" aot models/edge-to-missing-layer.xml -o keep.o
-expect_output_error "offset = 408 + size = 32 > 416 bytes" aot models/const-past-end.xml -o keep.o
-expect_output_error "attribute size = 24; shape '4' of i64 needs 32 bytes" aot models/const-size-mismatch.xml -o keep.o
-expect_output_error "cannot open the weights file" aot models/missing-bin.xml -o keep.o
-expect_output_error "not well-formed XML" aot models/truncated.xml -o keep.o
-expect_output_error "cannot open" aot models/no-such-model.xml -o keep.o --header keep.h
-expect_output_error "'slicegen aot' needs -o OUT" aot models/model.xml --header keep.h
-expect_output_error "'slicegen aot' needs a model" aot -o keep.o
-expect_output_error "bad --prefix '1x'" aot models/model.xml -o keep.o --prefix 1x
-expect_output_error "unknown output kind" aot models/model.xml -o new.obj
-expect_output_error "is not a recognized processor" aot models/model.xml -o keep.o --header keep.h --target aarch64-linux-gnu --cpu nope
-expect_output_error "--name is not an option of 'slicegen aot'" aot models/model.xml -o keep.o --name k
+expect_error 2 "layer 'backbone/crop.0' id 7, attribute begin_mask = '1,2,0,0'" aot models/bad-mask-value.xml -o keep.o
+expect_error 2 "layer 'backbone/crop.0' id 7, attribute end_mask" aot models/missing-end-mask.xml -o keep.o
+expect_error 2 "attribute to-layer = 999" aot models/edge-to-missing-layer.xml -o keep.o
+expect_error 2 "offset = 408 + size = 32 > 416 bytes" aot models/const-past-end.xml -o keep.o
+expect_error 2 "attribute size = 24; shape '4' of i64 needs 32 bytes" aot models/const-size-mismatch.xml -o keep.o
+expect_error 2 "cannot open the weights file" aot models/missing-bin.xml -o keep.o
+expect_error 2 "not well-formed XML" aot models/truncated.xml -o keep.o
+expect_error 2 "cannot open" aot models/no-such-model.xml -o keep.o --header keep.h
+expect_error 2 "'slicegen aot' needs -o OUT" aot models/model.xml --header keep.h
+expect_error 2 "'slicegen aot' needs a model" aot -o keep.o
+expect_error 2 "bad --prefix '1x'" aot models/model.xml -o keep.o --prefix 1x
+expect_error 2 "unknown output kind" aot models/model.xml -o new.obj
+expect_error 2 "is not a recognized processor" aot models/model.xml -o keep.o --header keep.h --target aarch64-linux-gnu --cpu nope
+expect_error 2 "--name is not an option of 'slicegen aot'" aot models/model.xml -o keep.o --name k
 
 # Limits through the model: a data input of more than 2^63 - 1 bytes skips
 # its layers with the planner's reason; a dimension past int64 is malformed.
@@ -105,7 +106,7 @@ sed 's|<dim>8</dim>|<dim>99999999999999999999</dim>|' models/model.xml > past.xm
 "$SLICEGEN" aot huge.xml -o huge.o > stdout.txt 2> stderr.txt
 [ $? -eq 0 ] && grep -q "skipping layer 'backbone/crop.0' (id 7, StridedSlice): failed to plan slice: the input has more than 2^63 - 1 bytes" stderr.txt \
     && ok || bad "a data input past 2^63 - 1 bytes: $(cat stderr.txt)"
-expect_output_error "a dimension is not a count, -1, ? or a range (layer 'image' id 0, output port 0, dim '99999999999999999999')" \
+expect_error 2 "a dimension is not a count, -1, ? or a range (layer 'image' id 0, output port 0, dim '99999999999999999999')" \
     aot past.xml -o keep.o --header keep.h
 
 # A model whose only slice layer cannot be compiled.

@@ -19,29 +19,8 @@ json_ok() {
     check "$1 $(echo "${@:2}")" "$PYTHON" "$CHECK_JSON" "$@"
 }
 
-# expect_error TEXT ARGS...: `slicegen ARGS` (run as "${PREFIX[@]}" slicegen
-# ARGS) exits $EXPECT_RC (2) with one line on stderr, "slicegen: error: ..."
-# containing TEXT, and writes nothing here.
-PREFIX=()
-EXPECT_RC=2
-expect_error() {
-    local text=$1 rc lines
-    shift
-    "${PREFIX[@]}" "$SLICEGEN" "$@" > stdout.txt 2> stderr.txt
-    rc=$?
-    lines=$(wc -l < stderr.txt)
-    if [ "$rc" -ne "$EXPECT_RC" ]; then bad "exit $rc, expected $EXPECT_RC: $*"; cat stderr.txt >&2; return; fi
-    if [ "$lines" -ne 1 ]; then bad "$lines lines on stderr, expected 1: $*"; cat stderr.txt >&2; return; fi
-    if ! grep -q "^slicegen: error: " stderr.txt || ! grep -qF -- "$text" stderr.txt; then
-        bad "message lacks '$text': $(cat stderr.txt)"
-        return
-    fi
-    if ls | grep -q -e 'slicegen-tmp' -e '^new'; then bad "a file was left behind: $* ($(ls))"; return; fi
-    if [ "$(cat keep.json)" != "old" ]; then bad "keep.json changed: $*"; return; fi
-    ok
-}
-
 echo old > keep.json
+keep_files
 
 # The whole suite, quick.
 if "$SLICEGEN" bench --quick --json all.json > table.txt 2> err.txt; then
@@ -90,33 +69,30 @@ else
 fi
 
 # Usage errors, before anything is measured.
-expect_error "bad --threads '0'" bench --quick --threads 0
-expect_error "bad --threads 'x'" bench --threads x
-expect_error "bad --threads '1025'" bench --threads 1025
-expect_error "--case 'nomatch' matches no case" bench --quick --case nomatch --json new.json
-expect_error "--threads is for CPU kernels: it cannot be combined with --device cuda" bench --device cuda --threads 2
-expect_error "unknown --device 'tpu'" bench --device tpu
-expect_error "unknown option '--frobnicate'" bench --frobnicate
-expect_error "unknown option '-x'" bench -x
-expect_error "unexpected argument 'extra'" bench extra
-expect_error "option '--json' needs a value" bench --json
-expect_error "-O2 is not an option of 'slicegen bench'" bench -O2
-expect_error "--shape is not an option of 'slicegen bench'" bench --shape 2,2
-expect_error "--quick is not an option of 'slicegen plan'" plan '[1:]' --shape 4 --dtype f32 --quick
-PREFIX=(env PATH=/nonexistent)
-expect_error "--plot needs gnuplot (Debian: gnuplot-nox)" bench --quick --plot new.png
-PREFIX=()
-expect_error "--plot: --case 'compile' selects only compile figures" bench --case compile --plot new.png
-expect_error "no-such-folder" bench --quick --case tiny --json no-such-folder/new.json
-expect_error "the path names a folder" bench --quick --case tiny --json .
-expect_error "no-such-folder" bench --quick --case tiny --json keep.json --plot no-such-folder/new.png
+expect_error 2 "bad --threads '0'" bench --quick --threads 0
+expect_error 2 "bad --threads 'x'" bench --threads x
+expect_error 2 "bad --threads '1025'" bench --threads 1025
+expect_error 2 "--case 'nomatch' matches no case" bench --quick --case nomatch --json new.json
+expect_error 2 "--threads is for CPU kernels: it cannot be combined with --device cuda" bench --device cuda --threads 2
+expect_error 2 "unknown --device 'tpu'" bench --device tpu
+expect_error 2 "unknown option '--frobnicate'" bench --frobnicate
+expect_error 2 "unknown option '-x'" bench -x
+expect_error 2 "unexpected argument 'extra'" bench extra
+expect_error 2 "option '--json' needs a value" bench --json
+expect_error 2 "-O2 is not an option of 'slicegen bench'" bench -O2
+expect_error 2 "--shape is not an option of 'slicegen bench'" bench --shape 2,2
+expect_error 2 "--quick is not an option of 'slicegen plan'" plan '[1:]' --shape 4 --dtype f32 --quick
+RUN_WITH="env PATH=/nonexistent" expect_error 2 "--plot needs gnuplot (Debian: gnuplot-nox)" bench --quick --plot new.png
+expect_error 2 "--plot: --case 'compile' selects only compile figures" bench --case compile --plot new.png
+expect_error 2 "no-such-folder" bench --quick --case tiny --json no-such-folder/new.json
+expect_error 2 "the path names a folder" bench --quick --case tiny --json .
+expect_error 2 "no-such-folder" bench --quick --case tiny --json keep.json --plot no-such-folder/new.png
 # A failure at the end, once measured (gnuplot fails): exit 1, the JSON as it was.
 mkdir bin
 printf '#!/bin/sh\necho "gnuplot: broken" >&2\nexit 3\n' > bin/gnuplot
 chmod +x bin/gnuplot
-PREFIX=(env "PATH=$PWD/bin:$PATH") EXPECT_RC=1
-expect_error "gnuplot exited with status 3 (gnuplot: broken)" bench --quick --case tiny --json keep.json --plot new.png
-PREFIX=() EXPECT_RC=2
+RUN_WITH="env PATH=$PWD/bin:$PATH" \
+    expect_error 1 "gnuplot exited with status 3 (gnuplot: broken)" bench --quick --case tiny --json keep.json --plot new.png
 
 "$SLICEGEN" bench --help > help.txt && grep -q "^usage: slicegen bench" help.txt && ok || bad "bench --help"
 "$SLICEGEN" --help | grep -q "slicegen bench \[--quick\]" && ok || bad "--help lacks bench"

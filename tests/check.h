@@ -2,12 +2,15 @@
  * passed or failed check in the suite `s` (any struct with a `counts`
  * member) and prints the file, line and message of a failure; finish()
  * prints the closing line "NAME: N passed, M failed" and gives the exit
- * status. Thread-safe. */
+ * status. Thread-safe. Then two helpers of the tests that compare engines
+ * byte for byte. */
 #ifndef SG_TEST_CHECK_H
 #define SG_TEST_CHECK_H
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct check_counts {
@@ -44,6 +47,28 @@ static inline int finish(const char *name, const check_counts *c)
 {
     printf("%s: %d passed, %d failed\n", name, c->passed, c->failed);
     return c->failed != 0;
+}
+
+/* ---- helpers of the engine tests ---- */
+
+/* The offset of the first byte where a and b differ; -1 if none. */
+static inline long first_difference(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return (long)i;
+    return -1;
+}
+
+/* v[0..n) in ascending order (n is a handful: the cuts of a split). */
+static inline void sort_cuts(int64_t *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            int64_t x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
 }
 
 #endif /* SG_TEST_CHECK_H */

@@ -7,21 +7,6 @@ SLICEGEN=$(realpath "${1:?usage: cli_test.sh path/to/slicegen}")
 GOLDEN=$(cd "$(dirname "$0")/golden" && pwd)
 . "$(dirname "$0")/lib.sh"
 
-# expect_error STATUS TEXT ARGS...: exit STATUS, one stderr line with TEXT, no out.npy.
-expect_error() {
-    local want=$1 text=$2; shift 2
-    rm -f out.npy
-    "$SLICEGEN" "$@" > stdout.txt 2> stderr.txt
-    local rc=$?
-    local lines=$(wc -l < stderr.txt)
-    if [ "$rc" -ne "$want" ]; then bad "exit $rc, expected $want: $*"; cat stderr.txt >&2; return; fi
-    if [ "$lines" -ne 1 ]; then bad "$lines lines on stderr, expected 1: $*"; cat stderr.txt >&2; return; fi
-    if ! grep -q "^slicegen: error: .*$text" stderr.txt; then bad "message lacks '$text': $(cat stderr.txt)"; return; fi
-    if [ -e out.npy ]; then bad "an output file was left behind: $*"; return; fi
-    if ls | grep -q 'slicegen-tmp'; then bad "a temporary file was left behind: $*"; return; fi
-    ok
-}
-
 # i32 [2,3] = 0..5, and a big-endian and a Fortran-order file.
 make_npy a.npy '<i4' '(2, 3)' '\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00'
 make_npy be.npy '>i4' '(1,)' '\x00\x00\x00\x01'
@@ -64,31 +49,31 @@ cp a.npy keep.npy
 
 # ---- errors: exit 2, one line, no output ----
 expect_error 2 "unknown command 'frobnicate'" frobnicate
-expect_error 2 "stride must not be zero" run --op StridedSlice --begin 0 --end 1 --stride 0 --in a.npy --out out.npy
-expect_error 2 "index out of range" run '[5]' --in a.npy --out out.npy
-expect_error 2 "expected ',' or ']' at column 5" run '[1:2;]' --in a.npy --out out.npy
-expect_error 2 "is not an option of --op Slice" run --op Slice --start 0 --stop 1 --begin-mask 1 --in a.npy --out out.npy
-expect_error 2 "cannot be combined with --op" run '[1:]' --op Slice --start 0 --stop 1 --in a.npy --out out.npy
-expect_error 2 "unknown option '--bogus'" run '[1:]' --bogus 1 --in a.npy --out out.npy
+expect_error 2 "stride must not be zero" run --op StridedSlice --begin 0 --end 1 --stride 0 --in a.npy --out new.npy
+expect_error 2 "index out of range" run '[5]' --in a.npy --out new.npy
+expect_error 2 "expected ',' or ']' at column 5" run '[1:2;]' --in a.npy --out new.npy
+expect_error 2 "is not an option of --op Slice" run --op Slice --start 0 --stop 1 --begin-mask 1 --in a.npy --out new.npy
+expect_error 2 "cannot be combined with --op" run '[1:]' --op Slice --start 0 --stop 1 --in a.npy --out new.npy
+expect_error 2 "unknown option '--bogus'" run '[1:]' --bogus 1 --in a.npy --out new.npy
 expect_error 2 "needs --in IN.npy and --out OUT.npy" run '[1:]' --in a.npy
-expect_error 2 "--shape is not an option of 'slicegen run'" run '[1:]' --shape 2 --in a.npy --out out.npy
-expect_error 2 "--out is not an option of 'slicegen plan'" plan '[1:]' --shape 2 --dtype f32 --out out.npy
-expect_error 2 "unknown --engine 'gpu'" run '[1:]' --engine gpu --in a.npy --out out.npy
-expect_error 2 "bad --threads '0'" run '[1:]' --threads 0 --in a.npy --out out.npy
-expect_error 2 "No such file" run '[1:]' --in missing.npy --out out.npy
-expect_error 2 "big-endian" run '[1:]' --in be.npy --out out.npy
-expect_error 2 "Fortran" run '[1:]' --in fortran.npy --out out.npy
-expect_error 2 "junk.npy" run '[1:]' --in junk.npy --out out.npy
+expect_error 2 "--shape is not an option of 'slicegen run'" run '[1:]' --shape 2 --in a.npy --out new.npy
+expect_error 2 "--out is not an option of 'slicegen plan'" plan '[1:]' --shape 2 --dtype f32 --out new.npy
+expect_error 2 "unknown --engine 'gpu'" run '[1:]' --engine gpu --in a.npy --out new.npy
+expect_error 2 "bad --threads '0'" run '[1:]' --threads 0 --in a.npy --out new.npy
+expect_error 2 "No such file" run '[1:]' --in missing.npy --out new.npy
+expect_error 2 "big-endian" run '[1:]' --in be.npy --out new.npy
+expect_error 2 "Fortran" run '[1:]' --in fortran.npy --out new.npy
+expect_error 2 "junk.npy" run '[1:]' --in junk.npy --out new.npy
 expect_error 2 "does not exist" run '[1:]' --in a.npy --out no/such/dir/out.npy
 mkdir folder
 expect_error 2 "names a folder" run '[1:]' --in a.npy --out folder
-expect_error 2 "it is a folder" run '[1:]' --in folder --out out.npy
+expect_error 2 "it is a folder" run '[1:]' --in folder --out new.npy
 expect_error 2 "unknown --dtype 'f128'" plan '[1:]' --shape 2 --dtype f128
 expect_error 2 "bad --shape '2,x'" plan '[1:]' --shape 2,x --dtype f32
 expect_error 2 "either --in or --shape" plan '[1:]' --shape 2 --dtype f32 --in a.npy
 expect_error 2 "strict mode coordinate outside" plan --op TrtSlice --start 0 --size 3 --shape 2 --dtype f32
 expect_error 2 "needs a value" run '[1:]' --in a.npy --out
-expect_error 2 "-O2 is not an option of 'slicegen run'" run '[1:]' -O2 --in a.npy --out out.npy
+expect_error 2 "-O2 is not an option of 'slicegen run'" run '[1:]' -O2 --in a.npy --out new.npy
 expect_error 2 "unknown option '-O7'" ir '[1:]' --shape 4 --dtype f32 -O7
 expect_error 2 "index out of range" ir '[7]' --shape 4 --dtype f32
 "$SLICEGEN" > stdout.txt 2> stderr.txt

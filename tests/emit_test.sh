@@ -117,27 +117,28 @@ fi
 # ---- errors: exit 2, one line, nothing written, existing files untouched ----
 echo "old object" > keep.o
 echo "old header" > keep.h
-expect_output_error "unknown output kind (the extension must be .o, .a, .s, .ll or .ptx)" emit "${ONE[@]}" -o new.txt --header keep.h
-expect_output_error "unknown output kind" emit "${ONE[@]}" -o new --header new.h
-expect_output_error "bad --name '2x': a kernel name must be a C identifier" emit "${ONE[@]}" -o keep.o --header keep.h --name 2x
-expect_output_error "bad --name 'int'" emit "${ONE[@]}" -o keep.o --header keep.h --name int
-expect_output_error "bad --name 'a-b'" emit "${ONE[@]}" -o keep.o --header keep.h --name a-b
-expect_output_error 'No available targets are compatible with triple "no-such-triple"' \
+keep_files
+expect_error 2 "unknown output kind (the extension must be .o, .a, .s, .ll or .ptx)" emit "${ONE[@]}" -o new.txt --header keep.h
+expect_error 2 "unknown output kind" emit "${ONE[@]}" -o new --header new.h
+expect_error 2 "bad --name '2x': a kernel name must be a C identifier" emit "${ONE[@]}" -o keep.o --header keep.h --name 2x
+expect_error 2 "bad --name 'int'" emit "${ONE[@]}" -o keep.o --header keep.h --name int
+expect_error 2 "bad --name 'a-b'" emit "${ONE[@]}" -o keep.o --header keep.h --name a-b
+expect_error 2 'No available targets are compatible with triple "no-such-triple"' \
     emit "${ONE[@]}" -o keep.o --header keep.h --target no-such-triple
-expect_output_error "'no-such-cpu' is not a recognized processor for this target" \
+expect_error 2 "'no-such-cpu' is not a recognized processor for this target" \
     emit "${ONE[@]}" -o keep.o --header keep.h --target aarch64-linux-gnu --cpu no-such-cpu
-expect_output_error "'no-such-cpu' is not a recognized processor" emit "${ONE[@]}" -o keep.o --header keep.h --cpu no-such-cpu
-expect_output_error "RV64 target requires an RV64 CPU" \
+expect_error 2 "'no-such-cpu' is not a recognized processor" emit "${ONE[@]}" -o keep.o --header keep.h --cpu no-such-cpu
+expect_error 2 "RV64 target requires an RV64 CPU" \
     emit "${ONE[@]}" -o keep.o --header keep.h --target riscv64-linux-gnu --cpu generic-rv32
-expect_output_error "64-bit code requested on a subtarget that doesn't support it" \
+expect_error 2 "64-bit code requested on a subtarget that doesn't support it" \
     emit "${ONE[@]}" -o keep.o --header keep.h --target x86_64-linux-gnu --cpu i386
-expect_output_error "big-endian targets are not supported" emit "${ONE[@]}" -o keep.o --header keep.h --target powerpc64-linux-gnu
-expect_output_error "'slicegen emit' needs -o OUT" emit "${ONE[@]}" --header keep.h
-expect_output_error "--header and -o name the same file" emit "${ONE[@]}" -o keep.o --header keep.o
-expect_output_error "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o keep.o --header no-such-folder/k.h
-expect_output_error "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o no-such-folder/k.o --header keep.h
-expect_output_error "slice step cannot be zero" emit '[::0]' --shape 4 --dtype f32 -o keep.o --header keep.h
-expect_output_error "--prefix is not an option of 'slicegen emit'" emit "${ONE[@]}" -o keep.o --prefix p
+expect_error 2 "big-endian targets are not supported" emit "${ONE[@]}" -o keep.o --header keep.h --target powerpc64-linux-gnu
+expect_error 2 "'slicegen emit' needs -o OUT" emit "${ONE[@]}" --header keep.h
+expect_error 2 "--header and -o name the same file" emit "${ONE[@]}" -o keep.o --header keep.o
+expect_error 2 "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o keep.o --header no-such-folder/k.h
+expect_error 2 "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o no-such-folder/k.o --header keep.h
+expect_error 2 "slice step cannot be zero" emit '[::0]' --shape 4 --dtype f32 -o keep.o --header keep.h
+expect_error 2 "--prefix is not an option of 'slicegen emit'" emit "${ONE[@]}" -o keep.o --prefix p
 check "emit --help" "$SLICEGEN" emit --help
 check "aot --help" "$SLICEGEN" aot --help
 

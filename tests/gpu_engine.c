@@ -10,6 +10,7 @@
 
 #include "../codegen/codegen.h"
 #include "../runtime/runtime.h"
+#include "check.h"
 #include "gpu_engine.h"
 
 struct gpu_engine {
@@ -62,14 +63,6 @@ bool gpu_engine_has_device(const gpu_engine *e, const char **why)
 {
     *why = e->why;
     return e->device;
-}
-
-static long first_difference(const unsigned char *a, const unsigned char *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return (long)i;
-    return -1;
 }
 
 static const char *compare(const unsigned char *want, const unsigned char *got, size_t bytes, size_t guard,
@@ -163,13 +156,7 @@ const char *gpu_engine_check(gpu_engine *e, const sg_plan *plan, int opt_level, 
     int64_t t = launch.threads, cut[5] = {0, 0, 0, 0, t};
     for (int i = 1; i < 4; i++)
         cut[i] = t ? (int64_t)(cuts[i] % (uint64_t)(t + 1)) : 0;
-    for (int i = 1; i < 4; i++)
-        for (int j = i + 1; j < 4; j++)
-            if (cut[j] < cut[i]) {
-                int64_t x = cut[i];
-                cut[i] = cut[j];
-                cut[j] = x;
-            }
+    sort_cuts(cut + 1, 3);
     running = sg_plan_to_text(plan);
     fflush(stdout);
     signal(SIGILL, crashed);

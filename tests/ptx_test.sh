@@ -108,11 +108,12 @@ fi
 # ---- errors ----
 echo "old object" > keep.o
 echo "old header" > keep.h
-expect_output_error "target nvptx64-nvidia-cuda writes .ptx or .ll files" \
+keep_files
+expect_error 2 "target nvptx64-nvidia-cuda writes .ptx or .ll files" \
     emit '[::2]' --shape 64 --dtype f32 "${PTX[@]}" -o keep.o --header keep.h
-expect_output_error ".ptx files need an nvptx64 target" emit '[::2]' --shape 64 --dtype f32 -o new.ptx --header keep.h
-expect_output_error "'sm_99' is not a recognized processor" \
+expect_error 2 ".ptx files need an nvptx64 target" emit '[::2]' --shape 64 --dtype f32 -o new.ptx --header keep.h
+expect_error 2 "'sm_99' is not a recognized processor" \
     emit '[::2]' --shape 64 --dtype f32 "${PTX[@]}" --cpu sm_99 -o new.ptx --header keep.h
-expect_output_error "needs 244140625000000 blocks (at most 2147483647)" \
+expect_error 2 "needs 244140625000000 blocks (at most 2147483647)" \
     emit '[:]' --shape 1000000000000000000 --dtype u8 "${PTX[@]}" -o new.ptx --header keep.h
 finish ptx

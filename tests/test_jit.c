@@ -49,6 +49,7 @@
 
 #include "../runtime/runtime.h"
 #include "aot_batch.h"
+#include "check.h"
 #include "gpu_engine.h"
 
 enum { GUARD = 64, MAX_ELEMS = 1 << 15, MAX_FAILURES = 10 };
@@ -405,14 +406,6 @@ static void report(uint64_t seed, long index, const char *what, const sg_spec *s
     fflush(stdout);
 }
 
-static long first_difference(const unsigned char *a, const unsigned char *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return (long)i;
-    return -1;
-}
-
 /* Runs one planned case on both engines; 1 if they agree. */
 static int run_case(rng *r, sg_context *ctx, uint64_t seed, long index, const sg_spec *spec,
                     const sg_plan *plan)
@@ -460,13 +453,7 @@ static int run_case(rng *r, sg_context *ctx, uint64_t seed, long index, const sg
     }
     if (split) { /* direct calls over a random split, in random order */
         int64_t cut[5] = {0, range(r, 0, extent), range(r, 0, extent), range(r, 0, extent), extent};
-        for (int i = 1; i < 4; i++)
-            for (int j = i + 1; j < 4; j++)
-                if (cut[j] < cut[i]) {
-                    int64_t x = cut[i];
-                    cut[i] = cut[j];
-                    cut[j] = x;
-                }
+        sort_cuts(cut + 1, 3);
         int first = (int)range(r, 0, 3);
         for (int i = 0; i < 4; i++) {
             int k = (first + i) % 4;
