@@ -22,7 +22,10 @@
  * broadcasts), the chunk's input lies in a window of at most 64 bytes,
  * which is read with whole 16-byte loads (when every window plus its
  * rounding stays inside the input; else loads that cover it exactly) and
- * rearranged in registers.
+ * gathered into the chunk's lanes with prmt. Runs that do not divide 16
+ * bytes, and windows whose start is not 16-byte aligned, are periodic (see
+ * period): a few kinds of chunk, each with its own constant gather from
+ * aligned loads.
  *
  * Index arithmetic is 32-bit when the input and the output are below 2 GiB,
  * 64-bit otherwise. Loads and stores carry the alignment the constants
@@ -31,6 +34,7 @@
  * loaded only on the path where it is not a fill. */
 #define SG_CODEGEN_INTERNAL
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +46,8 @@ enum {
     CHUNK = SG_GPU_CHUNK,
     MAX_WINDOW = 64,      /* bytes of input a shuffled chunk may read */
     MAX_SELECT_SEGS = 8,  /* segmented loops with more segments search a table */
+    MAX_VARIANTS = 8,     /* periodic chunks: at most this many kinds (code paths) */
+    MAX_BLOCKS = 5,       /* periodic chunks: loads per chunk */
     TABLE_FIELDS = 4      /* segment table row: start, in_offset, in_step, fill */
 };
 
@@ -407,6 +413,32 @@ typedef struct window {
     bool whole;            /* 16-byte loads may read up to the next multiple of 16 */
 } window;
 
+/* Over the loops around the `inner` innermost: what the input offsets they
+ * add are all multiples of (a divisor of 16), and the most they add
+ * (INT64_MAX past it). */
+static void outer_reach(const sg_plan *p, size_t inner, int64_t *align, int64_t *most)
+{
+    *align = CHUNK, *most = 0;
+    for (size_t level = 0; level + inner < p->nloops; level++) {
+        const sg_loop *l = &p->loops[level];
+        int64_t m = 0;
+        if (l->nseg == 0) {
+            *align = sg_gcd(*align, align_of(l->in_stride, CHUNK));
+            m = l->in_stride > 0 ? (l->extent - 1) * l->in_stride : 0;
+        }
+        for (size_t n = l->seg0; n < l->seg0 + l->nseg; n++) {
+            const sg_segment *seg = &p->segs[n];
+            if (seg->fill)
+                continue;
+            *align = sg_gcd(*align, sg_gcd(align_of(seg->in_offset, CHUNK), align_of(seg->in_step, CHUNK)));
+            int64_t end = seg->in_offset + (seg->in_step > 0 ? (seg->count - 1) * seg->in_step : 0);
+            m = end > m ? end : m;
+        }
+        if (__builtin_add_overflow(*most, m, most))
+            *most = INT64_MAX;
+    }
+}
+
 static bool plan_window(gpu *g, window *w)
 {
     const sg_plan *p = g->plan;
@@ -421,28 +453,11 @@ static bool plan_window(gpu *g, window *w)
     if (span > MAX_WINDOW)
         return false;
     /* The lowest offset: base + outer loops + (chunk's first run) * s, + (n - 1) * s when reversed. */
-    int64_t low = p->base + (s < 0 ? (n - 1) * s : 0), align = align_of(n * s, CHUNK), high = low, reach;
-    align = sg_gcd(align, align_of(low, CHUNK));
-    for (size_t level = 0; level + 1 < p->nloops; level++) {
-        const sg_loop *l = &p->loops[level];
-        int64_t most = 0;
-        if (l->nseg == 0) {
-            align = sg_gcd(align, align_of(l->in_stride, CHUNK));
-            most = l->in_stride > 0 ? (l->extent - 1) * l->in_stride : 0;
-        }
-        for (size_t k2 = l->seg0; k2 < l->seg0 + l->nseg; k2++) {
-            const sg_segment *seg = &p->segs[k2];
-            if (seg->fill)
-                continue;
-            align = sg_gcd(align, sg_gcd(align_of(seg->in_offset, CHUNK), align_of(seg->in_step, CHUNK)));
-            int64_t m = seg->in_offset + (seg->in_step > 0 ? (seg->count - 1) * seg->in_step : 0);
-            most = m > most ? m : most;
-        }
-        if (__builtin_add_overflow(high, most, &high))
-            high = INT64_MAX;
-    }
+    int64_t low = p->base + (s < 0 ? (n - 1) * s : 0), align, most, high, reach;
+    outer_reach(p, 1, &align, &most);
+    align = sg_gcd(align, sg_gcd(align_of(n * s, CHUNK), align_of(low, CHUNK)));
     int64_t last_run = s > 0 ? (inner->extent - n) * s : 0;
-    bool fits = !__builtin_add_overflow(high, last_run, &high) &&
+    bool fits = !__builtin_add_overflow(low, most, &high) && !__builtin_add_overflow(high, last_run, &high) &&
                 !__builtin_add_overflow(high, (span + CHUNK - 1) / CHUNK * CHUNK, &reach);
     *w = (window){.n = n, .r = r, .s = s, .span = span, .align = align,
                   .whole = fits && reach <= (int64_t)p->in_bytes};
@@ -473,34 +488,101 @@ static int load_window(gpu *g, LLVMValueRef in, LLVMValueRef low, const window *
     return count;
 }
 
-/* The `unit` bytes at window offset `offset` (a multiple of unit). */
-static LLVMValueRef window_unit(gpu *g, const loaded *l, int count, int64_t offset, int64_t unit)
+/* PTX's prmt: byte i of the result is byte (sel >> 4 i) & 7 of the eight
+ * bytes b:a (a holds bytes 0 to 3). On NVPTX the instruction itself; in
+ * the emulation, shifts and masks. */
+static LLVMValueRef prmt(gpu *g, LLVMValueRef a, LLVMValueRef b, unsigned sel)
 {
-    for (int i = 0; i < count; i++) {
-        if (offset < l[i].offset || offset >= l[i].offset + l[i].size)
-            continue;
-        LLVMTypeRef units = LLVMVectorType(bytes_type(g, unit), (unsigned)(l[i].size / unit));
-        LLVMValueRef v = LLVMBuildBitCast(g->b, l[i].value, units, "");
-        return LLVMBuildExtractElement(g->b, v, LLVMConstInt(g->i32, (unsigned long long)((offset - l[i].offset) / unit), 0),
-                                       "");
+    if (g->as == 1) {
+        char text[48];
+        snprintf(text, sizeof text, "prmt.b32 $0, $1, $2, 0x%04x;", sel);
+        LLVMTypeRef params[] = {g->i32, g->i32};
+        LLVMTypeRef type = LLVMFunctionType(g->i32, params, 2, 0);
+        static const char constraints[] = "=r,r,r";
+        LLVMValueRef code = LLVMGetInlineAsm(type, text, strlen(text), (char *)constraints, strlen(constraints), 0, 0,
+                                             LLVMInlineAsmDialectATT, 0);
+        LLVMValueRef args[] = {a, b};
+        return LLVMBuildCall2(g->b, type, code, args, 2, "");
     }
-    return NULL; /* not reached: the loads cover the window */
+    LLVMValueRef x = NULL;
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned from = (sel >> (4 * i)) & 7;
+        LLVMValueRef v = LLVMBuildLShr(g->b, from < 4 ? a : b, LLVMConstInt(g->i32, 8 * (from % 4), 0), "");
+        v = LLVMBuildShl(g->b, LLVMBuildAnd(g->b, v, LLVMConstInt(g->i32, 0xff, 0), ""),
+                         LLVMConstInt(g->i32, 8 * i, 0), "");
+        x = x ? LLVMBuildOr(g->b, x, v, "") : v;
+    }
+    return x;
 }
 
-/* The chunk's lanes from the window at input offset `low`, moved in the
- * largest units (1, 2 or 4 bytes) that every run and stride is made of. */
+/* The chunk whose byte j is the byte at window offset from[j] of the loads
+ * l[0 .. count). The loads are taken as 32-bit words (one under 4 bytes is
+ * one word, zero-extended); a lane that is one whole word is that word,
+ * else it is gathered by prmt from its first two words, plus one prmt per
+ * further word. */
+static LLVMValueRef gather_chunk(gpu *g, const loaded *l, int count, const int64_t from[CHUNK])
+{
+    LLVMValueRef words[MAX_WINDOW];
+    int first_word[MAX_WINDOW], nwords = 0;
+    for (int i = 0; i < count; i++) {
+        first_word[i] = nwords;
+        LLVMValueRef v = l[i].value;
+        if (l[i].size < 4) {
+            words[nwords++] = LLVMBuildZExt(g->b, v, g->i32, "");
+            continue;
+        }
+        LLVMValueRef as_words = LLVMBuildBitCast(g->b, v, LLVMVectorType(g->i32, (unsigned)(l[i].size / 4)), "");
+        for (int64_t w = 0; w < l[i].size / 4; w++)
+            words[nwords++] =
+                LLVMBuildExtractElement(g->b, as_words, LLVMConstInt(g->i32, (unsigned long long)w, 0), "");
+    }
+    LLVMValueRef chunk = LLVMGetUndef(bytes_type(g, CHUNK));
+    for (int lane = 0; lane < 4; lane++) {
+        int word[4], byte[4], distinct[4], nd = 0;
+        for (int j = 0; j < 4; j++) {
+            int64_t x = from[4 * lane + j];
+            int i = 0;
+            while (i + 1 < count && x >= l[i + 1].offset)
+                i++;
+            word[j] = first_word[i] + (int)((x - l[i].offset) / 4);
+            byte[j] = (int)((x - l[i].offset) % 4);
+            int d = 0;
+            while (d < nd && distinct[d] != word[j])
+                d++;
+            if (d == nd)
+                distinct[nd++] = word[j];
+        }
+        LLVMValueRef value = words[distinct[0]];
+        if (nd > 1 || byte[0] != 0 || byte[1] != 1 || byte[2] != 2 || byte[3] != 3) {
+            unsigned sel = 0;
+            for (int j = 0; j < 4; j++)
+                sel |= (unsigned)(word[j] == distinct[0] ? byte[j] : word[j] == distinct[1] ? 4 + byte[j] : 0)
+                       << (4 * j);
+            value = prmt(g, value, words[distinct[nd > 1 ? 1 : 0]], sel);
+            for (int d = 2; d < nd; d++) { /* the bytes placed so far stay where they are */
+                sel = 0;
+                for (int j = 0; j < 4; j++)
+                    sel |= (unsigned)(word[j] == distinct[d] ? 4 + byte[j] : j) << (4 * j);
+                value = prmt(g, value, words[distinct[d]], sel);
+            }
+        }
+        chunk = LLVMBuildInsertElement(g->b, chunk, value, LLVMConstInt(g->i32, (unsigned long long)lane, 0), "");
+    }
+    return chunk;
+}
+
+/* The chunk from the window at input offset `low`. */
 static LLVMValueRef window_lanes(gpu *g, LLVMValueRef in, LLVMValueRef low, const window *w, bool whole)
 {
     loaded l[MAX_WINDOW];
     int count = load_window(g, in, low, w, whole, l);
-    int64_t unit = sg_gcd(sg_gcd(w->r, w->s < 0 ? -w->s : w->s), 4);
-    LLVMValueRef units[CHUNK];
+    int64_t from[CHUNK];
     for (int64_t j = 0; j < w->n; j++) {
-        int64_t from = w->s >= 0 ? j * w->s : (w->n - 1 - j) * -w->s;
-        for (int64_t e = 0; e < w->r; e += unit)
-            units[(j * w->r + e) / unit] = window_unit(g, l, count, from + e, unit);
+        int64_t run = w->s >= 0 ? j * w->s : (w->n - 1 - j) * -w->s;
+        for (int64_t e = 0; e < w->r; e++)
+            from[j * w->r + e] = run + e;
     }
-    return chunk_lanes(g, units, unit);
+    return gather_chunk(g, l, count, from);
 }
 
 static void window_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, const window *w,
@@ -538,15 +620,189 @@ static void window_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef
     store(g, v, out, o0, CHUNK);
 }
 
+/* Periodic chunks: the loops' output in rows of `row` bytes, each row one
+ * iteration of the loops around the `levels` innermost (one or two, all
+ * plain), in which output byte w reads input byte f(w) from the row's
+ * start. If `chunks` chunks (P) hold a whole number of the innermost
+ * level's iterations (runs of 3-byte pixels; the 3 channels of a pixel),
+ * f(w + 16 P) = f(w) + step: chunk m of a row is variant v = m % P of
+ * period a = m / P and reads f(16 v + j) + a step for its byte j. The
+ * constant part of that offset modulo `block` is known (the row's offset
+ * and a step are multiples of it), so each variant reads its window with
+ * block-byte loads at block-aligned offsets and gathers its bytes from
+ * constant places: one code path per variant, no division but the one
+ * that finds a and v. */
+typedef struct period {
+    size_t levels;
+    int64_t row, chunks, step, block;
+    struct variant {
+        int64_t start, count;  /* its first block's offset from the period's; how many blocks */
+        int64_t from[CHUNK];   /* each byte's offset from the first block */
+    } v[MAX_VARIANTS];
+    bool check; /* the last blocks may lie past the input: checked at run time */
+} period;
+
+static int64_t floor_mod(int64_t a, int64_t n)
+{
+    return ((a % n) + n) % n;
+}
+
+/* f(w) (see period), the top level extended past its extent. */
+static int64_t period_offset(const sg_plan *p, size_t levels, int64_t w)
+{
+    const sg_loop *inner = &p->loops[p->nloops - 1];
+    int64_t r = p->run_bytes;
+    if (levels == 1)
+        return w / r * inner->in_stride + w % r;
+    int64_t t = r * inner->extent; /* output bytes of one iteration of the outer level */
+    return w / t * p->loops[p->nloops - 2].in_stride + w % t / r * inner->in_stride + w % r;
+}
+
+static bool plan_period(gpu *g, size_t levels, period *pd)
+{
+    const sg_plan *p = g->plan;
+    if (p->nloops < levels)
+        return false;
+    int64_t unit = p->run_bytes, high = 0; /* unit: output bytes of one iteration of the top level */
+    for (size_t i = 0; i < levels; i++) {
+        const sg_loop *l = &p->loops[p->nloops - 1 - i];
+        if (l->nseg != 0 || l->in_stride < -MAX_WINDOW * CHUNK || l->in_stride > MAX_WINDOW * CHUNK)
+            return false;
+        if (i + 1 < levels)
+            unit *= l->extent;
+        high += l->in_stride > 0 ? (l->extent - 1) * l->in_stride : 0;
+    }
+    const sg_loop *top = &p->loops[p->nloops - levels];
+    pd->levels = levels;
+    pd->row = unit * top->extent;
+    pd->chunks = unit / sg_gcd(unit, CHUNK);
+    pd->step = CHUNK * pd->chunks / unit * top->in_stride;
+    if ((pd->row % CHUNK != 0 && p->nloops > levels) || pd->chunks > MAX_VARIANTS)
+        return false;
+    int64_t align, most;
+    outer_reach(p, levels, &align, &most);
+    pd->block = sg_gcd(align, align_of(pd->step, CHUNK));
+    int64_t b = pd->block;
+    for (int64_t v = 0; v < pd->chunks; v++) {
+        struct variant *x = &pd->v[v];
+        int64_t f[CHUNK], lo = INT64_MAX, hi = INT64_MIN;
+        for (int64_t j = 0; j < CHUNK; j++) {
+            f[j] = period_offset(p, levels, CHUNK * v + j);
+            lo = f[j] < lo ? f[j] : lo;
+            hi = f[j] > hi ? f[j] : hi;
+        }
+        int64_t at = floor_mod(p->base + lo, b);
+        x->start = lo - at;
+        x->count = (at + hi - lo + 1 + b - 1) / b;
+        if (hi - lo >= MAX_WINDOW || x->count > MAX_BLOCKS)
+            return false;
+        for (int64_t j = 0; j < CHUNK; j++)
+            x->from[j] = at + f[j] - lo;
+    }
+    /* The end of the highest byte any chunk reads, rounded up to a block. */
+    int64_t end;
+    pd->check = __builtin_add_overflow(p->base, most, &end) ||
+                __builtin_add_overflow(end, high + p->run_bytes, &end) ||
+                (end + b - 1) / b * b > (int64_t)p->in_bytes;
+    return true;
+}
+
+/* A chunk by its variant (see period): outer is the input offset of its
+ * row, w0 (a multiple of 16) its offset in the row. */
+static void period_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, const period *pd,
+                         source outer, LLVMValueRef w0)
+{
+    const sg_plan *p = g->plan;
+    LLVMValueRef m = udiv_k(g, w0, CHUNK);
+    LLVMValueRef x0 = add(g, outer.offset, mul_k(g, udiv_k(g, m, pd->chunks), pd->step));
+    LLVMBasicBlockRef cases[MAX_VARIANTS] = {0}, store_bb = block(g, "period.store"), slow = NULL,
+                      done = block(g, "period.done");
+    LLVMValueRef lanes[MAX_VARIANTS] = {0};
+    LLVMBasicBlockRef from[MAX_VARIANTS] = {0};
+    for (int64_t i = 0; i < pd->chunks; i++)
+        cases[i] = block(g, "period.variant");
+    LLVMValueRef sw = LLVMBuildSwitch(g->b, urem_k(g, m, pd->chunks), cases[0], (unsigned)pd->chunks - 1);
+    for (int64_t i = 1; i < pd->chunks; i++)
+        LLVMAddCase(sw, k(g, i), cases[i]);
+    for (int64_t i = 0; i < pd->chunks; i++) {
+        const struct variant *x = &pd->v[i];
+        LLVMPositionBuilderAtEnd(g->b, cases[i]);
+        LLVMValueRef first = add(g, x0, k(g, x->start));
+        if (pd->check) {
+            if (slow == NULL)
+                slow = block(g, "period.near.end");
+            LLVMBasicBlockRef inside = block(g, "period.blocks");
+            LLVMValueRef end = add(g, first, k(g, x->count * pd->block));
+            LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULE, end, k(g, (int64_t)p->in_bytes), ""), inside,
+                            slow);
+            LLVMPositionBuilderAtEnd(g->b, inside);
+        }
+        loaded l[MAX_BLOCKS];
+        for (int64_t n = 0; n < x->count; n++)
+            l[n] = (loaded){n * pd->block, pd->block,
+                            load(g, in, add(g, first, k(g, n * pd->block)), pd->block, pd->block)};
+        lanes[i] = gather_chunk(g, l, (int)x->count, x->from);
+        from[i] = LLVMGetInsertBlock(g->b);
+        LLVMBuildBr(g->b, store_bb);
+    }
+    LLVMPositionBuilderAtEnd(g->b, store_bb);
+    LLVMValueRef phi = LLVMBuildPhi(g->b, bytes_type(g, CHUNK), "");
+    LLVMAddIncoming(phi, lanes, from, (unsigned)pd->chunks);
+    store(g, phi, out, o0, CHUNK);
+    LLVMBuildBr(g->b, done);
+    if (slow != NULL) { /* blocks that would pass the input's end: piece by piece */
+        LLVMPositionBuilderAtEnd(g->b, slow);
+        pieces_chunk(g, in, out, o0, CHUNK / sg_gcd(p->run_bytes, CHUNK), pd->levels == 1, outer, w0);
+        LLVMBuildBr(g->b, done);
+    }
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* Stores the fill value when outer.fill holds; returns the block to go on
+ * to after what follows (NULL when nothing can be a fill). */
+static LLVMBasicBlockRef unless_fill(gpu *g, source outer, LLVMValueRef out, LLVMValueRef o0)
+{
+    if (outer.fill == NULL)
+        return NULL;
+    LLVMBasicBlockRef filled = block(g, "fill"), read = block(g, "read"), join = block(g, "join");
+    LLVMBuildCondBr(g->b, outer.fill, filled, read);
+    LLVMPositionBuilderAtEnd(g->b, filled);
+    store(g, fill_value(g, CHUNK), out, o0, CHUNK);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, read);
+    return join;
+}
+
+static void then_join(gpu *g, LLVMBasicBlockRef join)
+{
+    if (join != NULL) {
+        LLVMBuildBr(g->b, join);
+        LLVMPositionBuilderAtEnd(g->b, join);
+    }
+}
+
 /* Output bytes [o0, o0 + count * piece) (count pieces; a whole chunk unless
  * this is the last, partial one). */
 static void emit_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, int64_t count)
 {
     const sg_plan *p = g->plan;
+    bool whole = count * sg_gcd(p->run_bytes, CHUNK) == CHUNK;
+    window w;
+    period pd;
     /* With one loop, every whole chunk lies in its one "row". */
     int64_t row = p->nloops ? p->loops[p->nloops - 1].extent * p->run_bytes : 0;
     if (p->nloops == 0 || (row % CHUNK != 0 && p->nloops > 1)) {
-        pieces_chunk(g, in, out, o0, count, false, (source){0}, NULL);
+        /* Rows of two loops, as the three channels of a pixel, may be periodic. */
+        if (!whole || !plan_period(g, 2, &pd)) {
+            pieces_chunk(g, in, out, o0, count, false, (source){0}, NULL);
+            return;
+        }
+        source outer = {k(g, p->base), NULL};
+        if (p->nloops > 2)
+            outer = nest_offset(g, 0, p->nloops - 3, udiv_k(g, o0, pd.row), outer.offset);
+        LLVMBasicBlockRef join = unless_fill(g, outer, out, o0);
+        period_chunk(g, in, out, o0, &pd, outer, urem_k(g, o0, pd.row));
+        then_join(g, join);
         return;
     }
     /* The chunk lies in one iteration of the loops around the innermost. */
@@ -554,24 +810,20 @@ static void emit_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o
     if (p->nloops > 1)
         outer = nest_offset(g, 0, p->nloops - 2, udiv_k(g, o0, row), outer.offset);
     LLVMValueRef w0 = urem_k(g, o0, row);
-    window w;
-    if (count * sg_gcd(p->run_bytes, CHUNK) < CHUNK || !plan_window(g, &w)) {
+    /* A window of whole 16-byte loads; else periodic chunks, whose loads
+     * may be better aligned; else piece by piece. */
+    bool windowed = whole && plan_window(g, &w);
+    bool periodic = whole && plan_period(g, 1, &pd) && (!windowed || pd.block > w.align);
+    if (!windowed && !periodic) {
         pieces_chunk(g, in, out, o0, count, true, outer, w0);
         return;
     }
-    if (outer.fill == NULL) {
+    LLVMBasicBlockRef join = unless_fill(g, outer, out, o0);
+    if (periodic)
+        period_chunk(g, in, out, o0, &pd, outer, w0);
+    else
         window_chunk(g, in, out, o0, &w, outer, w0);
-        return;
-    }
-    LLVMBasicBlockRef filled = block(g, "fill"), read = block(g, "read"), join = block(g, "join");
-    LLVMBuildCondBr(g->b, outer.fill, filled, read);
-    LLVMPositionBuilderAtEnd(g->b, filled);
-    store(g, fill_value(g, CHUNK), out, o0, CHUNK);
-    LLVMBuildBr(g->b, join);
-    LLVMPositionBuilderAtEnd(g->b, read);
-    window_chunk(g, in, out, o0, &w, outer, w0);
-    LLVMBuildBr(g->b, join);
-    LLVMPositionBuilderAtEnd(g->b, join);
+    then_join(g, join);
 }
 
 /* Thread `tid` (of type ity): its chunk, then a branch to `done`. */

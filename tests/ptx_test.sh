@@ -38,7 +38,17 @@ check "emit wrap" "$SLICEGEN" emit --op TrtSlice --start -5,-7 --size 40,300 --m
     "${PTX[@]}" -o wrap.ptx --name wrap
 check "emit fill" "$SLICEGEN" emit --op TrtSlice --start -2,-3 --size 20,40 --mode fill --fill 7 --shape 9,16 --dtype i32 \
     "${PTX[@]}" -o fill.ptx --header fill.h --name fill
-for f in half mirror bytes crop wrap fill; do
+# Periodic chunks: 3-byte pixels mirrored, their channels reversed, and a
+# stride whose window starts 4 bytes into a vector.
+check "emit pixel mirror" "$SLICEGEN" emit '[:, ::-1]' --shape 64,320,3 --dtype u8 "${PTX[@]}" -o pixels.ptx --name pixels
+check "emit channel reversal" "$SLICEGEN" emit '[..., ::-1]' --shape 64,320,3 --dtype u8 "${PTX[@]}" -o bgr.ptx --name bgr
+check "emit odd columns" "$SLICEGEN" emit '[::-1, 1::2]' --shape 64,64 --dtype f32 "${PTX[@]}" -o odd.ptx --name odd
+for f in pixels bgr odd; do
+    has "$f reads 16-byte vectors" $f.ptx 'ld\.global\.nc\.v4\.'
+    lacks "$f reads nothing smaller" $f.ptx 'ld\.global\.nc\.(u|b|s)(8|16|32|64)\s'
+done
+for f in pixels bgr; do has "$f gathers bytes with prmt" $f.ptx 'prmt\.b32'; done
+for f in half mirror bytes crop wrap fill pixels bgr odd; do
     has "$f is a PTX kernel" $f.ptx '^\.target sm_70$' "^\.visible \.entry $f\(" 'st\.global\.v4\.'
     lacks "$f divides or spills" $f.ptx '\sdiv\.' '\srem\.' '\.local' 'local_depot'
 done

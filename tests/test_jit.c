@@ -311,7 +311,8 @@ static sg_status make_trt(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
 
 /* Directed cases for the kernels' fast paths (every 4th case): runs of
  * 1..4096 bytes of every element size, copied inline (contiguous in rows),
- * gathered (strides -4..4) or reversed as pixels of up to 16 bytes; and
+ * gathered (strides -4..4), reversed as pixels of up to 16 bytes or with
+ * their channels reversed; and
  * outputs over 256 KiB whose outer loops are short, where the kernel's
  * outer range takes loops together or cuts one block in pieces. */
 static sg_status make_fast_path(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
@@ -330,13 +331,14 @@ static sg_status make_fast_path(rng *r, sg_context *ctx, tcase *t, sg_spec **spe
         snprintf(t->text, sizeof t->text, "[:, %" PRId64 ":%" PRId64 "]", at, at + n);
         break;
     }
-    case 1: { /* pixels of 1-16 bytes, reversed or strided along rows */
-        static const char *const exprs[] = {"[:, ::-1]", "[:, ::-2]", "[::-1, 1::3]", "[:, ::2]", "[:, -2::-4]"};
+    case 1: { /* pixels of 1-16 bytes, reversed or strided along rows, or their channels reversed */
+        static const char *const exprs[] = {"[:, ::-1]", "[:, ::-2]", "[::-1, 1::3]", "[:, ::2]", "[:, -2::-4]",
+                                            "[..., ::-1]"};
         int64_t c = range(r, 1, 16 >> log_e);
         t->rank = 3;
         t->shape[0] = rows, t->shape[1] = range(r, 1, MAX_ELEMS / (rows * c) < 300 ? MAX_ELEMS / (rows * c) : 300);
         t->shape[2] = c;
-        snprintf(t->text, sizeof t->text, "%s", exprs[range(r, 0, 4)]);
+        snprintf(t->text, sizeof t->text, "%s", exprs[range(r, 0, 5)]);
         break;
     }
     case 2: { /* elements gathered with a stride of -4..4 from rows of run bytes */
