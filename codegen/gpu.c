@@ -626,9 +626,9 @@ static void window_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef
  * start. If `chunks` chunks (P) hold a whole number of the innermost
  * level's iterations (runs of 3-byte pixels; the 3 channels of a pixel),
  * f(w + 16 P) = f(w) + step: chunk m of a row is variant v = m % P of
- * period a = m / P and reads f(16 v + j) + a step for its byte j. The
- * constant part of that offset modulo `block` is known (the row's offset
- * and a step are multiples of it), so each variant reads its window with
+ * period a = m / P and reads f(16 v + j) + a step for its byte j. That
+ * offset modulo `block` is known (the row's input offset less the plan's
+ * base, and a step, are multiples of it), so each variant reads its window with
  * block-byte loads at block-aligned offsets and gathers its bytes from
  * constant places: one code path per variant, no division but the one
  * that finds a and v. */
