@@ -22,10 +22,12 @@
  * broadcasts), the chunk's input lies in a window of at most 64 bytes,
  * which is read with whole 16-byte loads (when every window plus its
  * rounding stays inside the input; else loads that cover it exactly) and
- * gathered into the chunk's lanes with prmt. Runs that do not divide 16
- * bytes, and windows whose start is not 16-byte aligned, are periodic (see
- * period): a few kinds of chunk, each with its own constant gather from
- * aligned loads.
+ * gathered into the chunk's lanes with prmt; the widest segment of a
+ * segmented innermost loop (a TensorRT border mode's interior) is read the
+ * same way by the chunks that lie in it. Runs that do not divide 16 bytes
+ * are periodic, and rows that are not a multiple of 16 bytes, or runs of
+ * over 16, are shifted lines (see period): a few kinds of chunk, each with
+ * its own constant gather from aligned loads.
  *
  * Index arithmetic is 32-bit when the input and the output are below 2 GiB,
  * 64-bit otherwise. Loads and stores carry the alignment the constants
@@ -47,6 +49,7 @@ enum {
     MAX_WINDOW = 64,      /* bytes of input a shuffled chunk may read */
     MAX_SELECT_SEGS = 8,  /* segmented loops with more segments search a table */
     MAX_VARIANTS = 8,     /* periodic chunks: at most this many kinds (code paths) */
+    MAX_SHIFTS = 4,       /* shifted lines: at most this many kinds (each costs compile time) */
     MAX_BLOCKS = 5,       /* periodic chunks: loads per chunk */
     TABLE_FIELDS = 4      /* segment table row: start, in_offset, in_step, fill */
 };
@@ -129,6 +132,11 @@ static LLVMValueRef at(gpu *g, LLVMValueRef base, LLVMValueRef offset)
 static LLVMTypeRef bytes_type(gpu *g, int64_t n) /* the type a load of n bytes uses */
 {
     return n == 16 ? LLVMVectorType(g->i32, 4) : LLVMIntTypeInContext(g->c, (unsigned)(8 * n));
+}
+
+static int64_t floor_mod(int64_t a, int64_t n)
+{
+    return ((a % n) + n) % n;
 }
 
 static int64_t align_of(int64_t a, int64_t n)
@@ -406,11 +414,16 @@ static void pieces_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef
 }
 
 /* The window of a shuffled chunk (see the file comment): n runs of r bytes
- * whose input offsets are s apart. */
+ * whose input offsets are s apart, the lowest at outer + offset + c0 s for
+ * the chunk's first run c0 of its row (a multiple of n). That offset is
+ * `at` bytes past a multiple of `align`, the same for every chunk: the
+ * window is read from there, `at` bytes early. */
 typedef struct window {
-    int64_t n, r, s, span; /* span: bytes from the lowest to the end of the highest run */
-    int64_t align;         /* of its lowest offset */
-    bool whole;            /* 16-byte loads may read up to the next multiple of 16 */
+    int64_t n, r, s;
+    int64_t offset; /* may be negative: c0 s makes up for it */
+    int64_t align, at;
+    int64_t span;   /* bytes from the window's aligned start to the end of its highest run */
+    bool whole;     /* 16-byte loads may read up to the next multiple of 16 */
 } window;
 
 /* Over the loops around the `inner` innermost: what the input offsets they
@@ -439,35 +452,68 @@ static void outer_reach(const sg_plan *p, size_t inner, int64_t *align, int64_t 
     }
 }
 
-static bool plan_window(gpu *g, window *w)
+/* A window of stride s whose offset + c0 s is at most `high` (over the
+ * chunks that use it); false when its runs do not fit one. */
+static bool window_of(gpu *g, int64_t s, int64_t offset, int64_t high, window *w)
 {
     const sg_plan *p = g->plan;
-    if (p->nloops == 0)
+    int64_t r = p->run_bytes, n = CHUNK / r;
+    if (CHUNK % r != 0 || n < 2 || s < -MAX_WINDOW || s > MAX_WINDOW)
         return false;
-    const sg_loop *inner = &p->loops[p->nloops - 1];
-    int64_t r = p->run_bytes, s = inner->in_stride, n = CHUNK / r;
-    if (inner->nseg != 0 || CHUNK % r != 0 || n < 2 || ((inner->extent * r) % CHUNK != 0 && p->nloops > 1) ||
-        s < -MAX_WINDOW || s > MAX_WINDOW)
-        return false;
-    int64_t span = (s < 0 ? -s : s) * (n - 1) + r;
+    int64_t align, most, end;
+    outer_reach(p, 1, &align, &most);
+    align = sg_gcd(align, align_of(n * s, CHUNK));
+    int64_t at = floor_mod(p->base + offset, align), span = at + (s < 0 ? -s : s) * (n - 1) + r;
     if (span > MAX_WINDOW)
         return false;
-    /* The lowest offset: base + outer loops + (chunk's first run) * s, + (n - 1) * s when reversed. */
-    int64_t low = p->base + (s < 0 ? (n - 1) * s : 0), align, most, high, reach;
-    outer_reach(p, 1, &align, &most);
-    align = sg_gcd(align, sg_gcd(align_of(n * s, CHUNK), align_of(low, CHUNK)));
-    int64_t last_run = s > 0 ? (inner->extent - n) * s : 0;
-    bool fits = !__builtin_add_overflow(low, most, &high) && !__builtin_add_overflow(high, last_run, &high) &&
-                !__builtin_add_overflow(high, (span + CHUNK - 1) / CHUNK * CHUNK, &reach);
-    *w = (window){.n = n, .r = r, .s = s, .span = span, .align = align,
-                  .whole = fits && reach <= (int64_t)p->in_bytes};
+    bool fits = !__builtin_add_overflow(p->base, most, &end) && !__builtin_add_overflow(end, high - at, &end) &&
+                !__builtin_add_overflow(end, (span + CHUNK - 1) / CHUNK * CHUNK, &end);
+    *w = (window){.n = n, .r = r, .s = s, .offset = offset, .align = align, .at = at, .span = span,
+                  .whole = fits && end <= (int64_t)p->in_bytes};
     return true;
 }
 
-/* Loads covering the window at input offset `low`: 16-byte ones, or, where
- * they could read past the input, pieces of 16, 8, 4, 2 and 1 bytes that
- * end exactly at its end (each at an offset that is a multiple of its
- * size, and none smaller than the window's unit, which divides the span). */
+/* A window over the innermost loop, plain. */
+static bool plan_window(gpu *g, window *w)
+{
+    const sg_plan *p = g->plan;
+    const sg_loop *inner = &p->loops[p->nloops - 1];
+    int64_t s = inner->in_stride, n = CHUNK / p->run_bytes;
+    if (inner->nseg != 0)
+        return false;
+    /* Reversed, the lowest run is the chunk's last. */
+    int64_t offset = s < 0 ? (n - 1) * s : 0;
+    return window_of(g, s, offset, offset + (s > 0 ? (inner->extent - n) * s : 0), w);
+}
+
+/* A window over the widest segment of the innermost loop (the interior of
+ * a TensorRT border mode), for the chunks whose runs all lie in it: runs
+ * [*first, *first + *count). */
+static bool plan_segment_window(gpu *g, window *w, int64_t *first, int64_t *count)
+{
+    const sg_plan *p = g->plan;
+    const sg_loop *inner = &p->loops[p->nloops - 1];
+    if (inner->nseg == 0 || inner->period != 0 || CHUNK % p->run_bytes != 0)
+        return false;
+    int64_t n = CHUNK / p->run_bytes, start = 0;
+    const sg_segment *widest = NULL;
+    for (size_t i = inner->seg0; i < inner->seg0 + inner->nseg; start += p->segs[i++].count) {
+        const sg_segment *seg = &p->segs[i];
+        if (!seg->fill && seg->count >= n && (widest == NULL || seg->count > widest->count))
+            widest = seg, *first = start;
+    }
+    if (widest == NULL)
+        return false;
+    int64_t s = widest->in_step;
+    int64_t offset = widest->in_offset - *first * s + (s < 0 ? (n - 1) * s : 0);
+    *count = widest->count;
+    return window_of(g, s, offset, offset + (s > 0 ? *first + *count - n : *first) * s, w);
+}
+
+/* Loads covering the window from its aligned start, input offset `low`:
+ * 16-byte ones, or, where they could read past the input, pieces of 16, 8,
+ * 4, 2 and 1 bytes that end exactly at its end (each at an offset from low
+ * that is a multiple of its size). */
 typedef struct loaded {
     int64_t offset, size;
     LLVMValueRef value; /* bytes_type(size) */
@@ -571,7 +617,7 @@ static LLVMValueRef gather_chunk(gpu *g, const loaded *l, int count, const int64
     return chunk;
 }
 
-/* The chunk from the window at input offset `low`. */
+/* The chunk from the window whose aligned start is input offset `low`. */
 static LLVMValueRef window_lanes(gpu *g, LLVMValueRef in, LLVMValueRef low, const window *w, bool whole)
 {
     loaded l[MAX_WINDOW];
@@ -580,7 +626,7 @@ static LLVMValueRef window_lanes(gpu *g, LLVMValueRef in, LLVMValueRef low, cons
     for (int64_t j = 0; j < w->n; j++) {
         int64_t run = w->s >= 0 ? j * w->s : (w->n - 1 - j) * -w->s;
         for (int64_t e = 0; e < w->r; e++)
-            from[j * w->r + e] = run + e;
+            from[j * w->r + e] = w->at + run + e;
     }
     return gather_chunk(g, l, count, from);
 }
@@ -588,11 +634,9 @@ static LLVMValueRef window_lanes(gpu *g, LLVMValueRef in, LLVMValueRef low, cons
 static void window_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, const window *w,
                          source outer, LLVMValueRef w0)
 {
-    /* The chunk's first run is run w0 / r of its row; reversed, the lowest is the chunk's last. */
+    /* The chunk's first run is run w0 / r of its row. */
     LLVMValueRef first = udiv_k(g, w0, w->r);
-    LLVMValueRef low = add(g, outer.offset, mul_k(g, first, w->s));
-    if (w->s < 0)
-        low = add(g, low, k(g, (w->n - 1) * w->s));
+    LLVMValueRef low = add(g, add(g, outer.offset, k(g, w->offset - w->at)), mul_k(g, first, w->s));
     int64_t rounded = (w->span + CHUNK - 1) / CHUNK * CHUNK;
     if (w->whole || rounded == w->span) {
         store(g, window_lanes(g, in, low, w, true), out, o0, CHUNK);
@@ -631,10 +675,20 @@ static void window_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef
  * base, and a step, are multiples of it), so each variant reads its window with
  * block-byte loads at block-aligned offsets and gathers its bytes from
  * constant places: one code path per variant, no division but the one
- * that finds a and v. */
+ * that finds a and v.
+ *
+ * Shifted lines are the same with rows ("lines") whose bytes are not a
+ * multiple of 16, so that a chunk starts `shift` bytes or a multiple of
+ * them into a 16-byte step of its line: lines of the innermost loop
+ * (levels 1) whose runs divide 16 (f16 [::3, 1::3] of rows of 1365
+ * elements), or single runs of over 16 bytes (levels 0: a crop of odd
+ * width). f(w + 16) = f(w) + step, and a chunk at w0 of its line is
+ * variant v = (w0 % 16) / shift, reading f(v shift + j) + (w0 / 16) step
+ * for its byte j. A chunk that straddles two lines goes piece by piece. */
 typedef struct period {
     size_t levels;
     int64_t row, chunks, step, block;
+    int64_t shift; /* shifted lines: what w0 % 16 is a multiple of; 0 for periodic chunks */
     struct variant {
         int64_t start, count;  /* its first block's offset from the period's; how many blocks */
         int64_t from[CHUNK];   /* each byte's offset from the first block */
@@ -642,20 +696,44 @@ typedef struct period {
     bool check; /* the last blocks may lie past the input: checked at run time */
 } period;
 
-static int64_t floor_mod(int64_t a, int64_t n)
-{
-    return ((a % n) + n) % n;
-}
-
 /* f(w) (see period), the top level extended past its extent. */
 static int64_t period_offset(const sg_plan *p, size_t levels, int64_t w)
 {
     const sg_loop *inner = &p->loops[p->nloops - 1];
     int64_t r = p->run_bytes;
+    if (levels == 0)
+        return w;
     if (levels == 1)
         return w / r * inner->in_stride + w % r;
     int64_t t = r * inner->extent; /* output bytes of one iteration of the outer level */
     return w / t * p->loops[p->nloops - 2].in_stride + w % t / r * inner->in_stride + w % r;
+}
+
+/* Variant x, whose chunk's byte j reads f(w + j) plus a multiple of the
+ * block: false when that takes more than MAX_BLOCKS loads. */
+static bool plan_variant(const sg_plan *p, size_t levels, int64_t w, int64_t block, struct variant *x)
+{
+    int64_t f[CHUNK], lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t j = 0; j < CHUNK; j++) {
+        f[j] = period_offset(p, levels, w + j);
+        lo = f[j] < lo ? f[j] : lo;
+        hi = f[j] > hi ? f[j] : hi;
+    }
+    int64_t at = floor_mod(p->base + lo, block);
+    x->start = lo - at;
+    x->count = (at + hi - lo + 1 + block - 1) / block;
+    for (int64_t j = 0; j < CHUNK; j++)
+        x->from[j] = at + f[j] - lo;
+    return hi - lo < MAX_WINDOW && x->count <= MAX_BLOCKS;
+}
+
+/* Whether a block read for a row could pass the input's end: the rows'
+ * offsets reach `most` past the base, their bytes `high` + run past that. */
+static bool past_end(const sg_plan *p, int64_t most, int64_t high, int64_t block)
+{
+    int64_t end;
+    return __builtin_add_overflow(p->base, most, &end) || __builtin_add_overflow(end, high + p->run_bytes, &end) ||
+           (end + block - 1) / block * block > (int64_t)p->in_bytes;
 }
 
 static bool plan_period(gpu *g, size_t levels, period *pd)
@@ -673,55 +751,79 @@ static bool plan_period(gpu *g, size_t levels, period *pd)
         high += l->in_stride > 0 ? (l->extent - 1) * l->in_stride : 0;
     }
     const sg_loop *top = &p->loops[p->nloops - levels];
-    pd->levels = levels;
-    pd->row = unit * top->extent;
-    pd->chunks = unit / sg_gcd(unit, CHUNK);
+    *pd = (period){.levels = levels, .row = unit * top->extent, .chunks = unit / sg_gcd(unit, CHUNK)};
     pd->step = CHUNK * pd->chunks / unit * top->in_stride;
     if ((pd->row % CHUNK != 0 && p->nloops > levels) || pd->chunks > MAX_VARIANTS)
         return false;
     int64_t align, most;
     outer_reach(p, levels, &align, &most);
     pd->block = sg_gcd(align, align_of(pd->step, CHUNK));
-    int64_t b = pd->block;
-    for (int64_t v = 0; v < pd->chunks; v++) {
-        struct variant *x = &pd->v[v];
-        int64_t f[CHUNK], lo = INT64_MAX, hi = INT64_MIN;
-        for (int64_t j = 0; j < CHUNK; j++) {
-            f[j] = period_offset(p, levels, CHUNK * v + j);
-            lo = f[j] < lo ? f[j] : lo;
-            hi = f[j] > hi ? f[j] : hi;
-        }
-        int64_t at = floor_mod(p->base + lo, b);
-        x->start = lo - at;
-        x->count = (at + hi - lo + 1 + b - 1) / b;
-        if (hi - lo >= MAX_WINDOW || x->count > MAX_BLOCKS)
+    for (int64_t v = 0; v < pd->chunks; v++)
+        if (!plan_variant(p, levels, CHUNK * v, pd->block, &pd->v[v]))
             return false;
-        for (int64_t j = 0; j < CHUNK; j++)
-            x->from[j] = at + f[j] - lo;
+    pd->check = past_end(p, most, high, pd->block);
+    return true;
+}
+
+/* Shifted lines (see period) of `levels` 1 or 0. */
+static bool plan_line(gpu *g, size_t levels, period *pd)
+{
+    const sg_plan *p = g->plan;
+    int64_t r = p->run_bytes, high = 0;
+    *pd = (period){.levels = levels, .row = r, .step = CHUNK};
+    if (levels == 1) {
+        if (p->nloops == 0)
+            return false;
+        const sg_loop *inner = &p->loops[p->nloops - 1];
+        if (inner->nseg != 0 || CHUNK % r != 0 || inner->in_stride < -MAX_WINDOW * CHUNK ||
+            inner->in_stride > MAX_WINDOW * CHUNK)
+            return false;
+        pd->row = r * inner->extent;
+        pd->step = CHUNK / r * inner->in_stride;
+        high = inner->in_stride > 0 ? (inner->extent - 1) * inner->in_stride : 0;
+    } else if (r <= CHUNK) {
+        return false;
     }
-    /* The end of the highest byte any chunk reads, rounded up to a block. */
-    int64_t end;
-    pd->check = __builtin_add_overflow(p->base, most, &end) ||
-                __builtin_add_overflow(end, high + p->run_bytes, &end) ||
-                (end + b - 1) / b * b > (int64_t)p->in_bytes;
+    if (pd->row < CHUNK)
+        return false;
+    pd->shift = (int64_t)p->out_bytes > pd->row ? sg_gcd(pd->row, CHUNK) : CHUNK; /* one line: w0 = o0 */
+    pd->chunks = CHUNK / pd->shift;
+    if (pd->chunks > MAX_SHIFTS)
+        return false;
+    int64_t align, most;
+    outer_reach(p, levels, &align, &most);
+    pd->block = sg_gcd(align, align_of(pd->step, CHUNK));
+    for (int64_t v = 0; v < pd->chunks; v++)
+        if (!plan_variant(p, levels, v * pd->shift, pd->block, &pd->v[v]))
+            return false;
+    pd->check = past_end(p, most, high, pd->block);
     return true;
 }
 
 /* A chunk by its variant (see period): outer is the input offset of its
- * row, w0 (a multiple of 16) its offset in the row. */
+ * row, w0 its offset in the row (a multiple of 16 unless shifted). A chunk
+ * whose blocks could pass the input's end goes to `slow` (NULL: piece by
+ * piece here). */
 static void period_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, const period *pd,
-                         source outer, LLVMValueRef w0)
+                         source outer, LLVMValueRef w0, LLVMBasicBlockRef slow)
 {
+    bool own_slow = slow == NULL;
     const sg_plan *p = g->plan;
-    LLVMValueRef m = udiv_k(g, w0, CHUNK);
-    LLVMValueRef x0 = add(g, outer.offset, mul_k(g, udiv_k(g, m, pd->chunks), pd->step));
-    LLVMBasicBlockRef cases[MAX_VARIANTS] = {0}, store_bb = block(g, "period.store"), slow = NULL,
+    LLVMValueRef m = udiv_k(g, w0, CHUNK), x0, variant;
+    if (pd->shift) {
+        x0 = add(g, outer.offset, mul_k(g, m, pd->step));
+        variant = udiv_k(g, urem_k(g, w0, CHUNK), pd->shift);
+    } else {
+        x0 = add(g, outer.offset, mul_k(g, udiv_k(g, m, pd->chunks), pd->step));
+        variant = urem_k(g, m, pd->chunks);
+    }
+    LLVMBasicBlockRef cases[MAX_VARIANTS] = {0}, store_bb = block(g, "period.store"),
                       done = block(g, "period.done");
     LLVMValueRef lanes[MAX_VARIANTS] = {0};
     LLVMBasicBlockRef from[MAX_VARIANTS] = {0};
     for (int64_t i = 0; i < pd->chunks; i++)
         cases[i] = block(g, "period.variant");
-    LLVMValueRef sw = LLVMBuildSwitch(g->b, urem_k(g, m, pd->chunks), cases[0], (unsigned)pd->chunks - 1);
+    LLVMValueRef sw = LLVMBuildSwitch(g->b, variant, cases[0], (unsigned)pd->chunks - 1);
     for (int64_t i = 1; i < pd->chunks; i++)
         LLVMAddCase(sw, k(g, i), cases[i]);
     for (int64_t i = 0; i < pd->chunks; i++) {
@@ -750,7 +852,7 @@ static void period_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef
     LLVMAddIncoming(phi, lanes, from, (unsigned)pd->chunks);
     store(g, phi, out, o0, CHUNK);
     LLVMBuildBr(g->b, done);
-    if (slow != NULL) { /* blocks that would pass the input's end: piece by piece */
+    if (own_slow && slow != NULL) { /* blocks that would pass the input's end: piece by piece */
         LLVMPositionBuilderAtEnd(g->b, slow);
         pieces_chunk(g, in, out, o0, CHUNK / sg_gcd(p->run_bytes, CHUNK), pd->levels == 1, outer, w0);
         LLVMBuildBr(g->b, done);
@@ -781,48 +883,106 @@ static void then_join(gpu *g, LLVMBasicBlockRef join)
     }
 }
 
+/* A whole chunk of shifted lines (see period). */
+static void line_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, const period *pd)
+{
+    const sg_plan *p = g->plan;
+    LLVMValueRef q = udiv_k(g, o0, pd->row), w0 = LLVMBuildSub(g->b, o0, mul_k(g, q, pd->row), "");
+    source outer = {k(g, p->base), NULL};
+    if (p->nloops > pd->levels)
+        outer = nest_offset(g, 0, p->nloops - 1 - pd->levels, q, outer.offset);
+    /* Chunks that straddle two lines (and their fills), or whose blocks
+     * could pass the input's end: piece by piece. */
+    LLVMBasicBlockRef done = NULL, straddle = NULL;
+    if (pd->shift < CHUNK) {
+        LLVMBasicBlockRef inside = block(g, "line");
+        straddle = block(g, "line.straddle");
+        done = block(g, "line.done");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULE, w0, k(g, pd->row - CHUNK), ""), inside, straddle);
+        LLVMPositionBuilderAtEnd(g->b, straddle);
+        pieces_chunk(g, in, out, o0, CHUNK / sg_gcd(p->run_bytes, CHUNK), false, (source){0}, NULL);
+        LLVMBuildBr(g->b, done);
+        LLVMPositionBuilderAtEnd(g->b, inside);
+    }
+    LLVMBasicBlockRef join = unless_fill(g, outer, out, o0);
+    period_chunk(g, in, out, o0, pd, outer, w0, straddle);
+    then_join(g, join);
+    then_join(g, done);
+}
+
+/* The chunk of a row by its window when its runs lie in runs [first,
+ * first + runs) of the row (a segment's interior), else by pieces. */
+static void segment_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, const window *w,
+                          int64_t first, int64_t runs, source outer, LLVMValueRef w0)
+{
+    LLVMBasicBlockRef inside = block(g, "segment.window"), border = block(g, "segment.border"),
+                      done = block(g, "segment.done");
+    LLVMValueRef c0 = LLVMBuildSub(g->b, udiv_k(g, w0, w->r), k(g, first), "");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULE, c0, k(g, runs - w->n), ""), inside, border);
+    LLVMPositionBuilderAtEnd(g->b, inside);
+    window_chunk(g, in, out, o0, w, outer, w0);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, border);
+    pieces_chunk(g, in, out, o0, CHUNK / sg_gcd(g->plan->run_bytes, CHUNK), true, outer, w0);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
 /* Output bytes [o0, o0 + count * piece) (count pieces; a whole chunk unless
- * this is the last, partial one). */
+ * this is the last, partial one, which goes piece by piece). */
 static void emit_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, int64_t count)
 {
     const sg_plan *p = g->plan;
-    bool whole = count * sg_gcd(p->run_bytes, CHUNK) == CHUNK;
     window w;
     period pd;
-    /* With one loop, every whole chunk lies in its one "row". */
-    int64_t row = p->nloops ? p->loops[p->nloops - 1].extent * p->run_bytes : 0;
-    if (p->nloops == 0 || (row % CHUNK != 0 && p->nloops > 1)) {
-        /* Rows of two loops, as the three channels of a pixel, may be periodic. */
-        if (!whole || !plan_period(g, 2, &pd)) {
-            pieces_chunk(g, in, out, o0, count, false, (source){0}, NULL);
-            return;
-        }
-        source outer = {k(g, p->base), NULL};
-        if (p->nloops > 2)
-            outer = nest_offset(g, 0, p->nloops - 3, udiv_k(g, o0, pd.row), outer.offset);
-        LLVMBasicBlockRef join = unless_fill(g, outer, out, o0);
-        period_chunk(g, in, out, o0, &pd, outer, urem_k(g, o0, pd.row));
-        then_join(g, join);
+    int64_t first, runs;
+    if (count * sg_gcd(p->run_bytes, CHUNK) < CHUNK) {
+        pieces_chunk(g, in, out, o0, count, false, (source){0}, NULL);
         return;
     }
-    /* The chunk lies in one iteration of the loops around the innermost. */
+    /* With one loop, every chunk lies in its one "row". */
+    int64_t row = p->nloops ? p->loops[p->nloops - 1].extent * p->run_bytes : 0;
+    if (p->nloops == 0 || (row % CHUNK != 0 && p->nloops > 1)) {
+        /* A chunk may span rows. Rows of two loops (the three channels of a
+         * pixel) may be periodic; else lines of the innermost loop or runs
+         * may be shifted; else piece by piece. */
+        if (plan_period(g, 2, &pd)) {
+            source outer = {k(g, p->base), NULL};
+            if (p->nloops > 2)
+                outer = nest_offset(g, 0, p->nloops - 3, udiv_k(g, o0, pd.row), outer.offset);
+            LLVMBasicBlockRef join = unless_fill(g, outer, out, o0);
+            period_chunk(g, in, out, o0, &pd, outer, urem_k(g, o0, pd.row), NULL);
+            then_join(g, join);
+        } else if (plan_line(g, 1, &pd) || plan_line(g, 0, &pd)) {
+            line_chunk(g, in, out, o0, &pd);
+        } else {
+            pieces_chunk(g, in, out, o0, count, false, (source){0}, NULL);
+        }
+        return;
+    }
+    /* The chunk lies in one iteration of the loops around the innermost:
+     * by a window; else periodic; else the interior of a segment by a
+     * window; else a shifted run; else piece by piece. */
     source outer = {k(g, p->base), NULL};
     if (p->nloops > 1)
         outer = nest_offset(g, 0, p->nloops - 2, udiv_k(g, o0, row), outer.offset);
     LLVMValueRef w0 = urem_k(g, o0, row);
-    /* A window of whole 16-byte loads; else periodic chunks, whose loads
-     * may be better aligned; else piece by piece. */
-    bool windowed = whole && plan_window(g, &w);
-    bool periodic = whole && plan_period(g, 1, &pd) && (!windowed || pd.block > w.align);
-    if (!windowed && !periodic) {
-        pieces_chunk(g, in, out, o0, count, true, outer, w0);
+    bool windowed = plan_window(g, &w), periodic = !windowed && plan_period(g, 1, &pd);
+    bool segment = !windowed && !periodic && plan_segment_window(g, &w, &first, &runs);
+    if (!windowed && !periodic && !segment) {
+        if (plan_line(g, 0, &pd))
+            line_chunk(g, in, out, o0, &pd);
+        else
+            pieces_chunk(g, in, out, o0, count, true, outer, w0);
         return;
     }
     LLVMBasicBlockRef join = unless_fill(g, outer, out, o0);
-    if (periodic)
-        period_chunk(g, in, out, o0, &pd, outer, w0);
-    else
+    if (windowed)
         window_chunk(g, in, out, o0, &w, outer, w0);
+    else if (periodic)
+        period_chunk(g, in, out, o0, &pd, outer, w0, NULL);
+    else
+        segment_chunk(g, in, out, o0, &w, first, runs, outer, w0);
     then_join(g, join);
 }
 

@@ -38,6 +38,17 @@ check "emit wrap" "$SLICEGEN" emit --op TrtSlice --start -5,-7 --size 40,300 --m
     "${PTX[@]}" -o wrap.ptx --name wrap
 check "emit fill" "$SLICEGEN" emit --op TrtSlice --start -2,-3 --size 20,40 --mode fill --fill 7 --shape 9,16 --dtype i32 \
     "${PTX[@]}" -o fill.ptx --header fill.h --name fill
+# TensorRT border modes: the interior read by 16-byte vectors, the border by elements.
+check "emit clamp" "$SLICEGEN" emit --op TrtSlice --start -8,-8 --size 80,272 --mode clamp --shape 64,256 --dtype f32 \
+    "${PTX[@]}" -o clamp.ptx --name clamp
+check "emit reflect" "$SLICEGEN" emit --op TrtSlice --start 0,-5 --size 64,264 --mode reflect --shape 64,256 --dtype u16 \
+    "${PTX[@]}" -o reflect.ptx --name reflect
+for f in clamp reflect; do has "$f reads its interior by 16-byte vectors" $f.ptx 'ld\.global\.nc\.v4\.'; done
+# Shifted lines: rows of 36 bytes and runs of 244 bytes, read by 16-byte
+# vectors from the variant's alignment.
+check "emit short rows" "$SLICEGEN" emit '[:, 1:55:3]' --shape 64,64 --dtype i16 "${PTX[@]}" -o rows36.ptx --name rows36
+check "emit odd-width crop" "$SLICEGEN" emit '[:, 1:-2]' --shape 64,64 --dtype f32 "${PTX[@]}" -o crop244.ptx --name crop244
+for f in rows36 crop244; do has "$f reads 16-byte vectors" $f.ptx 'ld\.global\.nc\.v4\.'; done
 # Periodic chunks: 3-byte pixels mirrored, their channels reversed, and a
 # stride whose window starts 4 bytes into a vector.
 check "emit pixel mirror" "$SLICEGEN" emit '[:, ::-1]' --shape 64,320,3 --dtype u8 "${PTX[@]}" -o pixels.ptx --name pixels
@@ -48,7 +59,7 @@ for f in pixels bgr odd; do
     lacks "$f reads nothing smaller" $f.ptx 'ld\.global\.nc\.(u|b|s)(8|16|32|64)\s'
 done
 for f in pixels bgr; do has "$f gathers bytes with prmt" $f.ptx 'prmt\.b32'; done
-for f in half mirror bytes crop wrap fill pixels bgr odd; do
+for f in half mirror bytes crop wrap fill clamp reflect rows36 crop244 pixels bgr odd; do
     has "$f is a PTX kernel" $f.ptx '^\.target sm_70$' "^\.visible \.entry $f\(" 'st\.global\.v4\.'
     lacks "$f divides or spills" $f.ptx '\sdiv\.' '\srem\.' '\.local' 'local_depot'
 done
@@ -110,7 +121,7 @@ PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 if [ -x "$PTXAS" ]; then
     check "ptxas takes sm_80 PTX for sm_90" "$PTXAS" -arch=sm_90 sm80.ptx -o sm80.cubin
     check "ptxas takes the model for sm_90" "$PTXAS" -arch=sm_90 net.ptx -o net.cubin
-    for f in half mirror bytes crop wrap fill; do check "ptxas takes $f for sm_90" "$PTXAS" -arch=sm_90 $f.ptx -o $f.cubin; done
+    for f in half mirror bytes crop wrap fill clamp reflect rows36 crop244; do check "ptxas takes $f for sm_90" "$PTXAS" -arch=sm_90 $f.ptx -o $f.cubin; done
 else
     echo "ptx: ptxas not found (PATH, /usr/local/cuda/bin): PTX not assembled"
 fi

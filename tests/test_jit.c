@@ -314,7 +314,8 @@ static sg_status make_trt(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
  * gathered (strides -4..4), reversed as pixels of up to 16 bytes or with
  * their channels reversed; and
  * outputs over 256 KiB whose outer loops are short, where the kernel's
- * outer range takes loops together or cuts one block in pieces. */
+ * outer range takes loops together or cuts one block in pieces (TensorRT
+ * border modes among them: GPU kernels read their interior by window). */
 static sg_status make_fast_path(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
 {
     static const sg_dtype by_log_size[] = {SG_U8, SG_I16, SG_F32, SG_F64};
@@ -355,8 +356,10 @@ static sg_status make_fast_path(rng *r, sg_context *ctx, tcase *t, sg_spec **spe
         t->shape[0] = k == 2 ? 3 : lead;
         t->shape[1] = k == 4 ? 3 : range(r, (600 << 10) / e, (1400 << 10) / e) / t->shape[0];
         t->shape[2] = k == 4 ? range(r, (300 << 10) / e, (500 << 10) / e) / 3 / lead : 0;
-        if (k == 5 && chance(r, 50)) { /* TensorRT modes over a long row */
+        if (k == 5 && chance(r, 50)) { /* TensorRT modes over a long row, often of whole 16-byte chunks */
             int64_t start[2] = {0, -range(r, 1, 5000)}, size[2] = {t->shape[0], t->shape[1] + range(r, 0, 9000)};
+            if (chance(r, 50))
+                size[1] -= size[1] % (16 / e);
             sg_scalar value = fill_value(r, t->dtype);
             return sg_spec_trt_slice(ctx, 2, start, size, NULL, (sg_trt_mode)range(r, 0, 4), &value, spec);
         }
