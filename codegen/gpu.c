@@ -699,10 +699,10 @@ typedef struct period {
 /* f(w) (see period), the top level extended past its extent. */
 static int64_t period_offset(const sg_plan *p, size_t levels, int64_t w)
 {
-    const sg_loop *inner = &p->loops[p->nloops - 1];
-    int64_t r = p->run_bytes;
     if (levels == 0)
         return w;
+    const sg_loop *inner = &p->loops[p->nloops - 1];
+    int64_t r = p->run_bytes;
     if (levels == 1)
         return w / r * inner->in_stride + w % r;
     int64_t t = r * inner->extent; /* output bytes of one iteration of the outer level */
