@@ -180,7 +180,20 @@ sg_status sg_spec_parse_numpy(const char *expr, sg_spec **out, sg_error *err)
         syntax_error(&ps, "empty index (write [...] for the whole array)");
         goto fail;
     }
-    for (;;) {
+    if (*ps.p == '(') { /* x[()]: the empty tuple, the whole array as x[...] */
+        parser look = ps;
+        look.p++;
+        skip_space(&look);
+        if (*look.p == ')') {
+            look.p++;
+            skip_space(&look);
+            if (*look.p == ']') {
+                ps.p = look.p;
+                steps[n++] = (sg_ss_step){.stride = 1, .ellipsis = true};
+            }
+        }
+    }
+    while (*ps.p != ']') {
         skip_space(&ps);
         if (n > 0 && *ps.p == ']') /* a trailing comma, as in x[1,] */
             break;

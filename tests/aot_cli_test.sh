@@ -66,7 +66,7 @@ mkdir other && cp models/model.bin other/weights.bin
 cmp -s m.o other/m.o && ok || bad "--weights gives another object"
 
 # A cross target: the table program built for aarch64 and run under qemu.
-if command -v aarch64-linux-gnu-gcc > /dev/null && command -v qemu-aarch64 > /dev/null; then
+if cross_ready aarch64 libc6-dev-arm64-cross; then
     "$SLICEGEN" aot models/model.xml -o arm.a --header m.h --prefix m --target aarch64-linux-gnu > /dev/null 2>&1 \
         && ok || bad "aot for aarch64"
     aarch64-linux-gnu-gcc -std=c11 -I. table.c arm.a -o table-arm && qemu-aarch64 -L /usr/aarch64-linux-gnu ./table-arm > arm.txt \

@@ -40,6 +40,30 @@ iota_bytes() {
     for ((i = 0; i < $1; i++)); do printf '\\x%02x' $((i & 255)); done
 }
 
+# cross_ready ARCH DEBIAN_LIBC: 0 when ARCH-linux-gnu-gcc builds a C program
+# and qemu-ARCH runs it. Otherwise one line says what is missing, and the
+# status is 1 (the caller skips its cross part), or the test fails where
+# SLICEGEN_REQUIRE_CROSS=1.
+cross_ready() {
+    local arch=$1 libc=$2 problem=""
+    if ! command -v "$arch-linux-gnu-gcc" > /dev/null || ! command -v "qemu-$arch" > /dev/null; then
+        problem="no $arch-linux-gnu-gcc or qemu-$arch (Debian: gcc-$arch-linux-gnu qemu-user)"
+    elif ! printf '#include <stdio.h>\nint main(void) { puts("ok"); return 0; }\n' |
+        "$arch-linux-gnu-gcc" -x c - -o cross-probe 2> /dev/null; then
+        problem="$arch-linux-gnu-gcc cannot build a C program: its C library is missing (Debian: $libc)"
+    elif [ "$("qemu-$arch" -L "/usr/$arch-linux-gnu" ./cross-probe 2> /dev/null)" != ok ]; then
+        problem="qemu-$arch cannot run a program built by $arch-linux-gnu-gcc"
+    fi
+    rm -f cross-probe
+    [ -z "$problem" ] && return 0
+    if [ "${SLICEGEN_REQUIRE_CROSS:-}" = 1 ]; then
+        bad "the $arch cross part: $problem"
+    else
+        echo "the $arch cross part skipped: $problem"
+    fi
+    return 1
+}
+
 # keep_files: remembers every file here named keep.*, which expect_error
 # then checks are as they were. Call it once they are made.
 keep_files() {

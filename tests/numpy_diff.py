@@ -49,7 +49,7 @@ def random_expr(rng, rank):
             items.append(":".join(parts) + (":" + step if step or rng.random() < 0.2 else ""))
             consumed += 1
     name = rng.choice(["", "x", "arr"])
-    return name + "[" + (", ".join(items) or "...") + "]"
+    return name + "[" + (", ".join(items) or rng.choice(["...", "()"])) + "]"
 
 
 def main():
