@@ -21,7 +21,8 @@ const char emit_help[] =
     "                  its description NAME_info; for PTX the entry's name and launch\n"
     "                  (NAME_ENTRY, NAME_GRID_X, NAME_BLOCK_X) and the sizes\n"
     "  --name SYMBOL   the kernel's symbol, a C identifier (default: derived from\n"
-    "                  the plan, sg_x<element size>_l<loops>_r<run bytes>_<hash>)\n"
+    "                  the kernel, sg_x<element size>_l<loops>_r<run bytes>_<hash of\n"
+    "                  its spec, shapes, type, target, CPU and optimization level>)\n"
     "  --target TRIPLE an LLVM target triple, e.g. aarch64-linux-gnu,\n"
     "                  riscv64-linux-gnu or nvptx64-nvidia-cuda (default: this machine)\n"
     "  --cpu CPU       a CPU of that target (default: this machine's CPU for the\n"
@@ -48,8 +49,9 @@ const char aot_help[] =
     "  -o OUT          .o, .a, .s, .ll or (nvptx64) .ptx, as for emit\n"
     "  --header K.h    the C/C++ header: every kernel, and the table\n"
     "                  P_kernels[P_kernel_count] of their descriptions in model order\n"
-    "  --prefix P      kernel names are P_<layer name, other characters than\n"
-    "                  A-Z a-z 0-9 _ replaced by _> (default: sg)\n"
+    "  --prefix P      kernel names are P_<layer name, each run of characters other\n"
+    "                  than A-Z a-z 0-9 made one _> (default: the model's file name\n"
+    "                  without extension, as an identifier: model.xml gives model)\n"
     "  --target, --cpu, -O0..-O3  as for emit\n"
     "A layer that cannot be compiled (an index input that is not a constant, a\n"
     "dynamic shape, an unsupported element type, an invalid slice) is skipped with\n"
@@ -160,18 +162,20 @@ int cmd_emit(sg_context *ctx, const options *o)
         rc = out_of_memory();
         goto done;
     }
-    if (o->name == NULL && (st = sg_kernel_name(ctx, plan, name)) != SG_OK) {
-        rc = failed(ctx, st);
-        goto done;
-    }
-    sg_aot_kernel kernel = {
-        .plan = plan, .name = o->name ? o->name : name, .spec = spec_text, .layer_id = -1};
+    sg_aot_kernel kernel = {.plan = plan, .name = o->name, .spec = spec_text, .layer_id = -1};
     sg_aot_options options = {
         .target = o->target,
         .cpu = o->cpu,
         .opt_level = o->opt_level >= 0 ? o->opt_level : SG_DEFAULT_OPT_LEVEL,
         .command = command,
     };
+    if (o->name == NULL) {
+        if ((st = sg_aot_kernel_name(ctx, &kernel, &options, name)) != SG_OK) {
+            rc = failed(ctx, st);
+            goto done;
+        }
+        kernel.name = name;
+    }
     rc = (st = sg_aot_write(ctx, &kernel, 1, &options, o->output, o->header)) == SG_OK ? 0 : failed(ctx, st);
 done:
     free(spec_text);
@@ -221,7 +225,7 @@ int cmd_aot(sg_context *ctx, const options *o)
     sg_plan **plans = NULL;
     sg_aot_kernel *kernels = NULL;
     const char **layer_names = NULL;
-    char **names = NULL, *command = NULL;
+    char **names = NULL, *command = NULL, *prefix = NULL;
     char *skips = NULL; /* the lines saying which layers are skipped and why */
     size_t nkernels = 0, nlayers = 0, skips_len = 0;
     sg_status st;
@@ -233,11 +237,15 @@ int cmd_aot(sg_context *ctx, const options *o)
                : strncmp(o->spec[0], "--", 2) == 0
                    ? usage_error("unknown option '%s'", o->spec[0])
                    : usage_error("'slicegen aot' takes one model, not '%s'", o->spec[1]);
-    const char *xml = o->spec[0], *prefix = o->prefix ? o->prefix : "sg";
-    if (!sg_is_identifier(prefix))
-        return usage_error("bad --prefix '%s': it must be a C identifier", prefix);
-    if ((st = sg_model_read(ctx, xml, o->weights, &model)) != SG_OK)
+    const char *xml = o->spec[0];
+    if (o->prefix && !sg_is_identifier(o->prefix))
+        return usage_error("bad --prefix '%s': it must be a C identifier", o->prefix);
+    if ((prefix = o->prefix ? strdup(o->prefix) : sg_aot_model_prefix(xml)) == NULL)
+        return out_of_memory();
+    if ((st = sg_model_read(ctx, xml, o->weights, &model)) != SG_OK) {
+        free(prefix);
         return failed(ctx, st);
+    }
 
     nlayers = sg_model_layer_count(model);
     plans = calloc(nlayers + 1, sizeof *plans);
@@ -315,6 +323,7 @@ done:
     free(names);
     free(command);
     free(skips);
+    free(prefix);
     sg_model_destroy(model);
     return rc;
 }

@@ -331,6 +331,25 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot
     return err->status;
 }
 
+/* The target of an ahead-of-time output. */
+static sg_status aot_target(const sg_aot_options *o, sg_target *t, sg_error *err)
+{
+    return sg_target_init(t, o->target, o->cpu, NULL, err);
+}
+
+sg_status sg_codegen_aot_target_text(const sg_aot_options *o, char **text, sg_error *err)
+{
+    sg_target t = {0};
+    *text = NULL;
+    if (aot_target(o, &t, err) != SG_OK)
+        return err->status;
+    size_t size = strlen(t.triple) + strlen(t.cpu) + strlen(t.features) + 3;
+    if ((*text = malloc(size)) != NULL)
+        snprintf(*text, size, "%s %s %s", t.triple, t.cpu, t.features);
+    sg_target_fini(&t);
+    return *text ? SG_OK : sg_fail(err, SG_ERR_NOMEM, "failed to describe target: out of memory");
+}
+
 sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
                          sg_aot_format format, const char *member, bool want_header, sg_aot_output *out,
                          sg_error *err)
@@ -344,7 +363,7 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
         sg_fail(err, SG_ERR_USAGE, "failed to compile kernels: optimization level %d (0..3)", o->opt_level);
         goto done;
     }
-    if (sg_target_init(&t, o->target, o->cpu, NULL, err) != SG_OK || sg_target_check(&t, err) != SG_OK ||
+    if (aot_target(o, &t, err) != SG_OK || sg_target_check(&t, err) != SG_OK ||
         sg_target_machine(&t, o->opt_level, &tm, err) != SG_OK)
         goto done;
     bool gpu = sg_target_is_gpu(&t);

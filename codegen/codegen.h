@@ -141,6 +141,10 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
                          sg_aot_format format, const char *member, bool want_header, sg_aot_output *out,
                          sg_error *err);
 void sg_aot_output_free(sg_aot_output *out);
+/* The target options->target and options->cpu resolve to, as sg_codegen_aot
+ * compiles for it: "TRIPLE CPU FEATURES", malloc'd. An unknown triple is
+ * SG_ERR_USAGE. */
+sg_status sg_codegen_aot_target_text(const sg_aot_options *options, char **text, sg_error *err);
 
 /* The generated C header for kernels compiled for `triple` and `cpu`
  * (header.c): declarations of the object's functions and descriptions, or

@@ -25,6 +25,23 @@ static void comment_text(FILE *f, const char *s)
     }
 }
 
+#define GUARD_HASH_HOLE "################"
+
+/* Writes the FNV-1a hash of the declarations (the text from `guard`, the
+ * first guard line, on), as 16 hex digits, over every GUARD_HASH_HOLE in
+ * them: headers that declare the same get the same guard, headers that
+ * declare different kernels under one name different ones. */
+static void fill_guard_hash(char *guard)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (const char *p = guard; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3u;
+    char digits[17];
+    snprintf(digits, sizeof digits, "%016" PRIx64, h);
+    for (char *hole = guard; (hole = strstr(hole, GUARD_HASH_HOLE)) != NULL; hole += 16)
+        memcpy(hole, digits, 16);
+}
+
 static void dims(FILE *f, const int64_t *shape, size_t rank)
 {
     fputc('[', f);
@@ -180,8 +197,10 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
     bool gpu = strncmp(triple, "nvptx", 5) == 0;
     fputs(gpu ? how_to_launch : how_to_call, f);
     fputs(" */\n", f);
-    fprintf(f, "#ifndef SLICEGEN_%s_%s_H\n#define SLICEGEN_%s_%s_H\n\n", guard_kind, guard, guard_kind,
-            guard);
+    /* The guard holds a hash of what the header declares (fill_guard_hash). */
+    long guard_at = ftell(f);
+    fprintf(f, "#ifndef SLICEGEN_%s_%s_%s_H\n#define SLICEGEN_%s_%s_%s_H\n\n", guard_kind, guard, GUARD_HASH_HOLE,
+            guard_kind, guard, GUARD_HASH_HOLE);
     fputs("#include <stddef.h>\n#include <stdint.h>\n\n", f);
     fputs("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", f);
     fputs(gpu ? gpu_struct_text : struct_text, f);
@@ -202,10 +221,11 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
         fprintf(f, "extern const size_t %s_kernel_count;\n\n", o->prefix);
     }
     fputs("#ifdef __cplusplus\n}\n#endif\n\n", f);
-    fprintf(f, "#endif /* SLICEGEN_%s_%s_H */\n", guard_kind, guard);
-    if (fclose(f) != 0) {
+    fprintf(f, "#endif /* SLICEGEN_%s_%s_%s_H */\n", guard_kind, guard, GUARD_HASH_HOLE);
+    if (fclose(f) != 0 || guard_at < 0) {
         free(text);
         return NULL;
     }
+    fill_guard_hash(text + guard_at);
     return text;
 }

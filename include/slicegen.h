@@ -320,23 +320,49 @@ SG_API sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, siz
                               const sg_aot_options *options, const char *path,
                               const char *header_path);
 
-/* The name a plan's kernel gets by default:
- * "sg_x<element size>_l<loops>_r<run bytes>_<16 hex digits>", at most
- * SG_KERNEL_NAME_MAX - 1 characters. Plans with one loop nest share it. */
+/* The name kernel (its plan and spec; kernel->name is ignored) gets by
+ * default in an output compiled with `options`, as `slicegen emit` names
+ * it: "sg_x<element size>_l<loops>_r<run bytes>_<16 hex digits>", at most
+ * SG_KERNEL_NAME_MAX - 1 characters. The digits hash everything that makes
+ * the kernel and its description: the plan (element type, shapes, loop
+ * nest, fill), the spec, the target's triple, CPU and features, and the
+ * optimization level; kernels that differ in any of them get different
+ * names, so their objects link into one program. An unknown triple is
+ * SG_ERR_USAGE. */
 #define SG_KERNEL_NAME_MAX 96
+SG_API sg_status sg_aot_kernel_name(sg_context *ctx, const sg_aot_kernel *kernel,
+                                    const sg_aot_options *options, char name[SG_KERNEL_NAME_MAX]);
+
+/* The name of a plan's loop nest, in the same form: plans with one loop
+ * nest share it, whatever their element type or shapes. The JIT names its
+ * kernels so; an output file's kernels take sg_aot_kernel_name. */
 SG_API sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERNEL_NAME_MAX]);
 
 /* 1 if `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*, and not a keyword
- * of C or C++. */
+ * of C or C++. sg_aot_write also refuses names that C and C++ reserve
+ * (starting with '_', holding "__"), that the generated header or the
+ * headers it includes use (slicegen_kernel_info, SLICEGEN_*, int64_t,
+ * size_t, NULL, offsetof, INT*_MAX, ...) and the C library functions
+ * kernels call (memcpy, memset, memmove), for every name it derives
+ * (NAME_info, P_kernels, ...). */
 SG_API int sg_is_identifier(const char *name);
 
 /* Kernel names for model layers, as `slicegen aot` gives them: prefix, '_',
- * then the layer name with every character outside [A-Za-z0-9_] replaced
- * by '_'; a name already taken (by an earlier layer, or by a symbol or
- * macro derived from one, such as NAME_info or P_kernels) gets the first
- * free suffix _2, _3, ... names[i] is malloc'd; free() each. */
+ * then the layer name with every run of characters outside [A-Za-z0-9]
+ * (and of '_') made one '_', none at the end ("layer" when nothing is
+ * left); a name already taken (by an earlier layer, or by a symbol or
+ * macro derived from one, such as NAME_info or P_kernels) or reserved gets
+ * the first free suffix _2, _3, ... names[i] is malloc'd; free() each. A
+ * prefix whose table names are reserved is SG_ERR_USAGE. */
 SG_API sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t count,
                                     const char *const *layers, char **names);
+
+/* The table prefix `slicegen aot` gives a model by default: the model
+ * file's name without folders and extension, made an identifier as layer
+ * names are ("yolo-v5s.onnx": "yolo_v5s"); behind "sg_" where that starts
+ * with a digit, is a keyword or makes a reserved name ("3d.xml": "sg_3d");
+ * "sg" where nothing of it is left. malloc'd; NULL when out of memory. */
+SG_API char *sg_aot_model_prefix(const char *model_path);
 
 /* ---- CUDA GPUs -----------------------------------------------------------------
  *

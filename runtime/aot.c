@@ -1,6 +1,7 @@
 /* The public ahead-of-time API: checks kernels and names, has codegen make
  * the output file and header, and writes both whole or not at all. */
 #define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,59 @@ int sg_is_identifier(const char *name)
     return 1;
 }
 
+/* Names a generated header or object cannot introduce, each with the reason. */
+/* clang-format off */
+static const struct {
+    const char *name, *why;
+} taken[] = {
+    {"slicegen_kernel_info", "is the generated header's description struct"},
+    {"slicegen_cuda_kernel_info", "is the generated header's description struct"},
+    {"slicegen_args", "is the generated header's argument struct"},
+    {"size_t", "is declared by <stddef.h>"}, {"ptrdiff_t", "is declared by <stddef.h>"},
+    {"max_align_t", "is declared by <stddef.h>"}, {"NULL", "is defined by <stddef.h>"},
+    {"offsetof", "is defined by <stddef.h>"}, {"SIZE_MAX", "is defined by <stdint.h>"},
+    {"SIZE_WIDTH", "is defined by <stdint.h>"}, {"PTRDIFF_MIN", "is defined by <stdint.h>"},
+    {"PTRDIFF_MAX", "is defined by <stdint.h>"}, {"PTRDIFF_WIDTH", "is defined by <stdint.h>"},
+    {"SIG_ATOMIC_MIN", "is defined by <stdint.h>"}, {"SIG_ATOMIC_MAX", "is defined by <stdint.h>"},
+    {"WCHAR_MIN", "is defined by <stdint.h>"}, {"WCHAR_MAX", "is defined by <stdint.h>"},
+    {"WINT_MIN", "is defined by <stdint.h>"}, {"WINT_MAX", "is defined by <stdint.h>"},
+    {"memcpy", "is the C library function kernels call"}, {"memset", "is the C library function kernels call"},
+    {"memmove", "is a C library function"}, {"main", "is the program's entry point"},
+};
+/* clang-format on */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Why the identifier `id` cannot be defined by a generated object or header
+ * (kept by C and C++, by the headers it includes, or by the C library), or
+ * NULL when it can. */
+static const char *reserved(const char *id)
+{
+    if (id[0] == '_')
+        return "is reserved in C and C++ (it starts with '_')";
+    if (strstr(id, "__") != NULL)
+        return "is reserved in C and C++ (it holds '__')";
+    if (strncmp(id, "SLICEGEN_", 9) == 0)
+        return "is reserved for the generated header's macros (SLICEGEN_*)";
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
+        if (strcmp(id, taken[i].name) == 0)
+            return taken[i].why;
+    /* <stdint.h>: the types int*_t and uint*_t, the macros INT*_MAX, _MIN,
+     * _WIDTH and _C and their UINT* twins (C11 7.20, 7.31.10). */
+    const char *rest = strncmp(id, "u", 1) == 0 ? id + 1 : id;
+    if (strncmp(rest, "int", 3) == 0 && ends_with(id, "_t"))
+        return "is reserved by <stdint.h> (int*_t and uint*_t)";
+    rest = strncmp(id, "U", 1) == 0 ? id + 1 : id;
+    if (strncmp(rest, "INT", 3) == 0 &&
+        (ends_with(id, "_MAX") || ends_with(id, "_MIN") || ends_with(id, "_WIDTH") || ends_with(id, "_C")))
+        return "is reserved by <stdint.h> (INT*_MAX, _MIN, _WIDTH, _C and UINT*)";
+    return NULL;
+}
+
 sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERNEL_NAME_MAX])
 {
     sg_error err = {0};
@@ -58,6 +112,35 @@ sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERN
         snprintf(name, SG_KERNEL_NAME_MAX, "%s", symbol);
     }
     sg_nest_key_free(&key);
+    return sg_context_report(ctx, &err);
+}
+
+/* FNV-1a, 64 bits, of the string s, continued from h. */
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+    return (h ^ 0xff) * 0x100000001b3u; /* a terminator, so that "ab","c" differs from "a","bc" */
+}
+
+sg_status sg_aot_kernel_name(sg_context *ctx, const sg_aot_kernel *kernel, const sg_aot_options *options,
+                             char name[SG_KERNEL_NAME_MAX])
+{
+    sg_error err = {0};
+    char *plan_text = sg_plan_to_text(kernel->plan), *target = NULL, level[16];
+    if (plan_text == NULL) {
+        sg_fail(&err, SG_ERR_NOMEM, "failed to name kernel: out of memory");
+    } else if (sg_codegen_aot_target_text(options, &target, &err) == SG_OK) {
+        /* Everything that makes the kernel and its description. */
+        snprintf(level, sizeof level, "-O%d", options->opt_level);
+        uint64_t h = 0xcbf29ce484222325u;
+        h = fnv1a(fnv1a(fnv1a(fnv1a(h, plan_text), kernel->spec ? kernel->spec : ""), target), level);
+        const sg_plan *p = kernel->plan;
+        snprintf(name, SG_KERNEL_NAME_MAX, "sg_x%zu_l%zu_r%" PRId64 "_%016" PRIx64, p->elem_size, p->nloops,
+                 p->run_bytes, h);
+    }
+    free(plan_text);
+    free(target);
     return sg_context_report(ctx, &err);
 }
 
@@ -120,7 +203,7 @@ static int set_add(name_set *set, const char *base, const char *suffix)
     return 1;
 }
 
-/* 1 if base + every suffix would be new. */
+/* 1 if base + every suffix would be new, and none is reserved. */
 static bool set_has_none(const name_set *set, const char *base, const char *const *suffixes, size_t n)
 {
     char buf[512];
@@ -132,7 +215,7 @@ static bool set_has_none(const name_set *set, const char *base, const char *cons
             return false;
         memcpy(s, base, a);
         memcpy(s + a, suffixes[k], b + 1);
-        bool found = false;
+        bool found = reserved(s) != NULL;
         for (size_t i = hash(s) & (set->size - 1); set->slots[i] != NULL && !found;
              i = (i + 1) & (set->size - 1))
             found = strcmp(set->slots[i], s) == 0;
@@ -142,6 +225,48 @@ static bool set_has_none(const name_set *set, const char *base, const char *cons
             return false;
     }
     return true;
+}
+
+/* Fails (SG_ERR_USAGE, naming the identifier and why) unless every
+ * identifier base + suffixes[k] may be defined; `what` says whose name
+ * base is ("kernel NAME: the name", "kernels: the prefix"). */
+static sg_status check_reserved(const char *what, const char *base, const char *const *suffixes, size_t n,
+                                sg_error *err)
+{
+    size_t a = strlen(base);
+    for (size_t k = 0; k < n; k++) {
+        char *id = malloc(a + strlen(suffixes[k]) + 1);
+        if (id == NULL)
+            return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernels: out of memory");
+        strcat(strcpy(id, base), suffixes[k]);
+        const char *why = reserved(id);
+        if (why && suffixes[k][0] == '\0')
+            sg_fail(err, SG_ERR_USAGE, "failed to compile %s '%s' %s", what, base, why);
+        else if (why)
+            sg_fail(err, SG_ERR_USAGE, "failed to compile %s '%s' gives %s, which %s", what, base, id, why);
+        free(id);
+        if (why)
+            return err->status;
+    }
+    return SG_OK;
+}
+
+/* Appends the characters of `text` that a C identifier may hold to `name`
+ * (at *len): every run of other characters and '_' becomes one '_', never
+ * two in a row, and none at the end. Returns the new length. */
+static size_t append_identifier_part(char *name, size_t len, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        bool keep = is_word_char(*p) && *p != '_';
+        if (keep)
+            name[len++] = *p;
+        else if (len > 0 && name[len - 1] != '_')
+            name[len++] = '_';
+    }
+    while (len > 0 && name[len - 1] == '_')
+        len--;
+    name[len] = '\0';
+    return len;
 }
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -156,6 +281,8 @@ sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t count, 
         sg_fail(&err, SG_ERR_USAGE, "failed to name kernels: the prefix '%s' is not a C identifier", prefix);
         goto fail;
     }
+    if (check_reserved("kernels: the prefix", prefix, table_suffixes, COUNT(table_suffixes), &err) != SG_OK)
+        goto fail;
     if (!set_init(&set, (count + 1) * (COUNT(kernel_suffixes) + COUNT(table_suffixes))))
         goto nomem;
     for (size_t k = 0; k < COUNT(table_suffixes); k++)
@@ -164,20 +291,18 @@ sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t count, 
     size_t plen = strlen(prefix);
     for (; done < count; done++) {
         size_t len = strlen(layers[done]);
-        char *name = malloc(plen + 1 + len + 24); /* room for "_<number>" */
+        char *name = malloc(plen + 1 + len + sizeof "layer" + 24); /* room for "_<number>" */
         if (name == NULL)
             goto nomem;
         memcpy(name, prefix, plen);
         name[plen] = '_';
-        for (size_t i = 0; i < len; i++) {
-            char c = layers[done][i];
-            name[plen + 1 + i] = is_word_char(c) ? c : '_';
-        }
-        name[plen + 1 + len] = '\0';
-        /* Taken already (another layer, or a name derived from one): the
-         * first free of name_2, name_3, ... */
+        size_t named = append_identifier_part(name, plen + 1, layers[done]);
+        if (named <= plen) /* nothing of the layer's name is left */
+            named = plen + 1 + (size_t)sprintf(name + plen + 1, "layer");
+        /* Taken already (another layer, or a name derived from one) or
+         * reserved: the first free of name_2, name_3, ... */
         for (unsigned long n = 2; !set_has_none(&set, name, kernel_suffixes, COUNT(kernel_suffixes)); n++)
-            snprintf(name + plen + 1 + len, 24, "_%lu", n);
+            snprintf(name + named, 24, "_%lu", n);
         names[done] = name;
         for (size_t k = 0; k < COUNT(kernel_suffixes); k++)
             if (set_add(&set, name, kernel_suffixes[k]) < 0)
@@ -196,6 +321,36 @@ fail:
     return sg_context_report(ctx, &err);
 }
 
+char *sg_aot_model_prefix(const char *model_path)
+{
+    const char *base = strrchr(model_path, '/');
+    base = base ? base + 1 : model_path;
+    const char *dot = strrchr(base, '.');
+    size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    char *stem = malloc(len + 1), *prefix = malloc(len + sizeof "sg_");
+    if (stem == NULL || prefix == NULL) {
+        free(stem);
+        free(prefix);
+        return NULL;
+    }
+    memcpy(stem, base, len);
+    stem[len] = '\0';
+    strcpy(prefix, "sg_");
+    append_identifier_part(prefix + 3, 0, stem);
+    free(stem);
+    /* The file's own name where it makes a prefix; behind "sg_" where it
+     * starts with a digit, is a keyword or makes a reserved name; "sg"
+     * where nothing of it is left. */
+    sg_error ignored = {0};
+    bool own = prefix[3] != '\0' && sg_is_identifier(prefix + 3) && reserved(prefix + 3) == NULL &&
+               check_reserved("", prefix + 3, table_suffixes, COUNT(table_suffixes), &ignored) == SG_OK;
+    if (own)
+        memmove(prefix, prefix + 3, strlen(prefix + 3) + 1);
+    else if (prefix[3] == '\0')
+        prefix[2] = '\0';
+    return prefix;
+}
+
 /* Every kernel has a plan and an identifier for a name, and no identifier
  * the output introduces is introduced twice. */
 static sg_status check_kernels(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
@@ -211,6 +366,8 @@ static sg_status check_kernels(const sg_aot_kernel *kernels, size_t count, const
         return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernels: out of memory");
     for (size_t k = 0; o->prefix && k < COUNT(table_suffixes); k++)
         set_add(&set, o->prefix, table_suffixes[k]);
+    if (o->prefix)
+        check_reserved("kernels: the prefix", o->prefix, table_suffixes, COUNT(table_suffixes), err);
     for (size_t i = 0; i < count && err->status == SG_OK; i++) {
         const char *name = kernels[i].name;
         if (kernels[i].plan == NULL)
@@ -220,6 +377,8 @@ static sg_status check_kernels(const sg_aot_kernel *kernels, size_t count, const
                     "failed to compile kernel: the name '%s' is not a C identifier (letters, digits and '_', "
                     "not starting with a digit, not a keyword)",
                     name ? name : "(null)");
+        else
+            check_reserved("kernel: the name", name, kernel_suffixes, COUNT(kernel_suffixes), err);
         for (size_t k = 0; k < COUNT(kernel_suffixes) && err->status == SG_OK; k++) {
             int added = set_add(&set, name, kernel_suffixes[k]);
             if (added < 0)

@@ -52,8 +52,44 @@ expected_table="7 backbone/crop.0 m_backbone_crop_0 f32 384
 32 chain.second m_chain_second f32 128
 36 stem.ellipsis m_stem_ellipsis u8 8"
 [ "$(cat table.txt)" = "$expected_table" ] && ok || { bad "the table:"; diff <(echo "$expected_table") table.txt >&2; }
-"$SLICEGEN" aot models/model.xml -o sg.o --header sg.h > /dev/null 2>&1 && grep -q "^extern const size_t sg_kernel_count;" sg.h \
-    && ok || bad "the default prefix is sg"
+"$SLICEGEN" aot models/model.xml -o dflt.o --header dflt.h > /dev/null 2>&1 &&
+    grep -q "^extern const size_t model_kernel_count;" dflt.h && ok || bad "the default prefix is the file's name, model"
+
+# Two models with default prefixes (their file names) in one program: no
+# symbol, table or header guard in common.
+cp models/model.xml other-net.xml && cp models/model.bin other-net.bin
+check "aot of other-net.xml" "$SLICEGEN" aot other-net.xml -o other.o --header other.h
+grep -q "^extern const size_t other_net_kernel_count;" other.h && ok || bad "the prefix of other-net.xml"
+cat > both.c <<'C'
+#include <stdio.h>
+#include "dflt.h"
+#include "other.h"
+int main(void)
+{
+    printf("%zu %zu %s %s\n", model_kernel_count, other_net_kernel_count, model_kernels[0]->name,
+           other_net_kernels[0]->name);
+    return 0;
+}
+C
+check "two default-prefix models link into one program" "$CC" -std=c11 -I. both.c dflt.o other.o -o both
+[ "$(./both)" = "8 8 model_backbone_crop_0 other_net_backbone_crop_0" ] && ok || bad "two models: $(./both)"
+# Default prefixes of other file names, and layer names made identifiers
+# with no "__" and no '_' at the end (für/ñame has two-byte characters).
+for pair in "3d-net.xml sg_3d_net" "int.xml sg_int" "SLICEGEN.xml sg_SLICEGEN" "__a..b__.xml a_b" "...xml sg"; do
+    set -- $pair
+    cp models/model.xml "$1" && cp models/model.bin "${1%.xml}.bin"
+    "$SLICEGEN" aot "$1" -o p.o --header p.h > /dev/null 2>&1 && grep -q "^extern const size_t $2_kernel_count;" p.h &&
+        ok || bad "the default prefix of $1 is not $2"
+done
+sed 's/name="a\.b"/name="f\xc3\xbcr\/\xc3\xb1ame"/; s/name="a-b"/name="__x__y__"/' models/model.xml > odd.xml
+cp models/model.bin odd.bin
+check "aot of odd layer names" "$SLICEGEN" aot odd.xml -o odd.o --header odd.h --prefix m
+grep -q "^void m_f_r_ame(" odd.h && grep -q "^void m_x_y(" odd.h && ! grep -q "m_[A-Za-z0-9_]*__" odd.h &&
+    ok || bad "odd layer names: $(grep '^void' odd.h)"
+expect_error 2 "the prefix 'SLICEGEN' gives SLICEGEN_kernels, which is reserved" \
+    aot models/model.xml -o keep.o --header keep.h --prefix SLICEGEN
+expect_error 2 "the prefix 'x_' gives x__kernels, which is reserved in C and C++" \
+    aot models/model.xml -o keep.o --header keep.h --prefix x_
 
 # The IR v10 spelling and a model without port precisions give the same kernels.
 for variant in model-v10 model-noprec; do

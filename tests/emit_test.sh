@@ -88,6 +88,40 @@ check "emit .ll" "$SLICEGEN" emit "${ONE[@]}" -o one.ll --name one -O0
 check "llvm-as parses the IR" "$LLVM_AS" one.ll -o one.bc
 check "emit with the default name" "$SLICEGEN" emit "${ONE[@]}" -o default.o --header default.h
 grep -Eq "^void sg_x4_l2_r4_[0-9a-f]{16}\(const void \*in" default.h && ok || bad "the default name: $(grep '^void' default.h)"
+# Two kernels with one loop nest but other shapes and types: their default
+# names and header guards differ, so both link into one program.
+check "emit [:2] of f32 [4,6]" "$SLICEGEN" emit '[:2]' --shape 4,6 --dtype f32 -o d1.o --header d1.h
+check "emit [0:12] of i32 [100]" "$SLICEGEN" emit '[0:12]' --shape 100 --dtype i32 -o d2.o --header d2.h
+n1=$(sed -n 's/^void \(sg_[0-9a-z_]*\)(.*/\1/p' d1.h) n2=$(sed -n 's/^void \(sg_[0-9a-z_]*\)(.*/\1/p' d2.h)
+[ -n "$n1" ] && [ -n "$n2" ] && [ "$n1" != "$n2" ] && ok || bad "default names $n1 and $n2"
+cat > two.c <<C
+#include <stdio.h>
+#include <string.h>
+#include "d1.h"
+#include "d2.h"
+int main(void)
+{
+    float a[24], b[12];
+    int32_t c[100], d[12];
+    for (int i = 0; i < 24; i++) a[i] = (float)i;
+    for (int i = 0; i < 100; i++) c[i] = 1000 + i;
+    $n1(a, b, 0, ${n1}_OUTER_EXTENT);
+    $n2(c, d, 0, ${n2}_OUTER_EXTENT);
+    int good = ${n1}_INPUT_BYTES == 96 && ${n2}_INPUT_BYTES == 400 && strcmp(${n1}_info.dtype, "f32") == 0 &&
+               strcmp(${n2}_info.dtype, "i32") == 0;
+    for (int i = 0; i < 12; i++) good = good && b[i] == (float)i && d[i] == 1000 + i;
+    puts(good ? "two kernels" : "wrong");
+    return !good;
+}
+C
+check "two default-named kernels link into one program" "$CC" -std=c11 -I. two.c d1.o d2.o -o two
+[ "$(./two)" = "two kernels" ] && ok || bad "the program of two default-named kernels"
+# The same spec for another target, CPU or level is another kernel: another name.
+for other in "--target aarch64-linux-gnu" "-O0"; do
+    # shellcheck disable=SC2086
+    "$SLICEGEN" emit '[:2]' --shape 4,6 --dtype f32 -o d3.ll --header d3.h $other > /dev/null 2>&1 &&
+        ! grep -q "^void $n1(" d3.h && ok || bad "the default name of [:2] with $other is $n1 again"
+done
 
 # Outputs through a symbolic link replace the file it names; the link stays.
 echo "old" > real.o
@@ -123,6 +157,16 @@ expect_error 2 "unknown output kind" emit "${ONE[@]}" -o new --header new.h
 expect_error 2 "bad --name '2x': a kernel name must be a C identifier" emit "${ONE[@]}" -o keep.o --header keep.h --name 2x
 expect_error 2 "bad --name 'int'" emit "${ONE[@]}" -o keep.o --header keep.h --name int
 expect_error 2 "bad --name 'a-b'" emit "${ONE[@]}" -o keep.o --header keep.h --name a-b
+# Names the header, the headers it includes, C and C++ or the C library
+# already use: the header would not compile, or the object would define them.
+for name in slicegen_kernel_info SLICEGEN_KERNEL_INFO_DEFINED int64_t uint_least8_t size_t NULL offsetof \
+    INT64_MAX UINT8_C SIZE_MAX memcpy memset memmove main _Kernel __k; do
+    expect_error 2 "failed to compile kernel: the name '$name' " emit "${ONE[@]}" -o keep.o --header keep.h --name $name
+done
+expect_error 2 "the name 'a__b' is reserved in C and C++ (it holds '__')" emit "${ONE[@]}" -o keep.o --name a__b
+expect_error 2 "the name 'slicegen_kernel' gives slicegen_kernel_info, which is the generated header's" \
+    emit "${ONE[@]}" -o keep.o --name slicegen_kernel
+expect_error 2 "the name 'k_' gives k__info, which is reserved in C and C++" emit "${ONE[@]}" -o keep.o --name k_
 expect_error 2 'No available targets are compatible with triple "no-such-triple"' \
     emit "${ONE[@]}" -o keep.o --header keep.h --target no-such-triple
 expect_error 2 "'no-such-cpu' is not a recognized processor for this target" \

@@ -179,7 +179,8 @@ SIGNATURES = {
     "sg_llvm_version": (ctypes.c_char_p, []),
     "sg_aot_write": (status_t, [ContextP, ctypes.POINTER(AotKernel), ctypes.c_size_t,
                                 ctypes.POINTER(AotOptions), ctypes.c_char_p, ctypes.c_char_p]),
-    "sg_kernel_name": (status_t, [ContextP, PlanP, ctypes.c_char_p]),
+    "sg_aot_kernel_name": (status_t, [ContextP, ctypes.POINTER(AotKernel), ctypes.POINTER(AotOptions),
+                                      ctypes.c_char_p]),
     "sg_is_identifier": (ctypes.c_int, [ctypes.c_char_p]),
 }
 

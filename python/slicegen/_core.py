@@ -610,22 +610,24 @@ class Context:
 
     def _emit(self, plan, spec_text, path, header, target, name, cpu, level):
         c_path, c_header = _path(path, "the output"), _path(header, "the header")
+        if name is not None and (not isinstance(name, str) or "\0" in name):
+            raise SliceError(f"failed to compile kernel: the name {name!r} is not a C identifier")
+        for what, text in (("target", target), ("cpu", cpu)):
+            if text is not None and (not isinstance(text, str) or "\0" in text):
+                raise SliceError(f"failed to compile kernel: {what} {text!r} is not a string")
+        kernel = _capi.AotKernel(plan, name.encode() if name is not None else None,
+                                 _command_form(spec_text).encode(), None, -1)
+        options = _capi.AotOptions(target.encode() if target else None, cpu.encode() if cpu else None,
+                                   level, None, None)
         with self._state.lock:
             ctx = self._open_ptr()
             if name is None:
                 buf = ctypes.create_string_buffer(_capi.SG_KERNEL_NAME_MAX)
-                status = _lib.sg_kernel_name(ctx, plan, buf)
+                status = _lib.sg_aot_kernel_name(ctx, ctypes.byref(kernel), ctypes.byref(options), buf)
                 if status != _capi.SG_OK:
                     raise self._error(status)
                 name = buf.value.decode()
-            elif not isinstance(name, str) or "\0" in name:
-                raise SliceError(f"failed to compile kernel: the name {name!r} is not a C identifier")
-            for what, text in (("target", target), ("cpu", cpu)):
-                if text is not None and (not isinstance(text, str) or "\0" in text):
-                    raise SliceError(f"failed to compile kernel: {what} {text!r} is not a string")
-            kernel = _capi.AotKernel(plan, name.encode(), _command_form(spec_text).encode(), None, -1)
-            options = _capi.AotOptions(target.encode() if target else None, cpu.encode() if cpu else None,
-                                       level, None, None)
+                kernel.name = buf.value
             status = _lib.sg_aot_write(ctx, ctypes.byref(kernel), 1, ctypes.byref(options), c_path, c_header)
             if status != _capi.SG_OK:
                 raise self._error(status)
