@@ -84,6 +84,9 @@ class Emit(unittest.TestCase):
     def test_output_kinds_and_targets(self):
         default = slicegen.emit("[::2]", (64, 64), "f32", self.path("a.ll"))
         self.assertTrue(default.startswith("sg_x4_"), default)
+        # another shape, type or level of one loop nest: another default name
+        self.assertNotEqual(slicegen.emit("[::2]", (64, 64), "i32", self.path("b.ll")), default)
+        self.assertNotEqual(slicegen.emit("[::2]", (64, 64), "f32", self.path("b.ll"), opt_level=0), default)
         self.assertTrue(open(self.path("a.ll")).read().startswith("; ModuleID"))
         slicegen.emit("[::2]", (64, 64), "f32", self.path("a.s"), name="half")
         self.assertIn("half", open(self.path("a.s")).read())
@@ -135,7 +138,9 @@ class Emit(unittest.TestCase):
         with open(existing, "w") as f:
             f.write("keep")
         cases = [dict(path=self.path("k.txt")), dict(path=existing, name="1abc"),
-                 dict(path=existing, name="int"), dict(path=existing, target="no-such-triple"),
+                 dict(path=existing, name="int"), dict(path=existing, name="int64_t"),
+                 dict(path=existing, name="slicegen_kernel"), dict(path=existing, name="memcpy"),
+                 dict(path=existing, target="no-such-triple"),
                  dict(path=existing, header=existing), dict(path=existing, cpu="no-such-cpu"),
                  dict(path=existing, target="x86_64-linux-gnu", cpu="i386"),
                  dict(path=self.path("missing/k.o")), dict(path=existing, opt_level=9)]
