@@ -8,10 +8,10 @@
  * with dlsym under the names cuda.h maps them to (cuMemAlloc is
  * cuMemAlloc_v2, ...).
  *
- * The cache is a hash table of entries keyed by (nest key, input bytes,
- * device), guarded by ctx->lock, like the CPU kernels' (kernel.c): a miss
- * inserts a COMPILING entry and compiles and loads outside the lock;
- * callers asking for the same kernel meanwhile wait on `done`. */
+ * The cache (cache.c, as the CPU kernels') is keyed by (nest key, input
+ * bytes, device) and guarded by ctx->lock: a miss inserts a COMPILING entry
+ * and compiles and loads outside the lock; callers asking for the same
+ * kernel meanwhile wait. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -217,18 +217,11 @@ static double now(void)
 
 /* ---- the per-context state (ctx->lock held) -------------------------------------------- */
 
-typedef enum state { COMPILING, READY, FAILED } state;
-
 struct sg_cuda_kernel {
+    sg_cache_entry entry; /* first: the cache's entry is the kernel */
     sg_context *ctx;
-    sg_cuda_kernel *next;                  /* hash chain */
-    sg_cuda_kernel *idle_prev, *idle_next; /* idle list, while refs == 0 */
-    sg_nest_key key;
     uint64_t in_bytes, out_bytes;
     int device;
-    int refs;
-    state state;
-    sg_error error; /* FAILED: why, for the waiters */
     CUcontext primary;
     CUmodule module;
     CUfunction function;
@@ -237,14 +230,9 @@ struct sg_cuda_kernel {
 };
 
 typedef struct sg_cuda_state {
-    pthread_cond_t done; /* some compile finished */
     int ndevices;
     CUcontext *primary; /* per device ordinal; NULL until first used */
-    sg_cuda_kernel **buckets;
-    size_t nbuckets, count;
-    sg_cuda_kernel *idle_first, *idle_last; /* least recently released first */
-    size_t nidle;
-    uint64_t compiles, hits;
+    sg_cache cache;
 } sg_cuda_state;
 
 /* ctx->cuda, made on first need; the driver must be ready. */
@@ -253,99 +241,20 @@ static sg_status get_state(sg_context *ctx, sg_cuda_state **out, sg_error *err)
     sg_cuda_state *s = ctx->cuda;
     if (s == NULL) {
         s = calloc(1, sizeof *s);
-        if (s == NULL || (s->buckets = calloc(64, sizeof *s->buckets)) == NULL ||
-            (s->primary = calloc((size_t)cuda.devices + 1, sizeof *s->primary)) == NULL) {
-            if (s != NULL)
-                free(s->buckets);
+        if (s == NULL || (s->primary = calloc((size_t)cuda.devices + 1, sizeof *s->primary)) == NULL) {
             free(s);
             return sg_fail(err, SG_ERR_NOMEM, "failed to create the CUDA kernel cache: out of memory");
         }
-        pthread_cond_init(&s->done, NULL);
-        s->nbuckets = 64;
+        if (sg_cache_init(&s->cache, SG_CUDA_IDLE_MAX, err) != SG_OK) {
+            free(s->primary);
+            free(s);
+            return err->status;
+        }
         s->ndevices = cuda.devices;
         ctx->cuda = s;
     }
     *out = s;
     return SG_OK;
-}
-
-static size_t bucket_of(const sg_cuda_state *s, const sg_nest_key *key, uint64_t in_bytes, int device)
-{
-    uint64_t h = key->hash ^ (in_bytes * 0x9e3779b97f4a7c15u) ^ ((uint64_t)device << 56);
-    return (size_t)(h & (s->nbuckets - 1));
-}
-
-static sg_cuda_kernel **slot(sg_cuda_state *s, const sg_nest_key *key, uint64_t in_bytes, int device)
-{
-    sg_cuda_kernel **at = &s->buckets[bucket_of(s, key, in_bytes, device)];
-    for (; *at; at = &(*at)->next) {
-        const sg_cuda_kernel *k = *at;
-        if (k->device == device && k->in_bytes == in_bytes && k->key.hash == key->hash &&
-            k->key.len == key->len && memcmp(k->key.bytes, key->bytes, key->len) == 0)
-            break;
-    }
-    return at;
-}
-
-static void grow(sg_cuda_state *s)
-{
-    size_t n = s->nbuckets * 2;
-    sg_cuda_kernel **buckets = calloc(n, sizeof *buckets), **old = s->buckets;
-    size_t nold = s->nbuckets;
-    if (buckets == NULL)
-        return; /* longer chains, still correct */
-    s->buckets = buckets;
-    s->nbuckets = n;
-    for (size_t i = 0; i < nold; i++) {
-        for (sg_cuda_kernel *k = old[i], *next; k; k = next) {
-            next = k->next;
-            sg_cuda_kernel **head = &buckets[bucket_of(s, &k->key, k->in_bytes, k->device)];
-            k->next = *head;
-            *head = k;
-        }
-    }
-    free(old);
-}
-
-static void unlink_entry(sg_cuda_state *s, sg_cuda_kernel *k)
-{
-    sg_cuda_kernel **at = slot(s, &k->key, k->in_bytes, k->device);
-    if (*at == k) {
-        *at = k->next;
-        s->count--;
-    }
-}
-
-static void idle_remove(sg_cuda_state *s, sg_cuda_kernel *k)
-{
-    *(k->idle_prev ? &k->idle_prev->idle_next : &s->idle_first) = k->idle_next;
-    *(k->idle_next ? &k->idle_next->idle_prev : &s->idle_last) = k->idle_prev;
-    k->idle_prev = k->idle_next = NULL;
-    s->nidle--;
-}
-
-static void idle_append(sg_cuda_state *s, sg_cuda_kernel *k)
-{
-    k->idle_prev = s->idle_last;
-    k->idle_next = NULL;
-    *(s->idle_last ? &s->idle_last->idle_next : &s->idle_first) = k;
-    s->idle_last = k;
-    s->nidle++;
-}
-
-/* Takes the idle kernels over the limit out of the table; the caller frees
- * them after dropping the lock. */
-static sg_cuda_kernel *evict(sg_cuda_state *s)
-{
-    sg_cuda_kernel *victims = NULL;
-    while (s->nidle > SG_CUDA_IDLE_MAX) {
-        sg_cuda_kernel *k = s->idle_first;
-        idle_remove(s, k);
-        unlink_entry(s, k);
-        k->next = victims;
-        victims = k;
-    }
-    return victims;
 }
 
 /* ---- contexts and modules ------------------------------------------------------------ */
@@ -402,13 +311,14 @@ static sg_status enter(sg_context *ctx, int device, sg_error *err)
     return push(c, device, err);
 }
 
-static void free_kernel(sg_cuda_kernel *k)
+static void free_kernel(sg_cache_entry *entry)
 {
+    sg_cuda_kernel *k = (sg_cuda_kernel *)entry;
     if (k->module != NULL && cuda.api.CtxPushCurrent(k->primary) == CUDA_SUCCESS) {
         cuda.api.ModuleUnload(k->module);
         pop();
     }
-    sg_nest_key_free(&k->key);
+    free(k->entry.key);
     free(k);
 }
 
@@ -432,7 +342,8 @@ static void one_line(char *log)
 }
 
 /* Compiles plan's kernel to PTX for k's device and loads it there. */
-static sg_status build(sg_context *ctx, sg_cuda_kernel *k, const sg_plan *plan, sg_error *err)
+static sg_status build(sg_context *ctx, sg_cuda_kernel *k, const sg_plan *plan, const sg_nest_key *key,
+                       sg_error *err)
 {
     sg_cuda_device_info info;
     char symbol[SG_SYMBOL_MAX], *ptx = NULL;
@@ -443,7 +354,7 @@ static sg_status build(sg_context *ctx, sg_cuda_kernel *k, const sg_plan *plan, 
                        "failed to compile CUDA kernel: device %d (%s) has compute capability %d.%d "
                        "(LLVM's NVPTX backend needs 3.0 or newer)",
                        k->device, info.name, info.major, info.minor);
-    sg_codegen_symbol(plan, &k->key, symbol);
+    sg_codegen_symbol(plan, key, symbol);
     double t0 = now();
     if (sg_codegen_ptx(plan, symbol, info.cpu, SG_DEFAULT_OPT_LEVEL, &ptx, err) != SG_OK)
         return err->status;
@@ -480,23 +391,10 @@ static sg_status build(sg_context *ctx, sg_cuda_kernel *k, const sg_plan *plan, 
 
 /* Compiles the COMPILING entry k outside the lock and publishes it. */
 static sg_status compile_entry(sg_context *ctx, sg_cuda_state *s, sg_cuda_kernel *k, const sg_plan *plan,
-                               sg_error *err)
+                               const sg_nest_key *key, sg_error *err)
 {
-    sg_status status = build(ctx, k, plan, err);
-    pthread_mutex_lock(&ctx->lock);
-    if (status == SG_OK) {
-        k->state = READY;
-    } else {
-        k->state = FAILED;
-        k->error = *err;
-        unlink_entry(s, k);
-        k->refs--;
-    }
-    pthread_cond_broadcast(&s->done);
-    bool orphan = status != SG_OK && k->refs == 0;
-    pthread_mutex_unlock(&ctx->lock);
-    if (orphan)
-        free_kernel(k);
+    sg_status status = build(ctx, k, plan, key, err);
+    sg_cache_publish(&s->cache, &ctx->lock, &k->entry, status == SG_OK ? NULL : err, free_kernel);
     return status;
 }
 
@@ -506,53 +404,39 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int device, sg_cu
     sg_nest_key key = {0};
     sg_gpu_launch launch;
     sg_cuda_state *s = NULL;
-    sg_cuda_kernel *k = NULL;
+    sg_cache_entry *found = NULL, *orphan = NULL;
     if (device_ready(device, err) != SG_OK || sg_gpu_launch_of(plan, &launch, err) != SG_OK ||
         sg_nest_key_make(plan, &key, err) != SG_OK)
         return err->status;
+    const uint64_t variant[2] = {plan->in_bytes, (uint64_t)device};
 
     pthread_mutex_lock(&ctx->lock);
-    if (get_state(ctx, &s, err) != SG_OK)
-        goto unlock;
-    sg_cuda_kernel **at = slot(s, &key, plan->in_bytes, device);
-    if ((k = *at) != NULL) { /* cached, or being compiled by another thread */
-        if (k->refs++ == 0 && k->state == READY)
-            idle_remove(s, k);
-        while (k->state == COMPILING)
-            pthread_cond_wait(&s->done, &ctx->lock);
-        if (k->state == READY) {
-            s->hits++;
-            *out = k;
-        } else {
-            sg_fail(err, k->error.status, "%s", k->error.message);
-            if (--k->refs == 0) /* the compiling thread has unlinked it */
-                free_kernel(k);
-        }
-        goto unlock;
-    }
-    if ((k = calloc(1, sizeof *k)) == NULL) {
+    if (get_state(ctx, &s, err) != SG_OK ||
+        sg_cache_acquire(&s->cache, &ctx->lock, key.bytes, key.len, key.hash, variant, &found, &orphan, err) !=
+            SG_OK ||
+        found != NULL)
+        goto unlock; /* a failure, or a hit (cached, or compiled meanwhile by another thread) */
+    sg_cuda_kernel *k = calloc(1, sizeof *k);
+    if (k == NULL) {
         sg_fail(err, SG_ERR_NOMEM, "failed to compile CUDA kernel: out of memory");
         goto unlock;
     }
-    *k = (sg_cuda_kernel){.ctx = ctx,
-                          .key = key,
-                          .in_bytes = plan->in_bytes,
-                          .out_bytes = plan->out_bytes,
-                          .device = device,
-                          .refs = 1,
-                          .state = COMPILING,
-                          .launch = launch};
-    key = (sg_nest_key){0}; /* owned by k */
-    *at = k;
-    if (++s->count > 2 * s->nbuckets)
-        grow(s);
-    s->compiles++;
+    sg_cache_insert(&s->cache, &k->entry, key.bytes, key.len, key.hash, variant);
+    k->ctx = ctx;
+    k->in_bytes = plan->in_bytes;
+    k->out_bytes = plan->out_bytes;
+    k->device = device;
+    k->launch = launch;
     pthread_mutex_unlock(&ctx->lock);
-    if (compile_entry(ctx, s, k, plan, err) == SG_OK)
+    if (compile_entry(ctx, s, k, plan, &key, err) == SG_OK)
         *out = k;
-    return err->status;
+    return err->status; /* the key's bytes are the entry's */
 unlock:
     pthread_mutex_unlock(&ctx->lock);
+    if (found != NULL)
+        *out = (sg_cuda_kernel *)found;
+    if (orphan != NULL)
+        free_kernel(orphan);
     sg_nest_key_free(&key);
     return err->status;
 }
@@ -579,15 +463,10 @@ void sg_cuda_kernel_release(sg_cuda_kernel *kernel)
     if (kernel == NULL)
         return;
     sg_context *ctx = kernel->ctx;
-    sg_cuda_state *s = ctx->cuda;
     pthread_mutex_lock(&ctx->lock);
-    sg_cuda_kernel *victims = NULL;
-    if (--kernel->refs == 0) {
-        idle_append(s, kernel);
-        victims = evict(s);
-    }
+    sg_cache_entry *victims = sg_cache_release(&ctx->cuda->cache, &kernel->entry);
     pthread_mutex_unlock(&ctx->lock);
-    for (sg_cuda_kernel *next; victims; victims = next) {
+    for (sg_cache_entry *next; victims; victims = next) {
         next = victims->next;
         free_kernel(victims);
     }
@@ -849,7 +728,8 @@ void sg_cuda_cache_stats(sg_context *ctx, sg_cuda_stats *stats)
 {
     pthread_mutex_lock(&ctx->lock);
     const sg_cuda_state *s = ctx->cuda;
-    *stats = s ? (sg_cuda_stats){s->compiles, s->hits, s->count, s->nidle} : (sg_cuda_stats){0};
+    *stats = s ? (sg_cuda_stats){s->cache.compiles, s->cache.hits, s->cache.count, s->cache.nidle}
+               : (sg_cuda_stats){0};
     pthread_mutex_unlock(&ctx->lock);
 }
 
@@ -858,20 +738,13 @@ void sg_cuda_destroy(sg_context *ctx)
     sg_cuda_state *s = ctx->cuda;
     if (s == NULL)
         return;
-    for (size_t i = 0; i < s->nbuckets; i++) {
-        for (sg_cuda_kernel *k = s->buckets[i], *next; k; k = next) {
-            next = k->next;
-            free_kernel(k);
-        }
-    }
+    sg_cache_fini(&s->cache, free_kernel);
     for (int d = 0; d < s->ndevices; d++) {
         CUdevice dev;
         if (s->primary[d] != NULL && cuda.api.DeviceGet(&dev, d) == CUDA_SUCCESS)
             cuda.api.DevicePrimaryCtxRelease(dev);
     }
-    pthread_cond_destroy(&s->done);
     free(s->primary);
-    free(s->buckets);
     free(s);
     ctx->cuda = NULL;
 }

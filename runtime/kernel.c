@@ -1,12 +1,11 @@
 /* Generated kernels: the public API of the "generated kernels" section of
  * slicegen.h over the code generator, and the per-context kernel cache.
  *
- * The cache is a hash table of entries keyed by (nest key, opt level),
- * guarded by ctx->lock. A miss inserts a COMPILING entry and compiles
- * outside the lock; callers asking for the same kernel meanwhile wait on
- * `done`, so each kernel compiles once. Released kernels stay in the table,
- * on the idle list, until more than idle_max are idle (runtime.h); a
- * loaded kernel costs about 5-10 KB.
+ * The cache (cache.c) is keyed by (nest key, opt level) and guarded by
+ * ctx->lock: a miss inserts a COMPILING entry and compiles outside the
+ * lock; callers asking for the same kernel meanwhile wait, so each kernel
+ * compiles once. Released kernels stay cached, idle, until more than
+ * idle_max are idle (runtime.h); a loaded kernel costs about 5-10 KB.
  *
  * sg_kernel_run splits the outer range over the context's thread pool
  * (pool.c). */
@@ -18,135 +17,58 @@
 
 enum { MAX_THREADS = 256 };
 
-typedef enum state { COMPILING, READY, FAILED } state;
-
 struct sg_kernel {
+    sg_cache_entry entry; /* first: the cache's entry is the kernel */
     sg_context *ctx;
-    sg_kernel *next;                  /* hash chain */
-    sg_kernel *idle_prev, *idle_next; /* idle list, while refs == 0 */
-    sg_nest_key key;
     int opt_level;
-    int refs;
-    state state;
-    sg_error error; /* FAILED: why, for the waiters */
     sg_kernel_fn fn;
     int64_t outer_extent;
     bool reads; /* the nest reads the input */
+    sg_jit *jit;
     void *code; /* sg_jit resource */
 };
 
 typedef struct sg_kernel_cache {
     sg_jit *jit;
-    pthread_cond_t done; /* some compile finished */
-    sg_kernel **buckets;
-    size_t nbuckets, count;
-    sg_kernel *idle_first, *idle_last; /* least recently released first */
-    size_t nidle, idle_max;
-    uint64_t compiles, hits, serial;
+    sg_cache cache;
 } sg_kernel_cache;
-
-/* ---- the table (ctx->lock held) --------------------------------------------------- */
 
 static sg_status get_cache(sg_context *ctx, sg_kernel_cache **out, sg_error *err)
 {
     sg_kernel_cache *c = ctx->kernels;
     if (c == NULL) {
-        c = calloc(1, sizeof *c);
-        if (c == NULL || (c->buckets = calloc(64, sizeof *c->buckets)) == NULL) {
-            free(c);
+        if ((c = calloc(1, sizeof *c)) == NULL)
             return sg_fail(err, SG_ERR_NOMEM, "failed to create kernel cache: out of memory");
-        }
-        if (sg_jit_create(&c->jit, err) != SG_OK) {
-            free(c->buckets);
+        if (sg_cache_init(&c->cache, SG_KERNEL_IDLE_MAX, err) != SG_OK) {
             free(c);
             return err->status;
         }
-        pthread_cond_init(&c->done, NULL);
-        c->nbuckets = 64;
-        c->idle_max = SG_KERNEL_IDLE_MAX;
+        if (sg_jit_create(&c->jit, err) != SG_OK) {
+            sg_cache_fini(&c->cache, NULL);
+            free(c);
+            return err->status;
+        }
         ctx->kernels = c;
     }
     *out = c;
     return SG_OK;
 }
 
-static sg_kernel **slot(sg_kernel_cache *c, const sg_nest_key *key, int opt_level)
+static void free_kernel(sg_cache_entry *entry)
 {
-    sg_kernel **at = &c->buckets[(key->hash ^ (uint64_t)opt_level) & (c->nbuckets - 1)];
-    for (; *at; at = &(*at)->next) {
-        const sg_kernel *k = *at;
-        if (k->opt_level == opt_level && k->key.hash == key->hash && k->key.len == key->len &&
-            memcmp(k->key.bytes, key->bytes, key->len) == 0)
-            break;
-    }
-    return at;
-}
-
-static void grow(sg_kernel_cache *c)
-{
-    size_t n = c->nbuckets * 2;
-    sg_kernel **buckets = calloc(n, sizeof *buckets);
-    if (buckets == NULL)
-        return; /* longer chains, still correct */
-    for (size_t i = 0; i < c->nbuckets; i++) {
-        for (sg_kernel *k = c->buckets[i], *next; k; k = next) {
-            next = k->next;
-            sg_kernel **head = &buckets[(k->key.hash ^ (uint64_t)k->opt_level) & (n - 1)];
-            k->next = *head;
-            *head = k;
-        }
-    }
-    free(c->buckets);
-    c->buckets = buckets;
-    c->nbuckets = n;
-}
-
-static void unlink_entry(sg_kernel_cache *c, sg_kernel *k)
-{
-    sg_kernel **at = slot(c, &k->key, k->opt_level);
-    if (*at == k) {
-        *at = k->next;
-        c->count--;
-    }
-}
-
-static void idle_remove(sg_kernel_cache *c, sg_kernel *k)
-{
-    *(k->idle_prev ? &k->idle_prev->idle_next : &c->idle_first) = k->idle_next;
-    *(k->idle_next ? &k->idle_next->idle_prev : &c->idle_last) = k->idle_prev;
-    k->idle_prev = k->idle_next = NULL;
-    c->nidle--;
-}
-
-static void idle_append(sg_kernel_cache *c, sg_kernel *k)
-{
-    k->idle_prev = c->idle_last;
-    k->idle_next = NULL;
-    *(c->idle_last ? &c->idle_last->idle_next : &c->idle_first) = k;
-    c->idle_last = k;
-    c->nidle++;
-}
-
-/* Takes the idle kernels over the limit out of the table; the caller frees
- * them (sg_jit_free) after dropping the lock. */
-static sg_kernel *evict(sg_kernel_cache *c)
-{
-    sg_kernel *victims = NULL;
-    while (c->nidle > c->idle_max) {
-        sg_kernel *k = c->idle_first;
-        idle_remove(c, k);
-        unlink_entry(c, k);
-        k->next = victims;
-        victims = k;
-    }
-    return victims;
-}
-
-static void free_kernel(sg_jit *jit, sg_kernel *k)
-{
-    sg_jit_free(jit, k->code);
-    sg_nest_key_free(&k->key);
+    sg_kernel *k = (sg_kernel *)entry;
+    if (k->code)
+        sg_jit_free(k->jit, k->code);
+    free(k->entry.key);
     free(k);
+}
+
+static void free_victims(sg_cache_entry *victims)
+{
+    for (sg_cache_entry *next; victims; victims = next) {
+        next = victims->next;
+        free_kernel(victims);
+    }
 }
 
 /* ---- compiling ---------------------------------------------------------------------------- */
@@ -169,32 +91,14 @@ static bool nest_reads(const sg_plan *p)
 
 /* Compiles the COMPILING entry k outside the lock and publishes it. */
 static sg_status compile_entry(sg_context *ctx, sg_kernel_cache *c, sg_kernel *k, const sg_plan *plan,
-                               uint64_t serial, sg_error *err)
+                               const sg_nest_key *key, sg_error *err)
 {
     char base[SG_SYMBOL_MAX], symbol[SG_SYMBOL_MAX + 32];
-    sg_kernel_fn fn = NULL;
-    void *code = NULL;
-    sg_codegen_symbol(plan, &k->key, base);
+    sg_codegen_symbol(plan, key, base);
     /* Unique in the JIT even if two keys ever share a hash. */
-    snprintf(symbol, sizeof symbol, "%s_O%d_%llu", base, k->opt_level, (unsigned long long)serial);
-    sg_status status = sg_jit_compile(c->jit, plan, k->opt_level, symbol, &fn, &code, err);
-
-    pthread_mutex_lock(&ctx->lock);
-    if (status == SG_OK) {
-        k->fn = fn;
-        k->code = code;
-        k->state = READY;
-    } else {
-        k->state = FAILED;
-        k->error = *err;
-        unlink_entry(c, k);
-        k->refs--;
-    }
-    pthread_cond_broadcast(&c->done);
-    bool orphan = status != SG_OK && k->refs == 0;
-    pthread_mutex_unlock(&ctx->lock);
-    if (orphan)
-        free_kernel(c->jit, k);
+    snprintf(symbol, sizeof symbol, "%s_O%d_%llu", base, k->opt_level, (unsigned long long)k->entry.serial);
+    sg_status status = sg_jit_compile(c->jit, plan, k->opt_level, symbol, &k->fn, &k->code, err);
+    sg_cache_publish(&c->cache, &ctx->lock, &k->entry, status == SG_OK ? NULL : err, free_kernel);
     return status;
 }
 
@@ -202,56 +106,41 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg
 {
     sg_nest_key key = {0};
     sg_kernel_cache *c;
-    sg_kernel *k = NULL;
+    sg_cache_entry *found = NULL, *orphan = NULL;
     if (opt_level < 0 || opt_level > 3)
         return sg_fail(err, SG_ERR_USAGE, "failed to compile kernel: optimization level %d (0..3)",
                        opt_level);
     if (sg_nest_key_make(plan, &key, err) != SG_OK)
         return err->status;
+    const uint64_t variant[2] = {(uint64_t)opt_level, 0};
 
     pthread_mutex_lock(&ctx->lock);
-    if (get_cache(ctx, &c, err) != SG_OK)
-        goto unlock;
-    sg_kernel **at = slot(c, &key, opt_level);
-    if ((k = *at) != NULL) { /* cached, or being compiled by another thread */
-        if (k->refs++ == 0 && k->state == READY)
-            idle_remove(c, k);
-        while (k->state == COMPILING)
-            pthread_cond_wait(&c->done, &ctx->lock);
-        if (k->state == READY) {
-            c->hits++;
-            *out = k;
-        } else {
-            sg_fail(err, k->error.status, "%s", k->error.message);
-            if (--k->refs == 0) /* the compiling thread has unlinked it */
-                free_kernel(NULL, k);
-        }
-        goto unlock;
-    }
-    k = calloc(1, sizeof *k);
+    if (get_cache(ctx, &c, err) != SG_OK ||
+        sg_cache_acquire(&c->cache, &ctx->lock, key.bytes, key.len, key.hash, variant, &found, &orphan, err) !=
+            SG_OK ||
+        found != NULL)
+        goto unlock; /* a failure, or a hit (cached, or compiled meanwhile by another thread) */
+    sg_kernel *k = calloc(1, sizeof *k);
     if (k == NULL) {
         sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel: out of memory");
         goto unlock;
     }
-    *k = (sg_kernel){.ctx = ctx,
-                     .key = key,
-                     .opt_level = opt_level,
-                     .refs = 1,
-                     .state = COMPILING,
-                     .outer_extent = sg_nest_outer_extent(plan),
-                     .reads = nest_reads(plan)};
-    key = (sg_nest_key){0}; /* owned by k */
-    *at = k;
-    if (++c->count > 2 * c->nbuckets)
-        grow(c);
-    c->compiles++;
-    uint64_t serial = ++c->serial;
+    sg_cache_insert(&c->cache, &k->entry, key.bytes, key.len, key.hash, variant);
+    k->ctx = ctx;
+    k->opt_level = opt_level;
+    k->outer_extent = sg_nest_outer_extent(plan);
+    k->reads = nest_reads(plan);
+    k->jit = c->jit;
     pthread_mutex_unlock(&ctx->lock);
-    if (compile_entry(ctx, c, k, plan, serial, err) == SG_OK)
+    if (compile_entry(ctx, c, k, plan, &key, err) == SG_OK)
         *out = k;
-    return err->status;
+    return err->status; /* the key's bytes are the entry's */
 unlock:
     pthread_mutex_unlock(&ctx->lock);
+    if (found != NULL)
+        *out = (sg_kernel *)found;
+    if (orphan != NULL)
+        free_kernel(orphan);
     sg_nest_key_free(&key);
     return err->status;
 }
@@ -270,18 +159,10 @@ void sg_kernel_release(sg_kernel *kernel)
     if (kernel == NULL)
         return;
     sg_context *ctx = kernel->ctx;
-    sg_kernel_cache *c = ctx->kernels;
     pthread_mutex_lock(&ctx->lock);
-    sg_kernel *victims = NULL;
-    if (--kernel->refs == 0) {
-        idle_append(c, kernel);
-        victims = evict(c);
-    }
+    sg_cache_entry *victims = sg_cache_release(&ctx->kernels->cache, &kernel->entry);
     pthread_mutex_unlock(&ctx->lock);
-    for (sg_kernel *next; victims; victims = next) {
-        next = victims->next;
-        free_kernel(c->jit, victims);
-    }
+    free_victims(victims);
 }
 
 sg_kernel_fn sg_kernel_function(const sg_kernel *kernel)
@@ -373,7 +254,8 @@ void sg_kernel_cache_stats(sg_context *ctx, sg_kernel_stats *stats)
 {
     pthread_mutex_lock(&ctx->lock);
     const sg_kernel_cache *c = ctx->kernels;
-    *stats = c ? (sg_kernel_stats){c->compiles, c->hits, c->count, c->nidle} : (sg_kernel_stats){0};
+    *stats = c ? (sg_kernel_stats){c->cache.compiles, c->cache.hits, c->cache.count, c->cache.nidle}
+               : (sg_kernel_stats){0};
     pthread_mutex_unlock(&ctx->lock);
 }
 
@@ -382,16 +264,9 @@ void sg_kernel_cache_set_idle_max(sg_context *ctx, size_t idle_max)
     sg_error err = {0};
     sg_kernel_cache *c = NULL;
     pthread_mutex_lock(&ctx->lock);
-    sg_kernel *victims = NULL;
-    if (get_cache(ctx, &c, &err) == SG_OK) {
-        c->idle_max = idle_max;
-        victims = evict(c);
-    }
+    sg_cache_entry *victims = get_cache(ctx, &c, &err) == SG_OK ? sg_cache_set_idle_max(&c->cache, idle_max) : NULL;
     pthread_mutex_unlock(&ctx->lock);
-    for (sg_kernel *next; victims; victims = next) {
-        next = victims->next;
-        free_kernel(c->jit, victims);
-    }
+    free_victims(victims);
 }
 
 void sg_kernel_cache_destroy(sg_context *ctx)
@@ -399,15 +274,8 @@ void sg_kernel_cache_destroy(sg_context *ctx)
     sg_kernel_cache *c = ctx->kernels;
     if (c == NULL)
         return;
-    for (size_t i = 0; i < c->nbuckets; i++) {
-        for (sg_kernel *k = c->buckets[i], *next; k; k = next) {
-            next = k->next;
-            free_kernel(c->jit, k);
-        }
-    }
+    sg_cache_fini(&c->cache, free_kernel);
     sg_jit_destroy(c->jit);
-    pthread_cond_destroy(&c->done);
-    free(c->buckets);
     free(c);
     ctx->kernels = NULL;
 }

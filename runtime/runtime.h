@@ -37,6 +37,65 @@ int sg_thread_start(pthread_t *thread, void *(*start)(void *), void *arg);
 /* Copies err into the context's last error and returns err->status. */
 sg_status sg_context_report(sg_context *ctx, const sg_error *err);
 
+/* ---- the kernel caches (cache.c) -------------------------------------------------
+ *
+ * The one mechanism under the CPU kernels' cache (kernel.c) and the CUDA
+ * kernels' (cuda.c): a hash table of entries keyed by bytes (the canonical
+ * nest, codegen.h's sg_nest_key) and two numbers that tell kernels of one
+ * nest apart (the optimization level; the input size and the device). A
+ * kernel type embeds an sg_cache_entry as its first member; the entry owns
+ * its key bytes (malloc'd), which the type's free function frees.
+ *
+ * sg_cache_acquire finds a key's entry and takes a reference: READY, it is
+ * a hit (*found); COMPILING in another thread, it waits on `done` (the
+ * context's lock released meanwhile) for the outcome; FAILED, it returns
+ * that compile's error, and *orphan is the entry if the caller must free
+ * it. Not there, *found is NULL: the caller makes its kernel, inserts it
+ * (sg_cache_insert: COMPILING, one reference, serial = the count of
+ * compiles), compiles outside the lock and publishes the outcome
+ * (sg_cache_publish, which takes the lock and wakes the waiters; a failed
+ * entry leaves the table, and is freed there if nobody holds it).
+ * Released entries stay, idle, until more than idle_max are idle; then
+ * the least recently released are taken out of the table and returned
+ * (linked by `next`) for the caller to free outside the lock. All but
+ * init, fini and publish are called with the context's lock held. */
+typedef enum sg_cache_state { SG_CACHE_COMPILING, SG_CACHE_READY, SG_CACHE_FAILED } sg_cache_state;
+
+typedef struct sg_cache_entry {
+    struct sg_cache_entry *next;                 /* hash chain; the list of victims */
+    struct sg_cache_entry *idle_prev, *idle_next; /* idle list, while refs == 0 */
+    uint8_t *key;
+    size_t len;
+    uint64_t hash, variant[2];
+    uint64_t serial; /* 1, 2, ...: the cache's compiles when it was inserted */
+    int refs;
+    sg_cache_state state;
+    sg_error error; /* FAILED: why, for the waiters */
+} sg_cache_entry;
+
+typedef struct sg_cache {
+    pthread_cond_t done; /* some compile finished */
+    sg_cache_entry **buckets;
+    size_t nbuckets, count;
+    sg_cache_entry *idle_first, *idle_last; /* least recently released first */
+    size_t nidle, idle_max;
+    uint64_t compiles, hits;
+} sg_cache;
+
+sg_status sg_cache_init(sg_cache *c, size_t idle_max, sg_error *err);
+/* Frees every entry with free_entry, then the table. */
+void sg_cache_fini(sg_cache *c, void (*free_entry)(sg_cache_entry *entry));
+sg_status sg_cache_acquire(sg_cache *c, pthread_mutex_t *lock, const uint8_t *key, size_t len, uint64_t hash,
+                           const uint64_t variant[2], sg_cache_entry **found, sg_cache_entry **orphan,
+                           sg_error *err);
+void sg_cache_insert(sg_cache *c, sg_cache_entry *entry, uint8_t *key, size_t len, uint64_t hash,
+                     const uint64_t variant[2]);
+/* failure: NULL for a kernel now READY. */
+void sg_cache_publish(sg_cache *c, pthread_mutex_t *lock, sg_cache_entry *entry, const sg_error *failure,
+                      void (*free_entry)(sg_cache_entry *entry));
+sg_cache_entry *sg_cache_release(sg_cache *c, sg_cache_entry *entry);
+sg_cache_entry *sg_cache_set_idle_max(sg_cache *c, size_t idle_max);
+
 /* The kernel cache (kernel.c). Kernels are keyed by the canonical nest
  * (codegen.h: sg_nest_key) and the optimization level; the target is the
  * host, fixed per context. A kernel whose last reference is released stays
