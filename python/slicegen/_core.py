@@ -498,8 +498,9 @@ class Context:
     def close(self):
         """Destroys the C context (after the runs in flight end) and releases
         its kernels. Idempotent."""
-        self._slice_cache.clear()
-        self._finalizer()
+        with self._state.lock:
+            self._slice_cache.clear()
+            self._finalizer()
 
     @property
     def closed(self):
@@ -512,7 +513,12 @@ class Context:
         self.close()
 
     def _error(self, status):
-        """The SliceError of the failed call (with the lock held)."""
+        """The SliceError of the failed call (with the lock held). A context
+        closed since the call (only a kernel run can see that) has lost the
+        message: the error then says so."""
+        if self._state.ptr is None:
+            return SliceError(f"failed to run kernel: {_status_name(status)} (the context was closed before "
+                              "the message could be read)", _status_name(status))
         message = _lib.sg_context_last_error(self._state.ptr)
         return SliceError(message.decode("utf-8", "replace") if message else _status_name(status),
                           _status_name(status))
@@ -573,14 +579,16 @@ class Context:
         plan, dt, dims, spec_text = self._plan(spec, shape, dtype)
         try:
             kernel = _capi.KernelP()
+            # The kernel is registered under the lock that compiled it: a
+            # close() in between would destroy the context under it.
             with self._state.lock:
                 status = _lib.sg_kernel_compile(self._open_ptr(), plan, level, ctypes.byref(kernel))
                 if status != _capi.SG_OK:
                     raise self._error(status)
+                return Kernel._made(self, plan, kernel, dt, dims, spec_text, level)
         except BaseException:
             _lib.sg_plan_destroy(plan)
             raise
-        return Kernel._made(self, plan, kernel, dt, dims, spec_text, level)
 
     def slice(self, x, spec, *, out=None, threads=1):
         """spec applied to x (see slicegen.slice), with this context's kernels."""
@@ -593,7 +601,8 @@ class Context:
         if kernel is None:
             kernel = self.compile(key[0], x.shape, x.dtype)
             with self._state.lock:
-                self._slice_cache[key] = kernel
+                if self._state.ptr is not None:  # a closed context's kernels are not kept
+                    self._slice_cache[key] = kernel
                 while len(self._slice_cache) > self._SLICE_CACHE:
                     self._slice_cache.popitem(last=False)
         return kernel(x, out=out, threads=threads)
@@ -641,6 +650,9 @@ class Kernel:
 
     @classmethod
     def _made(cls, context, plan, kernel, dtype, shape, spec_text, level):
+        """The Kernel of a kernel just compiled, registered with its context;
+        called with the context's lock still held, so that no close() comes
+        between the compile and the registration."""
         self = cls.__new__(cls)
         self._context = context
         self._state = state = context._state
