@@ -18,6 +18,7 @@ import ctypes
 import dataclasses
 import operator
 import os
+import struct
 import threading
 import weakref
 
@@ -360,6 +361,16 @@ def _normalize_spec(spec):
     return "[" + ", ".join(_index_item(i) for i in items) + "]" if items else "[...]"
 
 
+def _slice_key(spec):
+    """A key for a normalized spec that is equal only for specs that make the
+    same kernels: a TrtSlice's fill by its type and, for a float, its bits
+    (0 == -0.0 == False in Python, not in a float kernel)."""
+    if isinstance(spec, TrtSlice) and spec.fill is not None:
+        fill = struct.pack("<d", spec.fill) if isinstance(spec.fill, float) else spec.fill
+        return TrtSlice, spec.start, spec.size, spec.stride, spec.mode, type(spec.fill), fill
+    return spec
+
+
 def _spec_name(spec):
     return spec if isinstance(spec, str) else " ".join(spec) if isinstance(spec, tuple) else repr(spec)
 
@@ -593,13 +604,14 @@ class Context:
     def slice(self, x, spec, *, out=None, threads=1):
         """spec applied to x (see slicegen.slice), with this context's kernels."""
         x = np.asarray(x)
-        key = (_normalize_spec(spec), x.shape, x.dtype)
+        spec = _normalize_spec(spec)
+        key = (_slice_key(spec), x.shape, x.dtype)
         with self._state.lock:
             kernel = self._slice_cache.get(key)
             if kernel is not None:
                 self._slice_cache.move_to_end(key)
         if kernel is None:
-            kernel = self.compile(key[0], x.shape, x.dtype)
+            kernel = self.compile(spec, x.shape, x.dtype)
             with self._state.lock:
                 if self._state.ptr is not None:  # a closed context's kernels are not kept
                     self._slice_cache[key] = kernel

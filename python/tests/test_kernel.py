@@ -221,6 +221,32 @@ class Inputs(unittest.TestCase):
         self.assertEqual(len(context._slice_cache), slicegen.Context._SLICE_CACHE)
         context.close()
 
+    def test_slice_cache_tells_fills_apart(self):
+        """Fills that Python finds equal but that make different kernels
+        (0 == 0.0 == False == -0.0) get kernels of their own, in either
+        order; the same fill given twice is one kernel, NaN included."""
+        def fill(value):
+            return slicegen.TrtSlice([-1], [3], mode="fill", fill=value)
+
+        for dtype in (np.float32, np.float16, np.float64):
+            x = np.ones(1, dtype)
+            for first, second in ((0, -0.0), (-0.0, 0), (0.0, -0.0), (-0.0, 0.0), (False, -0.0)):
+                context = slicegen.Context()
+                for value in (first, second):
+                    got = context.slice(x, fill(value))
+                    want = np.array([value, 1, value], dtype)
+                    self.assertTrue(same(got, want), f"{dtype.__name__} fill {value!r} after {first!r}: "
+                                                     f"{got.tobytes().hex()}, want {want.tobytes().hex()}")
+                self.assertEqual(len(context._slice_cache), 2)
+                context.close()
+        context = slicegen.Context()
+        x = np.ones(2, np.float32)
+        for value in (float("nan"), float("nan"), "nan", "nan"):
+            got = context.slice(x, fill(value))
+            self.assertTrue(np.isnan(got[0]) and got[1] == got[2] == 1, got)
+        self.assertEqual(len(context._slice_cache), 2)  # the float NaN (by its bits) and the text "nan"
+        context.close()
+
 
 class Lifetimes(unittest.TestCase):
     def test_kernels_are_released(self):
