@@ -175,9 +175,13 @@ sg_status sg_jit_compile_gpu_emulation(sg_jit *jit, const sg_plan *plan, int opt
     return compile(jit, plan, opt_level, symbol, &emulated, fn, resource, err);
 }
 
+/* Unloads the kernel, then drops the names nothing refers to any more from
+ * the session's symbol string pool: every kernel's symbol is new (the
+ * caller's serial), so without this the pool grows by one name per compile
+ * for the life of the jit. The pool locks itself; jit->lljit was made
+ * before any resource. */
 void sg_jit_free(sg_jit *jit, void *resource)
 {
-    (void)jit;
     if (resource == NULL)
         return;
     LLVMOrcResourceTrackerRef rt = resource;
@@ -185,4 +189,6 @@ void sg_jit_free(sg_jit *jit, void *resource)
     if (e)
         LLVMConsumeError(e);
     LLVMOrcReleaseResourceTracker(rt);
+    LLVMOrcSymbolStringPoolClearDeadEntries(
+        LLVMOrcExecutionSessionGetSymbolStringPool(LLVMOrcLLJITGetExecutionSession(jit->lljit)));
 }

@@ -18,6 +18,7 @@ import ctypes
 import dataclasses
 import operator
 import os
+import struct
 import threading
 import weakref
 
@@ -360,6 +361,16 @@ def _normalize_spec(spec):
     return "[" + ", ".join(_index_item(i) for i in items) + "]" if items else "[...]"
 
 
+def _slice_key(spec):
+    """A key for a normalized spec that is equal only for specs that make the
+    same kernels: a TrtSlice's fill by its type and, for a float, its bits
+    (0 == -0.0 == False in Python, not in a float kernel)."""
+    if isinstance(spec, TrtSlice) and spec.fill is not None:
+        fill = struct.pack("<d", spec.fill) if isinstance(spec.fill, float) else spec.fill
+        return TrtSlice, spec.start, spec.size, spec.stride, spec.mode, type(spec.fill), fill
+    return spec
+
+
 def _spec_name(spec):
     return spec if isinstance(spec, str) else " ".join(spec) if isinstance(spec, tuple) else repr(spec)
 
@@ -498,8 +509,9 @@ class Context:
     def close(self):
         """Destroys the C context (after the runs in flight end) and releases
         its kernels. Idempotent."""
-        self._slice_cache.clear()
-        self._finalizer()
+        with self._state.lock:
+            self._slice_cache.clear()
+            self._finalizer()
 
     @property
     def closed(self):
@@ -512,7 +524,12 @@ class Context:
         self.close()
 
     def _error(self, status):
-        """The SliceError of the failed call (with the lock held)."""
+        """The SliceError of the failed call (with the lock held). A context
+        closed since the call (only a kernel run can see that) has lost the
+        message: the error then says so."""
+        if self._state.ptr is None:
+            return SliceError(f"failed to run kernel: {_status_name(status)} (the context was closed before "
+                              "the message could be read)", _status_name(status))
         message = _lib.sg_context_last_error(self._state.ptr)
         return SliceError(message.decode("utf-8", "replace") if message else _status_name(status),
                           _status_name(status))
@@ -573,27 +590,31 @@ class Context:
         plan, dt, dims, spec_text = self._plan(spec, shape, dtype)
         try:
             kernel = _capi.KernelP()
+            # The kernel is registered under the lock that compiled it: a
+            # close() in between would destroy the context under it.
             with self._state.lock:
                 status = _lib.sg_kernel_compile(self._open_ptr(), plan, level, ctypes.byref(kernel))
                 if status != _capi.SG_OK:
                     raise self._error(status)
+                return Kernel._made(self, plan, kernel, dt, dims, spec_text, level)
         except BaseException:
             _lib.sg_plan_destroy(plan)
             raise
-        return Kernel._made(self, plan, kernel, dt, dims, spec_text, level)
 
     def slice(self, x, spec, *, out=None, threads=1):
         """spec applied to x (see slicegen.slice), with this context's kernels."""
         x = np.asarray(x)
-        key = (_normalize_spec(spec), x.shape, x.dtype)
+        spec = _normalize_spec(spec)
+        key = (_slice_key(spec), x.shape, x.dtype)
         with self._state.lock:
             kernel = self._slice_cache.get(key)
             if kernel is not None:
                 self._slice_cache.move_to_end(key)
         if kernel is None:
-            kernel = self.compile(key[0], x.shape, x.dtype)
+            kernel = self.compile(spec, x.shape, x.dtype)
             with self._state.lock:
-                self._slice_cache[key] = kernel
+                if self._state.ptr is not None:  # a closed context's kernels are not kept
+                    self._slice_cache[key] = kernel
                 while len(self._slice_cache) > self._SLICE_CACHE:
                     self._slice_cache.popitem(last=False)
         return kernel(x, out=out, threads=threads)
@@ -643,6 +664,9 @@ class Kernel:
 
     @classmethod
     def _made(cls, context, plan, kernel, dtype, shape, spec_text, level):
+        """The Kernel of a kernel just compiled, registered with its context;
+        called with the context's lock still held, so that no close() comes
+        between the compile and the registration."""
         self = cls.__new__(cls)
         self._context = context
         self._state = state = context._state

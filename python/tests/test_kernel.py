@@ -3,12 +3,62 @@
 kernels and a context, inputs that are copied, out=, the reference
 interpreter, and the lifetime of kernels and contexts."""
 import gc
+import os
+import signal
+import subprocess
+import sys
 import threading
 import unittest
 
 from _common import SEED, cli, needs_cli, np, random_array, rng_for, same, slicegen
 from test_numpy_semantics import random_index, render
 from test_ops import random_slice, random_strided_slice, random_trt_slice
+
+# Contexts closed while one thread compiles and another slices, for
+# argv[1] seconds (argv[2] seeds the moments of the closes). Exit 0: every
+# call after a close raised its "closed" SliceError and no kernel outlived
+# its context; 1 with the problems on stderr; a crash is the bug.
+CLOSE_WHILE_COMPILING = """
+import random, sys, threading, time
+import numpy as np
+import slicegen
+
+seconds, rng = float(sys.argv[1]), random.Random(int(sys.argv[2]))
+closed = ("failed to use context: it is closed", "failed to run kernel: its context is closed")
+problems, rounds, deadline = [], 0, time.monotonic() + seconds
+
+
+def loop(call):
+    n = 0
+    try:
+        while True:
+            call(n)
+            n += 1
+    except slicegen.SliceError as e:
+        if str(e) not in closed:
+            problems.append(str(e))
+
+
+while time.monotonic() < deadline:
+    ctx = slicegen.Context()
+    calls = [lambda n: ctx.compile("[::-1]", (1 + n % 300,), np.float32),
+             lambda n: ctx.slice(np.zeros(1 + n % 300, np.uint8), "[1:]")]
+    threads = [threading.Thread(target=loop, args=(call,)) for call in calls]
+    for t in threads:
+        t.start()
+    time.sleep(rng.random() * 0.01)
+    ctx.close()
+    for t in threads:
+        t.join()
+    if ctx._state.kernels or ctx._slice_cache:
+        problems.append(f"after close: {len(ctx._state.kernels)} kernels registered, "
+                        f"{len(ctx._slice_cache)} in the slice cache")
+    rounds += 1
+print(f"{rounds} contexts closed while compiling", file=sys.stderr)
+for p in problems[:5]:
+    print(p, file=sys.stderr)
+sys.exit(1 if problems else 0)
+"""
 
 
 class Attributes(unittest.TestCase):
@@ -171,6 +221,32 @@ class Inputs(unittest.TestCase):
         self.assertEqual(len(context._slice_cache), slicegen.Context._SLICE_CACHE)
         context.close()
 
+    def test_slice_cache_tells_fills_apart(self):
+        """Fills that Python finds equal but that make different kernels
+        (0 == 0.0 == False == -0.0) get kernels of their own, in either
+        order; the same fill given twice is one kernel, NaN included."""
+        def fill(value):
+            return slicegen.TrtSlice([-1], [3], mode="fill", fill=value)
+
+        for dtype in (np.float32, np.float16, np.float64):
+            x = np.ones(1, dtype)
+            for first, second in ((0, -0.0), (-0.0, 0), (0.0, -0.0), (-0.0, 0.0), (False, -0.0)):
+                context = slicegen.Context()
+                for value in (first, second):
+                    got = context.slice(x, fill(value))
+                    want = np.array([value, 1, value], dtype)
+                    self.assertTrue(same(got, want), f"{dtype.__name__} fill {value!r} after {first!r}: "
+                                                     f"{got.tobytes().hex()}, want {want.tobytes().hex()}")
+                self.assertEqual(len(context._slice_cache), 2)
+                context.close()
+        context = slicegen.Context()
+        x = np.ones(2, np.float32)
+        for value in (float("nan"), float("nan"), "nan", "nan"):
+            got = context.slice(x, fill(value))
+            self.assertTrue(np.isnan(got[0]) and got[1] == got[2] == 1, got)
+        self.assertEqual(len(context._slice_cache), 2)  # the float NaN (by its bits) and the text "nan"
+        context.close()
+
 
 class Lifetimes(unittest.TestCase):
     def test_kernels_are_released(self):
@@ -222,6 +298,25 @@ class Lifetimes(unittest.TestCase):
         for t in threads:
             t.join()
         self.assertEqual(outcomes, ["failed to run kernel: its context is closed"] * 4)
+
+    def test_close_while_threads_compile(self):
+        """close() while other threads are in compile() and slice(): they
+        raise SliceError, the kernels they made are released with the
+        context, nothing is used after it is freed. Runs in a fresh
+        interpreter, so that a crash is a failure with a message."""
+        env = dict(os.environ, SLICEGEN_LIBRARY=slicegen.library_path,
+                   PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(slicegen.__file__)),
+                                                            os.environ.get("PYTHONPATH")])))
+        try:
+            run = subprocess.run([sys.executable, "-c", CLOSE_WHILE_COMPILING, "2", str(SEED)], env=env,
+                                 capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            self.fail(f"the interpreter closing contexts while threads compile hung (seed {SEED}; "
+                      "2 s of closes took over 60 s)")
+        if run.returncode < 0:
+            self.fail(f"the interpreter closing contexts while threads compile died of "
+                      f"{signal.Signals(-run.returncode).name} (seed {SEED}): {run.stderr.strip()[-2000:]}")
+        self.assertEqual(run.returncode, 0, f"seed {SEED}: {run.stderr.strip()[-2000:]}")
 
     def test_with_and_default_context(self):
         with slicegen.Context() as context:

@@ -175,9 +175,10 @@ class NumpySemantics(unittest.TestCase):
         scalar = np.array(7.5, dtype=np.float64)
         for spec, items in [("[...]", [Ellipsis]), ("[None]", [None]), ("[None, ..., None]", [None, Ellipsis, None]),
                             ("[()]", None), ("x[...,]", [Ellipsis])]:
-            if items is None:  # the empty tuple, as a Python index and as an expression
-                for form in ((), spec):
-                    self.assertTrue(same(slicegen.slice(scalar, form), np.array(scalar[()])))
+            if items is None:  # x[()] is the whole array, as the Python index () is
+                for given in ((), spec):
+                    self.assertTrue(same(slicegen.slice(scalar, given), np.array(scalar[()])))
+                self.assertTrue(same(slicegen.slice(x, spec), x[()]))
                 continue
             self.assertEqual(self.check("0-d", scalar, items, spec, "slice", rng), "ok")
         for spec in ("[0]", "[:]", "[..., 0]"):
