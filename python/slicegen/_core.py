@@ -16,6 +16,7 @@ import collections
 import collections.abc
 import ctypes
 import dataclasses
+import math
 import operator
 import os
 import struct
@@ -316,6 +317,8 @@ class TrtSlice:
 def _fill_text(fill):
     if isinstance(fill, bool):
         return "true" if fill else "false"
+    if isinstance(fill, float) and math.isnan(fill):  # repr drops a NaN's sign
+        return "-nan" if math.copysign(1.0, fill) < 0 else "nan"
     return repr(fill) if isinstance(fill, float) else str(fill)
 
 

@@ -291,6 +291,16 @@ class Ops(unittest.TestCase):
         self.assertEqual(slicegen.TrtSlice([0], [3], mode="fill", fill=np.float32(1.5)).fill, 1.5)
         self.assertEqual(slicegen.Slice([0], [1]).to_words(), ["--op", "Slice", "--start", "0", "--stop", "1"])
 
+    @needs_cli
+    def test_fill_words_keep_the_sign(self):
+        """A fill's command-line words make the same f32 bits: NaN's sign included."""
+        for fill, text, bits in ((float("nan"), "nan", "0x7fc00000"), (-float("nan"), "-nan", "0xffc00000"),
+                                 (-0.0, "-0.0", "0x80000000")):
+            words = slicegen.TrtSlice([-1], [2], mode="fill", fill=fill).to_words()
+            self.assertEqual(words[-2:], ["--fill", text])
+            plan = cli("plan", *words, "--shape", "1", "--dtype", "f32").stdout
+            self.assertIn(f"fill {bits}\n", plan)
+
 
 if __name__ == "__main__":
     unittest.main()
