@@ -315,7 +315,9 @@ typedef struct sg_aot_options {
  * header. Each file is written whole or not at all (a temporary file
  * PATH.slicegen-tmp-XXXXXX, then rename; see sg_remove_temporary_files); on
  * failure neither is created and existing files are left as they were.
- * An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason. */
+ * An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason; so is a
+ * header_path that names the same file as path, by any spelling (a symbolic
+ * or hard link, "./", ".."). */
 SG_API sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
                               const sg_aot_options *options, const char *path,
                               const char *header_path);

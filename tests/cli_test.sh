@@ -76,6 +76,15 @@ expect_error 2 "needs a value" run '[1:]' --in a.npy --out
 expect_error 2 "-O2 is not an option of 'slicegen run'" run '[1:]' -O2 --in a.npy --out new.npy
 expect_error 2 "unknown option '-O7'" ir '[1:]' --shape 4 --dtype f32 -O7
 expect_error 2 "index out of range" ir '[7]' --shape 4 --dtype f32
+# Output names as long as the folder takes (255 bytes): the temporary
+# file's name is cut short, at a character boundary; one byte more fails.
+long=$(printf 'o%.0s' {1..251}).npy
+"$SLICEGEN" run '[::-1, 1:]' --in a.npy --out "$long" 2> stderr.txt && cmp -s "$long" expected.npy \
+    && ok || bad "run --out a 255-byte name: $(cat stderr.txt)"
+long=$(printf 'é%.0s' {1..125})o.npy
+"$SLICEGEN" run '[::-1, 1:]' --in a.npy --out "$long" 2> stderr.txt && cmp -s "$long" expected.npy \
+    && ok || bad "run --out a 255-byte name of 2-byte characters: $(cat stderr.txt)"
+expect_error 2 "File name too long (its last name has 256 bytes" run '[1:]' --in a.npy --out "${long}x"
 "$SLICEGEN" > stdout.txt 2> stderr.txt
 rc=$?
 [ "$rc" -eq 2 ] && [ ! -s stdout.txt ] && [ "$(cat stderr.txt)" = "slicegen: error: no command given (see 'slicegen --help')" ] \
