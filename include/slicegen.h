@@ -192,7 +192,9 @@ SG_API uint64_t sg_plan_output_bytes(const sg_plan *plan);
 
 /* Writes the plan in its stable text form (see docs/plan-format.md). */
 SG_API void sg_plan_print(const sg_plan *plan, FILE *out);
-/* Reads that text back; the result prints identically and compares equal. */
+/* Reads that text back; the result prints identically and compares equal.
+ * A text whose loop nest is not the one its dim and fixed lines fold to is
+ * SG_ERR_SPEC, naming the first line that differs. */
 SG_API sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan);
 /* 1 if the two plans describe the same computation. */
 SG_API int sg_plan_equal(const sg_plan *a, const sg_plan *b);
