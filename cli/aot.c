@@ -137,8 +137,6 @@ static int need_output(const options *o, const char *command)
 {
     if (o->output == NULL)
         return usage_error("'slicegen %s' needs -o OUT (.o, .a, .s, .ll or .ptx)", command);
-    if (o->header && strcmp(o->header, o->output) == 0)
-        return usage_error("--header and -o name the same file '%s'", o->output);
     return -1;
 }
 

@@ -31,6 +31,29 @@ __attribute__((format(printf, 3, 4)))
 #endif
 sg_status sg_fail(sg_error *err, sg_status status, const char *fmt, ...);
 
+/* Quoting user text in a message, which must fit in sg_error.message with
+ * its reason and place. Characters are UTF-8 sequences; a byte that starts
+ * none is one character, and it and control characters are shown as \xHH,
+ * so a message is always valid UTF-8 and never splits a sequence.
+ *
+ * sg_quote: text[0, len) whole when it shows in at most 4 x side bytes; a
+ * longer text as at most `side` characters either side of the one at byte
+ * `at` (and at most 2 x side bytes each side), with "..." where it is cut.
+ * side is 1..SG_QUOTE_SIDE_MAX; buf holds SG_QUOTE_BUF(side) bytes. Returns
+ * buf. SG_QUOTE_SIDE is the side for a whole expression or list. */
+#define SG_QUOTE_SIDE      60
+#define SG_QUOTE_SIDE_MAX  64
+#define SG_QUOTE_BUF(side) (4 * (side) + 12)
+const char *sg_quote(const char *text, size_t len, size_t at, size_t side, char *buf);
+/* The bytes of the character at p (1-4; 1 for a byte that starts no
+ * well-formed sequence). */
+size_t sg_utf8_length(const char *p);
+/* The 1-based column of byte `at` of text, counted in characters. */
+size_t sg_utf8_column(const char *text, size_t at);
+/* The character at p as shown in a message: its UTF-8 bytes, or \xHH. */
+#define SG_CHAR_TEXT 8
+const char *sg_char_text(const char *p, char out[SG_CHAR_TEXT]);
+
 /* ---- the spec -------------------------------------------------------------- */
 
 typedef enum sg_op {

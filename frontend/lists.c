@@ -42,10 +42,12 @@ static sg_status parse_list(const char *text, const char *what, int bits_only,
             ok = sg_parse_int64(item, &v);
         }
         if (!ok) {
+            char list[SG_QUOTE_BUF(SG_QUOTE_SIDE)], shown[SG_QUOTE_BUF(12)];
             free(out);
             return sg_fail(err, SG_ERR_USAGE,
-                           "failed to parse %s: item %zu of '%s' is not a 64-bit integer (%.*s)",
-                           what, n + 1, text, (int)(k < 24 ? k : 24), start);
+                           "failed to parse %s: item %zu of '%s' is not a 64-bit integer (%s)", what, n + 1,
+                           sg_quote(text, strlen(text), (size_t)(start - text), SG_QUOTE_SIDE, list),
+                           sg_quote(start, k, 0, 12, shown));
         }
         if (bits_only && v != 0 && v != 1) {
             free(out);

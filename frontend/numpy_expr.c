@@ -1,6 +1,8 @@
 /* NumPy basic-indexing expressions: "[1:, ..., ::-1, None, 0]", "x[2:-1:2]".
  * Each item becomes one StridedSlice-style step; the planner applies NumPy's
- * clamping rules to them (op SG_OP_NUMPY). Errors name the 1-based column. */
+ * clamping rules to them (op SG_OP_NUMPY). Errors name the 1-based column,
+ * counted in characters (a UTF-8 sequence is one, see sg_quote), and quote
+ * the expression, or a window of it around that column when it is long. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,16 +15,22 @@ typedef struct parser {
     sg_error *err;
 } parser;
 
+/* The expression as a message quotes it: a window around byte `at` when long. */
+static const char *quoted(const parser *ps, size_t at, char buf[SG_QUOTE_BUF(SG_QUOTE_SIDE)])
+{
+    return sg_quote(ps->text, strlen(ps->text), at, SG_QUOTE_SIDE, buf);
+}
+
 static sg_status syntax_error(parser *ps, const char *what)
 {
-    int column = (int)(ps->p - ps->text) + 1;
+    char q[SG_QUOTE_BUF(SG_QUOTE_SIDE)], c[SG_CHAR_TEXT];
+    size_t at = (size_t)(ps->p - ps->text), column = sg_utf8_column(ps->text, at);
     if (*ps->p == '\0')
         return sg_fail(ps->err, SG_ERR_SPEC,
-                       "failed to parse index expression '%s': %s at column %d (end of text)", ps->text,
-                       what, column);
-    return sg_fail(ps->err, SG_ERR_SPEC,
-                   "failed to parse index expression '%s': %s at column %d ('%c')", ps->text, what,
-                   column, *ps->p);
+                       "failed to parse index expression '%s': %s at column %zu (end of text)",
+                       quoted(ps, at, q), what, column);
+    return sg_fail(ps->err, SG_ERR_SPEC, "failed to parse index expression '%s': %s at column %zu ('%s')",
+                   quoted(ps, at, q), what, column, sg_char_text(ps->p, c));
 }
 
 static void skip_space(parser *ps)
@@ -72,10 +80,13 @@ static sg_status parse_int(parser *ps, bool saturate, int64_t *value, bool *foun
     if (overflow || mag > limit) {
         if (!saturate) {
             const char *end = ps->p;
+            size_t at = (size_t)(start - ps->text);
+            char q[SG_QUOTE_BUF(SG_QUOTE_SIDE)], digits[SG_QUOTE_BUF(12)];
             ps->p = start;
             sg_fail(ps->err, SG_ERR_SPEC,
-                    "failed to parse index expression '%s': index %.*s at column %d does not fit in 64 bits",
-                    ps->text, (int)(end - start), start, (int)(start - ps->text) + 1);
+                    "failed to parse index expression '%s': index %s at column %zu does not fit in 64 bits",
+                    quoted(ps, at, q), sg_quote(start, (size_t)(end - start), 0, 12, digits),
+                    sg_utf8_column(ps->text, at));
             return SG_ERR_SPEC;
         }
         mag = limit;

@@ -36,8 +36,15 @@ static int all_digits(const char *p)
     return 1;
 }
 
+/* The text as a message quotes it: its start when long. */
+static const char *quoted(const char *text, char buf[SG_QUOTE_BUF(SG_QUOTE_SIDE)])
+{
+    return sg_quote(text, strlen(text), 0, SG_QUOTE_SIDE, buf);
+}
+
 sg_status sg_scalar_from_text(const char *text, sg_scalar *value, sg_error *err)
 {
+    char q[SG_QUOTE_BUF(SG_QUOTE_SIDE)];
     sg_scalar v = {0};
     const char *digits = (*text == '+' || *text == '-') ? text + 1 : text;
     if (strcmp(text, "true") == 0 || strcmp(text, "false") == 0) {
@@ -52,7 +59,8 @@ sg_status sg_scalar_from_text(const char *text, sg_scalar *value, sg_error *err)
             unsigned long long u = strtoull(digits, &end, 10);
             if (*text == '-' || errno == ERANGE)
                 return sg_fail(err, SG_ERR_SPEC,
-                               "failed to parse scalar '%s': integer outside the 64-bit range", text);
+                               "failed to parse scalar '%s': integer outside the 64-bit range",
+                               quoted(text, q));
             v.kind = SG_SCALAR_UINT;
             v.u = (uint64_t)u;
         }
@@ -61,13 +69,14 @@ sg_status sg_scalar_from_text(const char *text, sg_scalar *value, sg_error *err)
         errno = 0;
         double d = strtod(text, &end);
         if (*text == '\0' || *end != '\0' || end == text)
-            return sg_fail(err, SG_ERR_SPEC,
-                           "failed to parse scalar '%s': expected an integer, a float, nan, inf, true or false",
-                           text);
+            return sg_fail(
+                err, SG_ERR_SPEC,
+                "failed to parse scalar '%s': expected an integer, a float, nan, inf, true or false",
+                quoted(text, q));
         if (isnan(d) && strchr(text, '(') != NULL) /* the payload would not survive printing */
             return sg_fail(err, SG_ERR_SPEC,
                            "failed to parse scalar '%s': NaN payloads are not supported (write nan or -nan)",
-                           text);
+                           quoted(text, q));
         v.kind = SG_SCALAR_FLOAT;
         v.f = d;
     }

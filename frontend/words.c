@@ -118,8 +118,9 @@ sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **out, sg_e
         const char *w = words[i];
         if (strncmp(w, "--", 2) != 0) {
             if (expr != NULL) {
+                char qw[SG_QUOTE_BUF(30)], qe[SG_QUOTE_BUF(30)];
                 status = sg_fail(err, SG_ERR_USAGE, "unexpected argument '%s' (the spec is already '%s')",
-                                 w, expr);
+                                 sg_quote(w, strlen(w), 0, 30, qw), sg_quote(expr, strlen(expr), 0, 30, qe));
                 goto done;
             }
             expr = w;
@@ -180,7 +181,9 @@ sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **out, sg_e
         goto done;
     }
     if (expr != NULL) {
-        status = sg_fail(err, SG_ERR_USAGE, "an index expression ('%s') cannot be combined with --op", expr);
+        char q[SG_QUOTE_BUF(SG_QUOTE_SIDE)];
+        status = sg_fail(err, SG_ERR_USAGE, "an index expression ('%s') cannot be combined with --op",
+                         sg_quote(expr, strlen(expr), 0, SG_QUOTE_SIDE, q));
         goto done;
     }
     for (int s = 0; s < NSLOTS; s++) {

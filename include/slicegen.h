@@ -192,7 +192,9 @@ SG_API uint64_t sg_plan_output_bytes(const sg_plan *plan);
 
 /* Writes the plan in its stable text form (see docs/plan-format.md). */
 SG_API void sg_plan_print(const sg_plan *plan, FILE *out);
-/* Reads that text back; the result prints identically and compares equal. */
+/* Reads that text back; the result prints identically and compares equal.
+ * A text whose loop nest is not the one its dim and fixed lines fold to is
+ * SG_ERR_SPEC, naming the first line that differs. */
 SG_API sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan);
 /* 1 if the two plans describe the same computation. */
 SG_API int sg_plan_equal(const sg_plan *a, const sg_plan *b);
@@ -315,7 +317,9 @@ typedef struct sg_aot_options {
  * header. Each file is written whole or not at all (a temporary file
  * PATH.slicegen-tmp-XXXXXX, then rename; see sg_remove_temporary_files); on
  * failure neither is created and existing files are left as they were.
- * An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason. */
+ * An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason; so is a
+ * header_path that names the same file as path, by any spelling (a symbolic
+ * or hard link, "./", ".."). */
 SG_API sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
                               const sg_aot_options *options, const char *path,
                               const char *header_path);

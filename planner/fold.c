@@ -2,6 +2,7 @@
  * generator emits (see planner.h for its semantics). TensorRT dimensions
  * are split into affine segments: the in-bounds interior and the borders
  * (CLAMP's repeated edge, FILL's constant, WRAP's and REFLECT's folds). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,9 +103,10 @@ int64_t sg_gcd(int64_t a, int64_t b)
 }
 
 /* Appends to p->segs the segments of TensorRT dimension `dim`; *repeat is
- * set to the loop's period (0: the segments cover all its iterations). */
+ * set to the loop's period (0: the segments cover all its iterations).
+ * Fails once p has more than max_segs segments and needs another. */
 static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size_t *cap, int64_t *repeat,
-                                 sg_error *err)
+                                 size_t max_segs, sg_error *err)
 {
     const sg_axis_map *m = &p->map[dim];
     int64_t d = p->in_shape[m->in_axis], start = m->start, s = m->step, n = m->count;
@@ -149,6 +151,8 @@ static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size
         y += len;
         if (p->nsegs > first && extend_segment(&p->segs[p->nsegs - 1], &seg))
             continue;
+        if (p->nsegs > max_segs)
+            return sg_fail(err, SG_ERR_SLICE, "failed to plan TrtSlice: more than %zu segments", max_segs);
         if (p->nsegs == *cap) {
             size_t grown = *cap ? 2 * *cap : 16;
             sg_segment *segs = realloc(p->segs, grown * sizeof *segs);
@@ -174,7 +178,7 @@ static sg_status check_after(const sg_plan *p, const char *transform, sg_error *
                    broken.message);
 }
 
-static sg_status build_loops(sg_plan *p, sg_error *err)
+static sg_status build_loops(sg_plan *p, size_t max_segs, sg_error *err)
 {
     int64_t in_stride[SG_MAX_RANK], out_stride = (int64_t)p->elem_size;
     int64_t axis_stride = (int64_t)p->elem_size;
@@ -206,7 +210,7 @@ static sg_status build_loops(sg_plan *p, sg_error *err)
             continue;
         }
         size_t first = p->nsegs;
-        if (split_dimension(p, i, stride, &cap, &l->period, err) != SG_OK)
+        if (split_dimension(p, i, stride, &cap, &l->period, max_segs, err) != SG_OK)
             return err->status;
         if (p->nsegs - first == 1 && !p->segs[first].fill && l->period == 0) { /* one affine piece */
             p->base += p->segs[first].in_offset;
@@ -284,32 +288,36 @@ static void chunk_large_run(sg_plan *p)
     }
 }
 
-sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
-                        sg_plan **out, sg_error *err)
+sg_status sg_plan_fold(sg_plan *p, size_t max_segs, sg_error *err)
+{
+    if (build_loops(p, max_segs, err) != SG_OK)
+        return err->status;
+    drop_unit_loops(p);
+    if (check_after(p, "dropping unit loops", err) != SG_OK)
+        return err->status;
+    merge_contiguous_loops(p);
+    if (check_after(p, "merging loops", err) != SG_OK)
+        return err->status;
+    make_inner_run(p);
+    if (check_after(p, "making the inner run", err) != SG_OK)
+        return err->status;
+    chunk_large_run(p);
+    return check_after(p, "chunking a large run", err);
+}
+
+sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan **out,
+                        sg_error *err)
 {
     sg_plan *p = calloc(1, sizeof *p);
     if (p == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
     if (sg_infer_shape(spec, rank, shape, dtype, p, err) != SG_OK ||
-        build_loops(p, err) != SG_OK)
-        goto fail;
-    drop_unit_loops(p);
-    if (check_after(p, "dropping unit loops", err) != SG_OK)
-        goto fail;
-    merge_contiguous_loops(p);
-    if (check_after(p, "merging loops", err) != SG_OK)
-        goto fail;
-    make_inner_run(p);
-    if (check_after(p, "making the inner run", err) != SG_OK)
-        goto fail;
-    chunk_large_run(p);
-    if (check_after(p, "chunking a large run", err) != SG_OK)
-        goto fail;
+        sg_plan_fold(p, SIZE_MAX, err) != SG_OK) {
+        sg_plan_free(p);
+        return err->status;
+    }
     *out = p;
     return SG_OK;
-fail:
-    sg_plan_free(p);
-    return err->status;
 }
 
 void sg_plan_free(sg_plan *plan)

@@ -114,6 +114,13 @@ struct sg_plan {
 sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
                          sg_plan *plan, sg_error *err);
 
+/* Folding (fold.c): builds the loop nest (base, loops, segs, run_bytes) of
+ * a plan whose first layer and sizes are set and pass sg_plan_check, in the
+ * steps docs/plan-format.md lists, checking the plan after each. The nest
+ * depends on that first layer only: one plan, one nest. Fails
+ * (SG_ERR_SLICE) rather than make more than max_segs + 1 segments. */
+sg_status sg_plan_fold(sg_plan *plan, size_t max_segs, sg_error *err);
+
 /* Shape inference and folding; the result has passed sg_plan_check. */
 sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape,
                         sg_dtype dtype, sg_plan **plan, sg_error *err);
@@ -135,7 +142,16 @@ int64_t sg_plan_axis_index(const sg_plan *plan, size_t dim, int64_t y);
 void sg_plan_write(const sg_plan *plan, FILE *out);
 /* What sg_plan_write writes, as a malloc'd string; NULL when out of memory. */
 char *sg_plan_to_text(const sg_plan *plan);
+/* Reads the text form. The plan must pass sg_plan_check, and its loop nest
+ * (base, loop, segment and run lines) must be the one sg_plan_fold makes
+ * of its dim and fixed lines; the first field that differs is named with
+ * its line and both values. */
 sg_status sg_plan_read(const char *text, sg_plan **plan, sg_error *err);
+/* The same without the second rule: any nest that passes sg_plan_check. For
+ * tests of the code generator on nests the planner does not make
+ * (tests/test_jit.c), whose kernels do not do what the dims say (the
+ * reference interpreter does). */
+sg_status sg_plan_read_any_nest(const char *text, sg_plan **plan, sg_error *err);
 bool sg_plan_same(const sg_plan *a, const sg_plan *b);
 
 #endif /* SG_PLANNER_H */

@@ -423,9 +423,13 @@ sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t cou
                 path ? path : "(null)");
         goto done;
     }
-    if (header_path != NULL && strcmp(header_path, path) == 0) {
-        sg_fail(&err, SG_ERR_USAGE, "failed to write '%s': the header and the output are the same file",
-                path);
+    bool same = false;
+    if (header_path != NULL && sg_same_file(path, header_path, &same, &err) != SG_OK)
+        goto done;
+    if (same) {
+        sg_fail(&err, SG_ERR_USAGE,
+                "failed to write '%s': the header '%s' and the output '%s' are the same file", path,
+                header_path, path);
         goto done;
     }
     if (check_kernels(kernels, count, options, &err) != SG_OK)

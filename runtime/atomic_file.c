@@ -6,14 +6,15 @@
  * and the link stays. Nothing is ever renamed over a special file (a
  * device, a FIFO): that is opened and written directly, when staged.
  *
- * The temporary file is OUT.slicegen-tmp-XXXXXX next to OUT. While it exists
+ * The temporary file is OUT.slicegen-tmp-XXXXXX next to OUT (OUT's last name
+ * shortened where the whole would be too long a name). While it exists
  * its name is in `temporaries`, a fixed table that a signal handler may read
  * (sg_remove_temporary_files): a slot is claimed, filled and then marked
  * live with atomic operations, and creating, renaming or removing the file
  * happens together with its slot's change with signals blocked, so a handler
  * never sees a live slot without its file or a file without its slot.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* POSIX 2008 and realpath */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -141,6 +142,86 @@ static sg_status follow_links(const char *path, char **target, sg_error *err)
     return sg_fail(err, SG_ERR_NOMEM, "failed to write '%s': out of memory", path);
 }
 
+/* A path with its symbolic links followed, or as given when they cannot be
+ * (a loop, a link that cannot be read: writing it then fails on its own).
+ * NULL when out of memory. */
+static char *resolve_links(const char *path)
+{
+    sg_error ignored = {0};
+    char *target = NULL;
+    if (follow_links(path, &target, &ignored) == SG_OK)
+        return target;
+    return ignored.status == SG_ERR_NOMEM ? NULL : strdup(path);
+}
+
+/* The folder part of path as a malloc'd string ("." when it has none) and
+ * where its last name starts. */
+static char *folder_of(const char *path, const char **name)
+{
+    const char *slash = strrchr(path, '/');
+    *name = slash ? slash + 1 : path;
+    if (slash == NULL)
+        return strdup(".");
+    size_t len = slash == path ? 1 : (size_t)(slash - path);
+    char *dir = malloc(len + 1);
+    if (dir) {
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+    }
+    return dir;
+}
+
+/* The longest name the folder of path takes (pathconf), or 255 (Linux's
+ * NAME_MAX) where it cannot say. */
+static size_t folder_name_max(const char *path)
+{
+    const char *name;
+    char *dir = folder_of(path, &name);
+    long max = dir ? pathconf(dir, _PC_NAME_MAX) : -1;
+    free(dir);
+    return max > (long)strlen(SUFFIX) ? (size_t)max : 255;
+}
+
+/* A file that does not exist yet, named as the real path of its folder and
+ * its last name; the path itself when the folder cannot be resolved. */
+static char *canonical_new_file(const char *path)
+{
+    const char *name;
+    char *dir = folder_of(path, &name), *real = dir ? realpath(dir, NULL) : NULL, *out;
+    if (dir == NULL || real == NULL) {
+        free(dir);
+        free(real);
+        return strdup(path);
+    }
+    size_t rlen = strlen(real), nlen = strlen(name);
+    out = malloc(rlen + nlen + 2);
+    if (out)
+        sprintf(out, "%s%s%s", real, rlen > 0 && real[rlen - 1] == '/' ? "" : "/", name);
+    free(dir);
+    free(real);
+    return out;
+}
+
+sg_status sg_same_file(const char *a, const char *b, bool *same, sg_error *err)
+{
+    struct stat sa, sb;
+    char *ta = resolve_links(a), *tb = resolve_links(b), *ca = NULL, *cb = NULL;
+    bool ok = ta != NULL && tb != NULL;
+    *same = false;
+    if (ok) {
+        bool has_a = stat(ta, &sa) == 0, has_b = stat(tb, &sb) == 0;
+        if (has_a || has_b) /* an existing file and a new one are different files */
+            *same = has_a && has_b && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+        else if ((ok = (ca = canonical_new_file(ta)) != NULL && (cb = canonical_new_file(tb)) != NULL))
+            *same = strcmp(ca, cb) == 0;
+    }
+    free(ta);
+    free(tb);
+    free(ca);
+    free(cb);
+    return ok ? SG_OK : sg_fail(err, SG_ERR_NOMEM, "failed to write '%s': out of memory", a);
+}
+
 /* Writes the parts to an open file; errno is kept on failure. */
 static bool write_parts(int fd, const void *const *parts, const size_t *sizes, size_t nparts)
 {
@@ -202,14 +283,32 @@ sg_status sg_file_stage(const char *path, const void *const *parts, const size_t
     const char *dir = slash ? target : ".";
     int dirlen = !slash ? 1 : slash == target ? 1 : (int)(slash - target);
 
-    size_t len = strlen(target);
-    char *tmp = malloc(len + sizeof SUFFIX);
+    /* The temporary name is the target's with SUFFIX appended, its last name
+     * cut short (never inside a UTF-8 sequence) where it would otherwise be
+     * longer than the folder takes. */
+    size_t len = strlen(target), name_at = slash ? (size_t)(slash + 1 - target) : 0;
+    size_t name_max = folder_name_max(target), keep = len;
+    if (len - name_at > name_max) {
+        sg_status st =
+            sg_fail(err, SG_ERR_IO,
+                    "failed to write '%s': %s (its last name has %zu bytes, the folder '%.*s' takes "
+                    "names of at most %zu)",
+                    path, strerror(ENAMETOOLONG), len - name_at, dirlen, dir, name_max);
+        free(target);
+        return st;
+    }
+    if (len - name_at + strlen(SUFFIX) > name_max) {
+        keep = name_at + name_max - strlen(SUFFIX);
+        while (keep > name_at && ((unsigned char)target[keep] & 0xC0) == 0x80)
+            keep--;
+    }
+    char *tmp = malloc(keep + sizeof SUFFIX);
     if (!tmp) {
         free(target);
         return sg_fail(err, SG_ERR_NOMEM, "failed to write '%s': out of memory", path);
     }
-    memcpy(tmp, target, len);
-    memcpy(tmp + len, SUFFIX, sizeof SUFFIX);
+    memcpy(tmp, target, keep);
+    memcpy(tmp + keep, SUFFIX, sizeof SUFFIX);
 
     sg_status st = SG_OK;
     sigset_t mask;

@@ -296,6 +296,11 @@ static sg_status npy_open(const char *path, npy_file *f, sg_error *err)
                      S_ISDIR(sb.st_mode) ? " (it is a folder)" : "");
         goto done;
     }
+    if (sb.st_size == 0) {
+        st = sg_fail(err, SG_ERR_IO,
+                     "failed to read '%s': the file is empty (a .npy file starts with \\x93NUMPY)", path);
+        goto done;
+    }
     if (got < 8 || memcmp(pre, MAGIC, 6) != 0) {
         st = sg_fail(err, SG_ERR_IO,
                      "failed to read '%s': not a .npy file (bad magic; it must start with \\x93NUMPY)", path);

@@ -132,7 +132,10 @@ void sg_npy_release(sg_tensor *tensor);
 
 /* Writes the `nparts` buffers (parts[i], sizes[i] bytes) to path atomically:
  * a temporary file in the same folder, named after path with the suffix
- * SG_TEMP_SUFFIX, fsync'd, then renamed over path.
+ * SG_TEMP_SUFFIX (its last name cut short, at a UTF-8 character boundary,
+ * where the name with the suffix would be longer than the folder takes:
+ * pathconf's _PC_NAME_MAX, or 255), fsync'd, then renamed over path. A last
+ * name longer than the folder takes fails before anything is written.
  * On any failure the temporary file is removed and path is untouched. While
  * it exists the temporary file is listed in a process-wide registry (the one
  * global of the library: signal handlers cannot reach a context), from
@@ -160,6 +163,15 @@ sg_status sg_file_commit(sg_staged_file *staged, sg_error *err);
  * all its outputs or none. Records zeroed or of special files are skipped. */
 sg_status sg_file_commit_all(sg_staged_file *staged, size_t count, sg_error *err);
 void sg_file_discard(sg_staged_file *staged);
+
+/* Whether two output paths name one file, so that writing both would leave
+ * only the second: symbolic links are followed as sg_file_stage follows
+ * them; then two existing files are the same when their device and inode
+ * are (hard links too), an existing file and a missing one never are, and
+ * two missing files are when their folders' real paths and their last
+ * names are. Paths that cannot be resolved are compared as they are
+ * (writing them fails anyway). Fails only when out of memory. */
+sg_status sg_same_file(const char *a, const char *b, bool *same, sg_error *err);
 
 /* ---- CUDA (cuda.c) ---------------------------------------------------------------
  *

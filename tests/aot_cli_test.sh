@@ -133,6 +133,23 @@ expect_error 2 "bad --prefix '1x'" aot models/model.xml -o keep.o --prefix 1x
 expect_error 2 "unknown output kind" aot models/model.xml -o new.obj
 expect_error 2 "is not a recognized processor" aot models/model.xml -o keep.o --header keep.h --target aarch64-linux-gnu --cpu nope
 expect_error 2 "--name is not an option of 'slicegen aot'" aot models/model.xml -o keep.o --name k
+# The header and the object as one file, however it is spelled: refused
+# before anything is written (a second write would replace the first).
+mkdir sub
+ln -s keep.o alias.o
+ln keep.o hard.o
+for header in keep.o ./keep.o "$PWD/keep.o" sub/../keep.o alias.o hard.o; do
+    expect_error 2 "failed to write 'keep.o': the header '$header' and the output 'keep.o' are the same file" \
+        aot models/model.xml -o keep.o --header "$header"
+done
+expect_error 2 "the header './new.o' and the output 'new.o' are the same file" aot models/model.xml -o new.o --header ./new.o
+rm alias.o hard.o
+# Output names of 255 bytes, the most a folder takes.
+long=$(printf 'm%.0s' {1..253})
+"$SLICEGEN" aot models/model.xml -o "$long.o" --header "$long.h" > /dev/null 2> stderr.txt && [ -s "$long.o" ] \
+    && grep -q "^extern const size_t sg_kernel_count;" "$long.h" && ok \
+    || bad "aot -o and --header of 255-byte names: $(cat stderr.txt)"
+rm -f "$long.o" "$long.h"
 
 # Limits through the model: a data input of more than 2^63 - 1 bytes skips
 # its layers with the planner's reason; a dimension past int64 is malformed.

@@ -76,6 +76,34 @@ expect_error 2 "needs a value" run '[1:]' --in a.npy --out
 expect_error 2 "-O2 is not an option of 'slicegen run'" run '[1:]' -O2 --in a.npy --out new.npy
 expect_error 2 "unknown option '-O7'" ir '[1:]' --shape 4 --dtype f32 -O7
 expect_error 2 "index out of range" ir '[7]' --shape 4 --dtype f32
+# an empty file says so, not that its magic is wrong
+: > empty.npy
+expect_error 2 "failed to read 'empty.npy': the file is empty" run '[1:]' --in empty.npy --out new.npy
+expect_error 2 "failed to read 'empty.npy': the file is empty" plan '[1:]' --in empty.npy
+# A long expression or list is quoted as a window around the column, so the
+# reason and the column always fit; a character is shown whole (a byte that
+# is not UTF-8 as \xHH) and stderr stays UTF-8.
+utf8() { iconv -f UTF-8 -t UTF-8 stderr.txt > /dev/null && ok || bad "stderr is not UTF-8: $(od -c stderr.txt)"; }
+expect_error 2 "'...$(printf '%60s' '')x]': expected ',' or ']' at column 603 ('x')" \
+    plan "[1$(printf '%600s' '')x]" --shape 4 --dtype f32
+expect_error 2 "expected ',' or ']' at column 4 ('é')" plan '[1:é]' --shape 4 --dtype f32
+utf8
+expect_error 2 "'[1:\xff]': expected ',' or ']' at column 4 ('\xff')" plan $'[1:\xff]' --shape 4 --dtype f32
+utf8
+expect_error 2 "expected ',' or ']' at column 4 ('é')" plan "[1:$(printf 'é%.0s' {1..300})]" --shape 4 --dtype f32
+utf8
+expect_error 2 ",x' is not a 64-bit integer (x)" \
+    plan --op StridedSlice --begin "$(printf '1,%.0s' {1..300})x" --end 1 --shape 4 --dtype f32
+expect_error 2 "cannot be combined with --op" run "[1$(printf '%600s' '')]" --op Slice --start 0 --stop 1 --in a.npy --out new.npy
+# Output names as long as the folder takes (255 bytes): the temporary
+# file's name is cut short, at a character boundary; one byte more fails.
+long=$(printf 'o%.0s' {1..251}).npy
+"$SLICEGEN" run '[::-1, 1:]' --in a.npy --out "$long" 2> stderr.txt && cmp -s "$long" expected.npy \
+    && ok || bad "run --out a 255-byte name: $(cat stderr.txt)"
+long=$(printf 'é%.0s' {1..125})o.npy
+"$SLICEGEN" run '[::-1, 1:]' --in a.npy --out "$long" 2> stderr.txt && cmp -s "$long" expected.npy \
+    && ok || bad "run --out a 255-byte name of 2-byte characters: $(cat stderr.txt)"
+expect_error 2 "File name too long (its last name has 256 bytes" run '[1:]' --in a.npy --out "${long}x"
 "$SLICEGEN" > stdout.txt 2> stderr.txt
 rc=$?
 [ "$rc" -eq 2 ] && [ ! -s stdout.txt ] && [ "$(cat stderr.txt)" = "slicegen: error: no command given (see 'slicegen --help')" ] \

@@ -178,11 +178,30 @@ expect_error 2 "64-bit code requested on a subtarget that doesn't support it" \
     emit "${ONE[@]}" -o keep.o --header keep.h --target x86_64-linux-gnu --cpu i386
 expect_error 2 "big-endian targets are not supported" emit "${ONE[@]}" -o keep.o --header keep.h --target powerpc64-linux-gnu
 expect_error 2 "'slicegen emit' needs -o OUT" emit "${ONE[@]}" --header keep.h
-expect_error 2 "--header and -o name the same file" emit "${ONE[@]}" -o keep.o --header keep.o
+# The header and the object as one file, however it is spelled: refused
+# before anything is written (a second write would replace the first).
+mkdir sub
+ln -s keep.o alias.o
+ln keep.o hard.o
+ln -s new.o dangling.h
+for header in keep.o ./keep.o "$PWD/keep.o" sub/../keep.o alias.o hard.o; do
+    expect_error 2 "failed to write 'keep.o': the header '$header' and the output 'keep.o' are the same file" \
+        emit "${ONE[@]}" -o keep.o --header "$header"
+done
+expect_error 2 "the header './new.o' and the output 'new.o' are the same file" emit "${ONE[@]}" -o new.o --header ./new.o
+expect_error 2 "the header 'dangling.h' and the output 'new.o' are the same file" emit "${ONE[@]}" -o new.o --header dangling.h
+rm alias.o hard.o dangling.h
 expect_error 2 "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o keep.o --header no-such-folder/k.h
 expect_error 2 "the folder 'no-such-folder' does not exist" emit "${ONE[@]}" -o no-such-folder/k.o --header keep.h
 expect_error 2 "slice step cannot be zero" emit '[::0]' --shape 4 --dtype f32 -o keep.o --header keep.h
 expect_error 2 "--prefix is not an option of 'slicegen emit'" emit "${ONE[@]}" -o keep.o --prefix p
+# Output names of 255 bytes, the most a folder takes: the temporary files'
+# names are cut short; a name of 256 bytes fails before anything is written.
+long=$(printf 'k%.0s' {1..253})
+check "emit -o and --header of 255-byte names" "$SLICEGEN" emit "${ONE[@]}" -o "$long.o" --header "$long.h"
+[ -s "$long.o" ] && grep -q "_OUTPUT_BYTES 72" "$long.h" && ok || bad "the files of 255-byte names"
+rm -f "$long.o" "$long.h"
+expect_error 2 "File name too long (its last name has 256 bytes" emit "${ONE[@]}" -o keep.o --header "${long}x.h"
 check "emit --help" "$SLICEGEN" emit --help
 check "aot --help" "$SLICEGEN" aot --help
 

@@ -246,6 +246,9 @@ static void trt_case(sg_context *ctx, int k)
 
 /* Plan texts the reader must refuse, with a part of the message; the
  * first ones were found by fuzzing (tests/fuzz/regress). */
+#define PLAN_64X33                                                                                           \
+    "op NumPy\ndtype u8\ninput [64,33]\noutput [64,16]\ndim 0 axis 0 start 63 step -1 count 64\n"            \
+    "dim 1 axis 1 start 1 step 2 count 16\n"
 static void plan_rejections(sg_context *ctx)
 {
     static const char *const cases[][2] = {
@@ -271,6 +274,38 @@ static void plan_rejections(sg_context *ctx)
         {"op TrtSlice\ndtype u8\nmode wrap\ninput [3]\noutput [6]\ndim 0 axis 0 start 0 step 1 count 6\n"
          "base 0\nloop extent 6 out 1 segments 1 period 2\n  segment count 3 in 0 step 1\nrun 1\n",
          "segments count 3 iterations, extent 6, period 2"},
+        /* Nests inside the input that do not follow from their dim lines
+         * (slicegen plan '[::-1, 1::2]' --shape 64,33 --dtype u8, changed):
+         * the kernel would disagree with the interpreter. */
+        {PLAN_64X33 "base 2080\nloop extent 64 in -33 out 16\nloop extent 16 in 1 out 1\nrun 1\n",
+         "line 9: loop 1 in is 1, but the dim and fixed lines fold to 2"},
+        {PLAN_64X33 "base 2079\nloop extent 64 in -33 out 16\nloop extent 16 in 2 out 1\nrun 1\n",
+         "line 7: base is 2079, but the dim and fixed lines fold to 2080"},
+        {PLAN_64X33 "base 2080\nloop extent 32 in -66 out 32\nloop extent 32 in 1 out 1\nrun 1\n",
+         "line 8: loop 0 extent is 32, but the dim and fixed lines fold to 64"},
+        {PLAN_64X33 "base 2080\nloop extent 64 in -33 out 8\nloop extent 16 in 2 out 1\nrun 1\n",
+         "loop 0: extent 64, out stride 8, expected 16"},
+        {PLAN_64X33
+         "base 2080\nloop extent 64 in -33 out 16\nloop extent 16 in 2 out 1\nloop extent 1 in 5 out 1\n"
+         "run 1\n",
+         "line 10: the number of loops is 3, but the dim and fixed lines fold to 2"},
+        {"op NumPy\ndtype f32\ninput [4,4]\noutput [3,4]\ndim 0 axis 0 start 1 step 1 count 3\n"
+         "dim 1 axis 1 start 0 step 1 count 4\nbase 16\nloop extent 3 in 16 out 16\nrun 16\n",
+         "line 8: the number of loops is 1, but the dim and fixed lines fold to 0"},
+        {"op NumPy\ndtype f32\ninput [4,4]\noutput [3,4]\ndim 0 axis 0 start 1 step 1 count 3\n"
+         "dim 1 axis 1 start 0 step 1 count 4\nbase 0\nrun 48\n",
+         "line 7: base is 0, but the dim and fixed lines fold to 16"},
+        {"op TrtSlice\ndtype u8\nmode clamp\ninput [3]\noutput [5]\ndim 0 axis 0 start -1 step 1 count 5\n"
+         "base 0\nloop extent 5 out 1 segments 3\n  segment count 1 in 0 step 0\n"
+         "  segment count 3 in 1 step 0\n  segment count 1 in 2 step 0\nrun 1\n",
+         "line 10: segment 1 of loop 0: in is 1, but the dim and fixed lines fold to 0"},
+        {"op TrtSlice\ndtype u8\nmode clamp\ninput [3]\noutput [5]\ndim 0 axis 0 start -1 step 1 count 5\n"
+         "base 0\nloop extent 5 in 0 out 1\nrun 1\n",
+         "line 8: loop 0 segments (0: a plain loop) is 0, but the dim and fixed lines fold to 3"},
+        /* thousands of segments, none read: folding stops early */
+        {"op TrtSlice\ndtype u8\nmode wrap\ninput [10007]\noutput [10000]\n"
+         "dim 0 axis 0 start 0 step 5000 count 10000\nbase 0\nloop extent 10000 in 0 out 1\nrun 1\n",
+         "the dim and fixed lines fold to more than 1024 segments, 0 were read"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sg_plan *plan = NULL;

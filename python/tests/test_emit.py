@@ -157,6 +157,24 @@ class Emit(unittest.TestCase):
             slicegen.emit("[9]", (4,), "u8", self.path("k.o"))
         self.assertEqual(sorted(os.listdir(self.dir)), ["old.o"])
 
+    def test_header_and_output_one_file(self):
+        """However the header's path spells the output's file (./, .., a
+        symbolic or a hard link), nothing is written."""
+        existing = self.path("old.o")
+        with open(existing, "w") as f:
+            f.write("keep")
+        os.mkdir(self.path("sub"))
+        os.symlink("old.o", self.path("alias.o"))
+        os.link(existing, self.path("hard.o"))
+        for header in (existing, os.path.join(self.dir, ".", "old.o"), self.path("sub/../old.o"),
+                       self.path("alias.o"), self.path("hard.o")):
+            with self.assertRaises(slicegen.SliceError) as caught:
+                slicegen.emit("[1:]", (4,), "u8", existing, header=header)
+            self.assertIn(f"the header '{header}' and the output '{existing}' are the same file",
+                          str(caught.exception))
+            self.assertEqual(open(existing).read(), "keep", header)
+        self.assertEqual(sorted(os.listdir(self.dir)), ["alias.o", "hard.o", "old.o", "sub"])
+
 
 if __name__ == "__main__":
     unittest.main()

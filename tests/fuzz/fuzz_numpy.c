@@ -12,6 +12,10 @@
  *   - a plan with at most 64 KiB of input and output runs on the reference
  *     interpreter over exactly sized buffers, so that AddressSanitizer sees
  *     any byte read or written outside them.
+ * When it does not parse, the message is well-formed UTF-8 (however the
+ * text is), names the column and is not cut short (it ends with the
+ * character or "(end of text)" after the column, or "does not fit in 64
+ * bits"), however long the expression.
  */
 #include "fuzz.h"
 
@@ -51,14 +55,54 @@ static void plan_and_run(sg_context *ctx, const sg_spec *spec, size_t rank, cons
     sg_plan_destroy(plan);
 }
 
+/* Whether s is well-formed UTF-8 (RFC 3629), decoded on its own here. */
+static bool valid_utf8(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t c = *p, n = c < 0x80             ? 0
+                             : (c & 0xE0) == 0xC0 ? 1
+                             : (c & 0xF0) == 0xE0 ? 2
+                             : (c & 0xF8) == 0xF0 ? 3
+                                                  : 9;
+        if (n == 9)
+            return false;
+        c &= n == 0 ? 0x7F : n == 1 ? 0x1F : n == 2 ? 0x0F : 0x07;
+        for (uint32_t i = 1; i <= n; i++) {
+            if ((p[i] & 0xC0) != 0x80)
+                return false;
+            c = c << 6 | (p[i] & 0x3F);
+        }
+        static const uint32_t least[4] = {0, 0x80, 0x800, 0x10000};
+        if (c < least[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+            return false;
+        p += n + 1;
+    }
+    return true;
+}
+
+static void check_message(const char *message, const char *text)
+{
+    size_t len = strlen(message);
+    const char *column = strstr(message, " at column ");
+    if (!valid_utf8(message))
+        FUZZ_FAIL("the message for '%s' is not UTF-8: %s", text, message);
+    if (strncmp(message, "failed to parse index expression '", 34) != 0 || column == NULL)
+        FUZZ_FAIL("the message for '%s' names no column: %s", text, message);
+    if (!(len >= 2 && strcmp(message + len - 2, "')") == 0) && strstr(message, "(end of text)") == NULL &&
+        strstr(column, "does not fit in 64 bits") == NULL)
+        FUZZ_FAIL("the message for '%s' is cut short: %s", text, message);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sg_context *ctx = fuzz_context();
     char *text = fuzz_cstr(data, size);
     sg_spec *spec = NULL, *again = NULL;
     char *printed = NULL;
-    if (sg_spec_numpy(ctx, text, &spec) != SG_OK)
+    if (sg_spec_numpy(ctx, text, &spec) != SG_OK) {
+        check_message(sg_context_last_error(ctx), text);
         goto done;
+    }
 
     printed = fuzz_text_of_spec(spec);
     if (sg_spec_numpy(ctx, printed, &again) != SG_OK)

@@ -7,13 +7,41 @@
  *   - the plan prints (sg_plan_print), the printed text parses into an
  *     equal plan (sg_plan_equal), and that plan prints the same text;
  *   - when its input and output are at most 64 KiB, the reference
- *     interpreter runs it over a zeroed input and an output of exactly the
- *     plan's sizes, so that AddressSanitizer sees any byte read or written
- *     outside them.
+ *     interpreter runs it over a patterned input and an output of exactly
+ *     the plan's sizes, so that AddressSanitizer sees any byte read or
+ *     written outside them; and the loop nest, walked as planner.h says a
+ *     kernel runs it, writes the same output as the interpreter, which
+ *     runs from the dim lines (the nest must follow from them).
  */
 #include "fuzz.h"
 
 enum { MAX_BYTES = 1 << 16 };
+
+/* Runs the loop nest from `level` on, as planner.h describes it. */
+static void walk(const sg_plan *p, size_t level, const uint8_t *in, uint8_t *out)
+{
+    if (level == p->nloops) {
+        memcpy(out, in, (size_t)p->run_bytes);
+        return;
+    }
+    const sg_loop *l = &p->loops[level];
+    if (l->nseg == 0) {
+        for (int64_t i = 0; i < l->extent; i++)
+            walk(p, level + 1, in + i * l->in_stride, out + i * l->out_stride);
+        return;
+    }
+    int64_t i = 0;
+    for (size_t k = l->seg0; i < l->extent; k = k + 1 < l->seg0 + l->nseg ? k + 1 : l->seg0) { /* periods */
+        const sg_segment *s = &p->segs[k];
+        for (int64_t j = 0; j < s->count && i < l->extent; j++, i++) {
+            if (s->fill)
+                for (int64_t b = 0; b < l->out_stride; b += (int64_t)p->elem_size)
+                    memcpy(out + i * l->out_stride + b, p->fill, p->elem_size);
+            else
+                walk(p, level + 1, in + s->in_offset + j * s->in_step, out + i * l->out_stride);
+        }
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -35,13 +63,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     uint64_t in_bytes = sg_plan_input_bytes(plan), out_bytes = sg_plan_output_bytes(plan);
     if (in_bytes <= MAX_BYTES && out_bytes <= MAX_BYTES) {
-        uint8_t *in = calloc(in_bytes ? in_bytes : 1, 1), *out = malloc(out_bytes ? out_bytes : 1);
-        if (in == NULL || out == NULL)
+        uint8_t *in = malloc(in_bytes ? in_bytes : 1), *out = malloc(out_bytes ? out_bytes : 1);
+        uint8_t *nest = malloc(out_bytes ? out_bytes : 1);
+        if (in == NULL || out == NULL || nest == NULL)
             abort();
+        for (uint64_t i = 0; i < in_bytes; i++)
+            in[i] = (uint8_t)(i * 37 + 1);
         if (sg_run_reference(ctx, plan, in, out) != SG_OK)
             FUZZ_FAIL("reference run failed: %s", sg_context_last_error(ctx));
+        if (out_bytes > 0) {
+            walk(plan, 0, in + plan->base, nest);
+            if (memcmp(out, nest, out_bytes) != 0)
+                FUZZ_FAIL("the loop nest writes another output than the dim lines say:\n%s", printed);
+        }
         free(in);
         free(out);
+        free(nest);
     }
 done:
     sg_plan_destroy(plan);
