@@ -147,7 +147,7 @@ rm alias.o hard.o
 # Output names of 255 bytes, the most a folder takes.
 long=$(printf 'm%.0s' {1..253})
 "$SLICEGEN" aot models/model.xml -o "$long.o" --header "$long.h" > /dev/null 2> stderr.txt && [ -s "$long.o" ] \
-    && grep -q "^extern const size_t sg_kernel_count;" "$long.h" && ok \
+    && grep -q "^extern const size_t model_kernel_count;" "$long.h" && ok \
     || bad "aot -o and --header of 255-byte names: $(cat stderr.txt)"
 rm -f "$long.o" "$long.h"
 
