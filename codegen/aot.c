@@ -5,12 +5,14 @@
  * can be reported kernel by kernel), then linked into the output module,
  * which also receives, per kernel NAME, the constant `NAME_info` of type
  * slicegen_kernel_info (header.c defines the C side; the field order here
- * must match it) and, with a prefix P, `P_kernels` and `P_kernel_count`. */
+ * must match it) and, with a prefix P, `P_kernels` and `P_kernel_count`. The header names what the object calls besides
+ * memcpy and memset, as read from the object. */
 #define SG_CODEGEN_INTERNAL
 #include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Linker.h>
+#include <llvm-c/Object.h>
 #include <llvm-c/Target.h>
 #include <llvm/Config/llvm-config.h>
 
@@ -130,6 +132,8 @@ static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, cons
         string(x, plan),
         string(x, t->triple),
         string(x, t->cpu),
+        string(x, t->features),
+        i64(x, sg_nest_outer(p).step_bytes),
     };
     free(plan);
     memcpy(name, k->name, len);
@@ -154,6 +158,7 @@ static LLVMTypeRef info_type(meta *x)
         x->i32, /* out_rank */     x->ptr, /* out_shape */    x->i64, /* outer_extent */
         x->i64, /* input_bytes */  x->i64, /* output_bytes */ x->ptr, /* spec */
         x->ptr, /* plan */         x->ptr, /* target */       x->ptr, /* cpu */
+        x->ptr, /* features */     x->i64, /* step_bytes */
     };
     /* clang-format on */
     LLVMStructSetBody(t, fields, sizeof fields / sizeof fields[0], 0);
@@ -282,9 +287,88 @@ static void label_riscv_float_abi(unsigned char *elf, size_t size, const sg_targ
         elf[at] |= FLOAT_ABI_DOUBLE;
 }
 
+/* The functions an object calls besides memcpy and memset: its symbols in
+ * no section, but for the file symbol (named after `member`), the
+ * assembler's (a name starting with '.' or '@') and the linker's
+ * _GLOBAL_OFFSET_TABLE_; "memcpy" also as "_memcpy" (Mach-O and 32-bit
+ * Windows prefix C names). *names is malloc'd, each name too. */
+static sg_status object_helpers(const void *bytes, size_t size, const char *member, LLVMContextRef c,
+                                char ***names, size_t *count, sg_error *err)
+{
+    char *message = NULL;
+    *names = NULL;
+    *count = 0;
+    LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRange(bytes, size, member, 0);
+    LLVMBinaryRef object = LLVMCreateBinary(buffer, c, &message);
+    if (object == NULL) {
+        sg_fail(err, SG_ERR_INTERNAL, "failed to read the object back: %s", message ? message : "?");
+        LLVMDisposeMessage(message);
+        LLVMDisposeMemoryBuffer(buffer);
+        return err->status;
+    }
+    LLVMSectionIteratorRef section = LLVMObjectFileCopySectionIterator(object);
+    LLVMSymbolIteratorRef symbol = LLVMObjectFileCopySymbolIterator(object);
+    for (; !LLVMObjectFileIsSymbolIteratorAtEnd(object, symbol); LLVMMoveToNextSymbol(symbol)) {
+        const char *name = LLVMGetSymbolName(symbol), *c_name = name[0] == '_' ? name + 1 : name;
+        LLVMMoveToContainingSection(section, symbol);
+        if (!LLVMObjectFileIsSectionIteratorAtEnd(object, section) || name[0] == '\0' || name[0] == '.' ||
+            name[0] == '@' || strcmp(name, member) == 0 || strcmp(name, "_GLOBAL_OFFSET_TABLE_") == 0 ||
+            strcmp(c_name, "memcpy") == 0 || strcmp(c_name, "memset") == 0 || strcmp(name, "memcpy") == 0 ||
+            strcmp(name, "memset") == 0)
+            continue;
+        bool seen = false;
+        for (size_t i = 0; i < *count && !seen; i++)
+            seen = strcmp((*names)[i], name) == 0;
+        char **more = seen ? *names : realloc(*names, (*count + 1) * sizeof **names);
+        char *copy = seen ? NULL : malloc(strlen(name) + 1);
+        if (!seen && (more == NULL || copy == NULL)) {
+            free(copy);
+            if (more)
+                *names = more;
+            sg_fail(err, SG_ERR_NOMEM, "failed to read the object back: out of memory");
+            break;
+        }
+        if (!seen) {
+            *names = more;
+            (*names)[(*count)++] = strcpy(copy, name);
+        }
+    }
+    LLVMDisposeSymbolIterator(symbol);
+    LLVMDisposeSectionIterator(section);
+    LLVMDisposeBinary(object);
+    LLVMDisposeMemoryBuffer(buffer);
+    return err->status;
+}
+
+/* What the header names as the code's calls: those of `object` (the
+ * output's own object, or NULL: m compiled again, when the output is
+ * assembly or IR; after it was printed, as code generation may change
+ * the IR). */
+static sg_status find_helpers(const void *object, size_t size, const char *member, LLVMTargetMachineRef tm,
+                              LLVMModuleRef m, char ***names, size_t *count, sg_error *err)
+{
+    LLVMMemoryBufferRef buffer = NULL;
+    char *message = NULL;
+    if (object == NULL) {
+        if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &message, &buffer)) {
+            sg_fail(err, SG_ERR_INTERNAL, "failed to generate code: %s", message);
+            LLVMDisposeMessage(message);
+            return err->status;
+        }
+        object = LLVMGetBufferStart(buffer);
+        size = LLVMGetBufferSize(buffer);
+    }
+    object_helpers(object, size, member, LLVMGetModuleContext(m), names, count, err);
+    if (buffer)
+        LLVMDisposeMemoryBuffer(buffer);
+    return err->status;
+}
+
+/* m as `format` in *out; with `helpers`, also what the code calls (see
+ * find_helpers). */
 static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
                         sg_aot_format format, const char *member, const sg_target *t, LLVMTargetMachineRef tm,
-                        LLVMModuleRef m, sg_aot_output *out, sg_error *err)
+                        LLVMModuleRef m, sg_aot_output *out, char ***helpers, size_t *nhelpers, sg_error *err)
 {
     if (format == SG_AOT_LLVM_IR) {
         char *ir = LLVMPrintModuleToString(m);
@@ -293,7 +377,9 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot
         if (out->bytes)
             memcpy(out->bytes, ir, out->size + 1);
         LLVMDisposeMessage(ir);
-        return out->bytes ? SG_OK : sg_fail(err, SG_ERR_NOMEM, "failed to print IR: out of memory");
+        if (out->bytes == NULL)
+            return sg_fail(err, SG_ERR_NOMEM, "failed to print IR: out of memory");
+        return helpers ? find_helpers(NULL, 0, member, tm, m, helpers, nhelpers, err) : SG_OK;
     }
     char *message = NULL;
     LLVMMemoryBufferRef buffer = NULL;
@@ -311,8 +397,14 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot
     }
     memcpy(start, LLVMGetBufferStart(buffer), size);
     LLVMDisposeMemoryBuffer(buffer);
-    if (format == SG_AOT_OBJECT || format == SG_AOT_ARCHIVE)
+    bool object = format == SG_AOT_OBJECT || format == SG_AOT_ARCHIVE;
+    if (object)
         label_riscv_float_abi(start, size, t);
+    if (helpers &&
+        find_helpers(object ? start : NULL, size, member, tm, m, helpers, nhelpers, err) != SG_OK) {
+        free(start);
+        return err->status;
+    }
     if (format == SG_AOT_ARCHIVE) {
         char *storage = NULL;
         size_t nsymbols = 0;
@@ -339,14 +431,17 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
     LLVMTargetMachineRef tm = NULL;
     LLVMContextRef c = NULL;
     LLVMModuleRef m = NULL;
+    char **helpers = NULL;
+    size_t nhelpers = 0;
     *out = (sg_aot_output){0};
     if (o->opt_level < 0 || o->opt_level > 3) {
         sg_fail(err, SG_ERR_USAGE, "failed to compile kernels: optimization level %d (0..3)", o->opt_level);
         goto done;
     }
-    if (sg_target_init(&t, o->target, o->cpu, NULL, err) != SG_OK || sg_target_check(&t, err) != SG_OK ||
+    if (sg_target_init_aot(&t, o->target, o->cpu, err) != SG_OK || sg_target_check(&t, err) != SG_OK ||
         sg_target_machine(&t, o->opt_level, &tm, err) != SG_OK)
         goto done;
+    t.cf_protection = !o->no_cf_protection;
     bool gpu = sg_target_is_gpu(&t);
     if (gpu != (format == SG_AOT_PTX) && format != SG_AOT_LLVM_IR) {
         sg_fail(err, SG_ERR_USAGE, gpu ? "failed to compile kernels: target %s writes .ptx or .ll files"
@@ -360,13 +455,23 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
     if (add_kernels(kernels, count, o, &t, tm, m, err) != SG_OK ||
         (!gpu && add_descriptions(kernels, count, o, &t, tm, m, err) != SG_OK) ||
         sg_codegen_verify(m, "kernel module", err) != SG_OK ||
-        render(kernels, count, o, format, member, &t, tm, m, out, err) != SG_OK)
+        render(kernels, count, o, format, member, &t, tm, m, out, want_header && !gpu ? &helpers : NULL,
+               &nhelpers, err) != SG_OK ||
+        !want_header)
         goto done;
-    if (want_header && (out->header = sg_aot_header(kernels, count, o, t.triple, t.cpu)) == NULL)
+    sg_aot_code code = {.triple = t.triple,
+                        .cpu = t.cpu,
+                        .features = t.features,
+                        .helpers = (const char *const *)helpers,
+                        .nhelpers = nhelpers};
+    if ((out->header = sg_aot_header(kernels, count, o, &code)) == NULL)
         sg_fail(err, SG_ERR_NOMEM, "failed to write header: out of memory");
 done:
     if (err->status != SG_OK)
         sg_aot_output_free(out);
+    for (size_t i = 0; i < nhelpers; i++)
+        free(helpers[i]);
+    free(helpers);
     sg_target_release(&t, tm, c, m);
     return err->status;
 }

@@ -101,7 +101,7 @@ readelf -h arm.o | grep -q "Machine: *AArch64" && ok || bad "arm.o: $(readelf -h
 check "emit for riscv64" "$SLICEGEN" emit "${ONE[@]}" -o rv.o --header rv.h --target riscv64-linux-gnu
 readelf -h rv.o | grep -q "Machine: *RISC-V" && ok || bad "rv.o: $(readelf -h rv.o | grep Machine)"
 readelf -h rv.o | grep -q "double-float ABI" && ok || bad "rv.o does not use the lp64d ABI: $(readelf -h rv.o | grep Flags)"
-grep -q "for riscv64-unknown-linux-gnu (cpu generic-rv64)" rv.h && ok || bad "rv.h names the target: $(grep ' for ' rv.h)"
+grep -q "for riscv64-unknown-linux-gnu (cpu generic-rv64 with features" rv.h && ok || bad "rv.h names the target: $(grep ' for ' rv.h)"
 check "emit for aarch64 with a CPU" "$SLICEGEN" emit "${ONE[@]}" -o a72.o --target aarch64-linux-gnu --cpu cortex-a72
 # A CPU named for this machine's own architecture gets that CPU's features,
 # not this machine's: baseline x86-64 code has no AVX registers, and a
