@@ -2,10 +2,12 @@
  * module for any target, rendered as an object, archive, assembly or IR.
  *
  * Each kernel is emitted and optimized in a module of its own (so progress
- * can be reported kernel by kernel), then linked into the output module,
- * which also receives, per kernel NAME, the constant `NAME_info` of type
- * slicegen_kernel_info (header.c defines the C side; the field order here
- * must match it) and, with a prefix P, `P_kernels` and `P_kernel_count`. The header names what the object calls besides
+ * can be reported kernel by kernel), then merged into the output module
+ * (add_kernels: in time and memory linear in the kernels, give or take a
+ * logarithm), which also receives, per kernel NAME, the constant
+ * `NAME_info` of type slicegen_kernel_info (header.c defines the C side;
+ * the field order here must match it) and, with a prefix P, `P_kernels`
+ * and `P_kernel_count`. The header names what the object calls besides
  * memcpy and memset, as read from the object. */
 #define SG_CODEGEN_INTERNAL
 #include <stdlib.h>
@@ -190,25 +192,56 @@ static sg_status add_table(meta *x, const char *prefix, LLVMValueRef *infos, siz
 
 /* ---- the module ---------------------------------------------------------------------- */
 
-/* Each kernel emitted and optimized alone, then linked into m. */
+/* A module holding `count` kernels, merged or waiting to be. */
+typedef struct part {
+    LLVMModuleRef m;
+    size_t count;
+} part;
+
+/* Links parts[i] into parts[i - 1], which keeps its kernels first. */
+static sg_status merge(part *parts, size_t i, sg_error *err)
+{
+    LLVMModuleRef m = parts[i].m;
+    parts[i].m = NULL;
+    if (LLVMLinkModules2(parts[i - 1].m, m)) /* takes m */
+        return sg_fail(err, SG_ERR_INTERNAL, "failed to link kernels into the module");
+    parts[i - 1].count += parts[i].count;
+    return SG_OK;
+}
+
+/* Each kernel emitted and optimized alone, then merged into m in kernel
+ * order. Linking a module scans the whole module linked into (LLVM's
+ * IRMover collects its types), so linking kernel after kernel into m would
+ * take time quadratic in the kernels. The modules are merged like the
+ * digits of a binary counter instead: a stack of parts, each holding more
+ * kernels than the one above, where a new kernel's module is pushed and
+ * merged down while the part below holds no more kernels than it. Every
+ * kernel is then in a module scanned O(log count) times; m, at the bottom,
+ * receives everything at the end. */
 static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
                              const sg_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m, sg_error *err)
 {
     LLVMContextRef c = LLVMGetModuleContext(m);
-    for (size_t i = 0; i < count; i++) {
+    part parts[8 * sizeof(size_t) + 2] = {{m, SIZE_MAX}};
+    size_t top = 0; /* parts[0..top] */
+    for (size_t i = 0; i < count && err->status == SG_OK; i++) {
         LLVMModuleRef one;
         if (sg_codegen_module(kernels[i].plan, kernels[i].name, t, tm, c, &one, err) != SG_OK)
-            return err->status;
-        if (sg_codegen_optimize(one, tm, o->opt_level, err) != SG_OK) {
-            LLVMDisposeModule(one);
-            return err->status;
-        }
-        if (LLVMLinkModules2(m, one)) /* takes `one` */
-            return sg_fail(err, SG_ERR_INTERNAL, "failed to link kernel %s into the module", kernels[i].name);
-        if (o->progress)
+            break;
+        parts[++top] = (part){one, 1};
+        if (sg_codegen_optimize(one, tm, o->opt_level, err) != SG_OK)
+            break;
+        while (top > 1 && parts[top - 1].count <= parts[top].count && merge(parts, top, err) == SG_OK)
+            top--;
+        if (err->status == SG_OK && o->progress)
             o->progress(o->progress_arg, i + 1, count);
     }
-    return SG_OK;
+    for (; top > 0 && err->status == SG_OK; top--)
+        merge(parts, top, err);
+    for (; top > 0; top--)
+        if (parts[top].m)
+            LLVMDisposeModule(parts[top].m);
+    return err->status;
 }
 
 static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
@@ -451,6 +484,7 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
     }
     c = LLVMContextCreate();
     m = sg_codegen_new_module(member, &t, tm, c);
+    sg_codegen_cf_protection(m, &t);
     /* PTX has no place for descriptions: the header holds what they say. */
     if (add_kernels(kernels, count, o, &t, tm, m, err) != SG_OK ||
         (!gpu && add_descriptions(kernels, count, o, &t, tm, m, err) != SG_OK) ||

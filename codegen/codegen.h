@@ -246,9 +246,9 @@ typedef struct sg_target {
     bool host; /* the process's own: triple, CPU and features detected */
     bool baseline; /* a named triple whose CPU was not named: the default of named_defaults */
     /* Ahead-of-time code for CET (x86: IBT and shadow stacks) or BTI and
-     * PAC (AArch64): the module flags (sg_codegen_new_module) and function
-     * attributes that make LLVM emit the landing pads, return address
-     * signing and the objects' GNU property notes. */
+     * PAC (AArch64): the function attributes (AArch64) and, with
+     * sg_codegen_cf_protection, the module flags that make LLVM emit the
+     * landing pads, return address signing and the GNU property notes. */
     bool cf_protection;
     int vector_bytes; /* the widest vectors kernels use: 64 or 32 */
     bool gpu_emulation; /* kernels are GPU kernels run on the host (sg_jit_compile_gpu_emulation) */
@@ -286,6 +286,11 @@ sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachine
 /* An empty module of ctx for t: tm's triple and data layout, t's ABI. */
 LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTargetMachineRef tm,
                                    LLVMContextRef ctx);
+/* When t->cf_protection: the module flags of CET (x86) or BTI and PAC
+ * (AArch64) on m, the output module (the modules linked into it have
+ * none: LLVM 19 and later refuse to link such flags with the behaviour the
+ * C API can give them). */
+void sg_codegen_cf_protection(LLVMModuleRef m, const sg_target *t);
 /* Adds the kernel for plan as function `symbol` (external) to m, with t's
  * CPU and features (SG_ERR_SLICE for a tensor of more bytes than m's
  * pointers address): a CPU kernel, or the GPU kernel (gpu.c) for an NVPTX

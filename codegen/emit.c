@@ -901,6 +901,11 @@ LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTa
         LLVMMetadataRef abi = LLVMMDStringInContext2(ctx, t->abi, strlen(t->abi));
         LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorError, "target-abi", strlen("target-abi"), abi);
     }
+    return m;
+}
+
+void sg_codegen_cf_protection(LLVMModuleRef m, const sg_target *t)
+{
     /* The flags clang sets for -fcf-protection=full (x86) and
      * -mbranch-protection=standard (AArch64): code generators mark the
      * object with a GNU property note, x86 puts an endbr at each function's
@@ -914,7 +919,6 @@ LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTa
         add_flag(m, LLVMModuleFlagBehaviorError, "sign-return-address-all", 0);
         add_flag(m, LLVMModuleFlagBehaviorError, "sign-return-address-with-bkey", 0);
     }
-    return m;
 }
 
 sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
