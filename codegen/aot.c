@@ -209,8 +209,46 @@ static sg_status merge(part *parts, size_t i, sg_error *err)
     return SG_OK;
 }
 
+/* For each kernel, the first kernel with the same loop nest (sg_nest_key),
+ * itself if none: kernels of equal nests have the same code, as in the
+ * JIT's cache. *shares is malloc'd. */
+static sg_status find_shared(const sg_aot_kernel *kernels, size_t count, size_t **shares, sg_error *err)
+{
+    size_t size = 16;
+    while (size < 2 * count)
+        size *= 2;
+    sg_nest_key *keys = calloc(count, sizeof *keys);
+    size_t *slots = malloc(size * sizeof *slots); /* kernel + 1, 0 for empty */
+    *shares = malloc(count * sizeof **shares);
+    if (keys == NULL || slots == NULL || *shares == NULL)
+        sg_fail(err, SG_ERR_NOMEM, "failed to compile kernels: out of memory for %zu kernels", count);
+    else
+        memset(slots, 0, size * sizeof *slots);
+    for (size_t i = 0; i < count && err->status == SG_OK; i++) {
+        if (sg_nest_key_make(kernels[i].plan, &keys[i], err) != SG_OK)
+            break;
+        size_t at = keys[i].hash & (size - 1);
+        while (slots[at] != 0 && (keys[slots[at] - 1].len != keys[i].len ||
+                                  memcmp(keys[slots[at] - 1].bytes, keys[i].bytes, keys[i].len) != 0))
+            at = (at + 1) & (size - 1);
+        if (slots[at] == 0)
+            slots[at] = i + 1;
+        (*shares)[i] = slots[at] - 1;
+    }
+    for (size_t i = 0; keys && i < count; i++)
+        sg_nest_key_free(&keys[i]);
+    free(keys);
+    free(slots);
+    if (err->status != SG_OK) {
+        free(*shares);
+        *shares = NULL;
+    }
+    return err->status;
+}
+
 /* Each kernel emitted and optimized alone, then merged into m in kernel
- * order. Linking a module scans the whole module linked into (LLVM's
+ * order; a kernel whose nest an earlier one has is an alias of that one's
+ * function (but for GPUs, whose entries are kernels of their own). Linking a module scans the whole module linked into (LLVM's
  * IRMover collects its types), so linking kernel after kernel into m would
  * take time quadratic in the kernels. The modules are merged like the
  * digits of a binary counter instead: a stack of parts, each holding more
@@ -223,8 +261,16 @@ static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const s
 {
     LLVMContextRef c = LLVMGetModuleContext(m);
     part parts[8 * sizeof(size_t) + 2] = {{m, SIZE_MAX}};
-    size_t top = 0; /* parts[0..top] */
+    size_t top = 0, *shares = NULL; /* parts[0..top] */
+    bool gpu = sg_target_is_gpu(t);
+    if (!gpu && find_shared(kernels, count, &shares, err) != SG_OK)
+        return err->status;
     for (size_t i = 0; i < count && err->status == SG_OK; i++) {
+        if (shares && shares[i] != i) {
+            if (o->progress)
+                o->progress(o->progress_arg, i + 1, count);
+            continue;
+        }
         LLVMModuleRef one;
         if (sg_codegen_module(kernels[i].plan, kernels[i].name, t, tm, c, &one, err) != SG_OK)
             break;
@@ -241,7 +287,21 @@ static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const s
     for (; top > 0; top--)
         if (parts[top].m)
             LLVMDisposeModule(parts[top].m);
+    for (size_t i = 0; i < count && shares && err->status == SG_OK; i++) {
+        if (shares[i] == i)
+            continue;
+        LLVMValueRef fn = LLVMGetNamedFunction(m, kernels[shares[i]].name);
+        LLVMAddAlias2(m, LLVMGlobalGetValueType(fn), 0, fn, kernels[i].name);
+    }
+    free(shares);
     return err->status;
+}
+
+/* Kernel `name` of m: its function, or the alias of another's. */
+static LLVMValueRef kernel_symbol(LLVMModuleRef m, const char *name)
+{
+    LLVMValueRef fn = LLVMGetNamedFunction(m, name);
+    return fn ? fn : LLVMGetNamedGlobalAlias(m, name, strlen(name));
 }
 
 static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
@@ -263,7 +323,7 @@ static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, co
     if (infos == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to describe kernels: out of memory");
     for (size_t i = 0; i < count && err->status == SG_OK; i++)
-        add_info(&x, &kernels[i], LLVMGetNamedFunction(m, kernels[i].name), t, &infos[i], err);
+        add_info(&x, &kernels[i], kernel_symbol(m, kernels[i].name), t, &infos[i], err);
     if (err->status == SG_OK && o->prefix != NULL)
         add_table(&x, o->prefix, infos, count, err);
     free(infos);

@@ -139,8 +139,9 @@ typedef struct sg_aot_output {
 
 /* Compiles the kernels (already checked: plans valid, names unique C
  * identifiers with no clash among the symbols derived from them) for
- * options->target into one module holding every kernel, its NAME_info and,
- * with a prefix, the table; then renders it as `format`. `member` names the
+ * options->target into one module holding every kernel (kernels of equal
+ * nests, sg_nest_key, as aliases of one function; not for NVPTX), its
+ * NAME_info and, with a prefix, the table; then renders it as `format`. `member` names the
  * object inside an archive. */
 sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *options,
                          sg_aot_format format, const char *member, bool want_header, sg_aot_output *out,

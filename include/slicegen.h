@@ -288,7 +288,9 @@ SG_API void sg_llvm_exit_on_fatal_error(void);
  * above) and `const slicegen_kernel_info NAME_info` (the struct is defined in
  * the generated header); with a table prefix P also
  * `const slicegen_kernel_info *const P_kernels[]` in the given order and
- * `const size_t P_kernel_count`. See docs/aot.md for the header contract. */
+ * `const size_t P_kernel_count`. Kernels of equal loop nests share one
+ * function (the others' symbols are aliases of it), but for PTX. See
+ * docs/aot.md for the header contract. */
 
 /* One kernel of an ahead-of-time output. Strings are copied. */
 typedef struct sg_aot_kernel {
