@@ -248,9 +248,10 @@ static sg_status find_shared(const sg_aot_kernel *kernels, size_t count, size_t 
 
 /* Each kernel emitted and optimized alone, then merged into m in kernel
  * order; a kernel whose nest an earlier one has is an alias of that one's
- * function (but for GPUs, whose entries are kernels of their own). Linking a module scans the whole module linked into (LLVM's
- * IRMover collects its types), so linking kernel after kernel into m would
- * take time quadratic in the kernels. The modules are merged like the
+ * function (but for GPUs, whose entries are kernels of their own).
+ * Linking a module scans the whole module linked into (LLVM's IRMover
+ * collects its types), so linking kernel after kernel into m would take
+ * time quadratic in the kernels. The modules are merged like the
  * digits of a binary counter instead: a stack of parts, each holding more
  * kernels than the one above, where a new kernel's module is pushed and
  * merged down while the part below holds no more kernels than it. Every
@@ -402,12 +403,12 @@ static sg_status object_helpers(const void *bytes, size_t size, const char *memb
     LLVMSectionIteratorRef section = LLVMObjectFileCopySectionIterator(object);
     LLVMSymbolIteratorRef symbol = LLVMObjectFileCopySymbolIterator(object);
     for (; !LLVMObjectFileIsSymbolIteratorAtEnd(object, symbol); LLVMMoveToNextSymbol(symbol)) {
-        const char *name = LLVMGetSymbolName(symbol), *c_name = name[0] == '_' ? name + 1 : name;
+        const char *name = LLVMGetSymbolName(symbol), *c_name = name + (name[0] == '_');
         LLVMMoveToContainingSection(section, symbol);
         if (!LLVMObjectFileIsSectionIteratorAtEnd(object, section) || name[0] == '\0' || name[0] == '.' ||
             name[0] == '@' || strcmp(name, member) == 0 || strcmp(name, "_GLOBAL_OFFSET_TABLE_") == 0 ||
-            strcmp(c_name, "memcpy") == 0 || strcmp(c_name, "memset") == 0 || strcmp(name, "memcpy") == 0 ||
-            strcmp(name, "memset") == 0)
+            strcmp(name, "memcpy") == 0 || strcmp(name, "memset") == 0 || strcmp(c_name, "memcpy") == 0 ||
+            strcmp(c_name, "memset") == 0)
             continue;
         bool seen = false;
         for (size_t i = 0; i < *count && !seen; i++)
