@@ -7,7 +7,8 @@
  *              progress line, sg_bench_run
  *   cuda.c     the suite's cases as CUDA kernels (--device cuda)
  *   compile.c  compile latency: medians over distinct plans, JIT creation,
- *              a cache hit, the `slicegen emit` process
+ *              a cache hit, the `slicegen emit` process, ahead-of-time
+ *              output of many kernels
  *   report.c   the output files: checking their paths, text buffers, the
  *              JSON text, the gnuplot chart, writing both atomically
  *   process.c  the temporary folder, running a program, finding one on PATH
@@ -50,6 +51,7 @@ typedef struct timing {
     int contexts;                 /* fresh contexts for JIT creation */
     int hits;                     /* cache hits averaged */
     int processes;                /* emit processes */
+    int aot_layers;               /* the smallest of the three aot outputs, in kernels */
 } timing;
 
 enum { SG_BENCH_MAX_SAMPLES = 1001 };
@@ -77,8 +79,19 @@ typedef struct compile_result {
     int samples;
 } compile_result;
 
-/* The compile figures, in the order they are measured and reported. */
-enum { COMPILE_JIT, COMPILE_O0, COMPILE_DEFAULT_LEVEL, COMPILE_CACHE_HIT, COMPILE_EMIT, NCOMPILE };
+/* The compile figures, in the order they are measured and reported: the
+ * aot figures are sg_aot_write of 1, 2 and 4 times timing.aot_layers
+ * kernels. */
+enum {
+    COMPILE_JIT,
+    COMPILE_O0,
+    COMPILE_DEFAULT_LEVEL,
+    COMPILE_CACHE_HIT,
+    COMPILE_EMIT,
+    COMPILE_AOT,
+    COMPILE_AOT_LAST = COMPILE_AOT + 2,
+    NCOMPILE
+};
 
 /* One run of `slicegen bench`. */
 typedef struct bench {

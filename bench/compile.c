@@ -1,6 +1,7 @@
 /* Compile latency: JIT creation, the median compile of distinct plans at
- * -O0 and at the default level, a cache hit, and `slicegen emit` as a
- * whole process. Exports (bench_internal.h) the names of these figures,
+ * -O0 and at the default level, a cache hit, `slicegen emit` as a whole
+ * process, and ahead-of-time output of 1, 2 and 4 times N kernels (how its
+ * time grows with the kernels). Exports (bench_internal.h) the names of these figures,
  * how many --case selects, and sg_bench_run_compiles, which measures them. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,6 +20,8 @@ void sg_bench_name_compiles(bench *b)
              "compile: default level kernel, -O%d (median of %d plans)", SG_DEFAULT_OPT_LEVEL, n);
     snprintf(b->compile_names[COMPILE_CACHE_HIT], 96, "compile: cache hit");
     snprintf(b->compile_names[COMPILE_EMIT], 96, "compile: slicegen emit process");
+    for (int i = 0; COMPILE_AOT + i <= COMPILE_AOT_LAST; i++)
+        snprintf(b->compile_names[COMPILE_AOT + i], 96, "compile: aot of %d layers", b->t->aot_layers << i);
 }
 
 int sg_bench_compiles_selected(const bench *b)
@@ -221,6 +224,95 @@ static sg_status time_emit(bench *b, sg_error *err)
     return SG_OK;
 }
 
+/* Model layer k of the aot figures: row k of f32 [layers, 64], every
+ * (1 + k % 3)-th column, as `slicegen aot` compiles the layers of a model:
+ * every kernel its own (each row is another loop nest). */
+static sg_status aot_layer(sg_context *ctx, int k, int layers, sg_plan **plan, sg_error *err)
+{
+    char expr[64];
+    int64_t shape[2] = {layers, 64};
+    sg_spec *spec = NULL;
+    snprintf(expr, sizeof expr, "[%d, ::%d]", k, 1 + k % 3);
+    sg_status st = sg_spec_numpy(ctx, expr, &spec);
+    if (st == SG_OK)
+        st = sg_plan_create(ctx, spec, 2, shape, SG_F32, plan);
+    sg_spec_destroy(spec);
+    return st == SG_OK ? SG_OK : sg_bench_from_context(ctx, st, err, "compile: aot");
+}
+
+/* sg_aot_write of `layers` kernels with their table and header, as
+ * `slicegen aot` writes a model's (the default target and CPU, the
+ * default level), into the temporary folder; the plans are made before
+ * the clock starts. */
+static sg_status time_aot(bench *b, int which, int layers, double *seconds, sg_error *err)
+{
+    char object[PATH_MAX], header[PATH_MAX];
+    sg_context *ctx = NULL;
+    sg_plan **plans = calloc((size_t)layers, sizeof *plans);
+    sg_aot_kernel *kernels = calloc((size_t)layers, sizeof *kernels);
+    char *names = malloc((size_t)layers * 16);
+    sg_status st = plans && kernels && names ? sg_bench_make_tmpdir(b, err)
+                                             : sg_fail(err, SG_ERR_NOMEM, "failed to time aot: out of memory");
+    sg_bench_progress(b, "%s", b->compile_names[which]);
+    if (st == SG_OK)
+        st = sg_bench_new_context(&ctx, err);
+    for (int k = 0; k < layers && st == SG_OK; k++) {
+        snprintf(names + 16 * k, 16, "layer_%d", k);
+        st = aot_layer(ctx, k, layers, &plans[k], err);
+        kernels[k] = (sg_aot_kernel){.plan = plans[k], .name = names + 16 * k, .layer = names + 16 * k,
+                                     .layer_id = k};
+    }
+    if (st == SG_OK) {
+        sg_aot_options o = {.opt_level = SG_DEFAULT_OPT_LEVEL, .prefix = "bench"};
+        double t0 = sg_bench_now();
+        st = sg_aot_write(ctx, kernels, (size_t)layers, &o, sg_bench_tmp_path(b, object, "aot.o"),
+                          sg_bench_tmp_path(b, header, "aot.h"));
+        *seconds = sg_bench_now() - t0;
+        if (st != SG_OK)
+            sg_bench_from_context(ctx, st, err, b->compile_names[which]);
+        remove(object);
+        remove(header);
+    }
+    for (int k = 0; k < layers && plans; k++)
+        sg_plan_destroy(plans[k]);
+    sg_context_destroy(ctx);
+    free(plans);
+    free(kernels);
+    free(names);
+    return st;
+}
+
+/* The aot figures selected, and when all three are: each one's time per
+ * layer over the first's (1.00 where time grows as the layers). An output
+ * of one kernel first pays what the first output pays once (every target
+ * of LLVM initialised). */
+static sg_status time_aot_scaling(bench *b, sg_error *err)
+{
+    double per_layer[3] = {0};
+    int measured = 0;
+    bool any = false;
+    for (int which = COMPILE_AOT; which <= COMPILE_AOT_LAST; which++)
+        any = any || sg_bench_selected(b, b->compile_names[which]);
+    sg_status st = any ? time_aot(b, COMPILE_AOT, 1, &per_layer[0], err) : SG_OK;
+    for (int i = 0; st == SG_OK && COMPILE_AOT + i <= COMPILE_AOT_LAST; i++) {
+        int which = COMPILE_AOT + i, layers = b->t->aot_layers << i;
+        double s = 0;
+        if (!sg_bench_selected(b, b->compile_names[which]))
+            continue;
+        if ((st = time_aot(b, which, layers, &s, err)) != SG_OK)
+            break;
+        add_compile(b, which, s, 1);
+        per_layer[measured++] = s / layers;
+    }
+    if (st == SG_OK && measured == 3) {
+        char s[32];
+        sg_bench_say(b, "aot: %s per layer at %d layers; time per layer x%.2f at %d, x%.2f at %d\n",
+                     sg_bench_format_time(s, per_layer[0]), b->t->aot_layers, per_layer[1] / per_layer[0],
+                     2 * b->t->aot_layers, per_layer[2] / per_layer[0], 4 * b->t->aot_layers);
+    }
+    return st;
+}
+
 sg_status sg_bench_run_compiles(bench *b, sg_error *err)
 {
     sg_context *ctx = NULL;
@@ -242,8 +334,9 @@ sg_status sg_bench_run_compiles(bench *b, sg_error *err)
     if (sg_bench_selected(b, b->compile_names[COMPILE_CACHE_HIT]) &&
         (st = time_cache_hit(b, ctx, plan, err)) != SG_OK)
         goto done;
-    if (sg_bench_selected(b, b->compile_names[COMPILE_EMIT]))
-        st = time_emit(b, err);
+    if (sg_bench_selected(b, b->compile_names[COMPILE_EMIT]) && (st = time_emit(b, err)) != SG_OK)
+        goto done;
+    st = time_aot_scaling(b, err);
 done:
     sg_plan_destroy(plan);
     sg_context_destroy(ctx);

@@ -11,23 +11,29 @@
 const char emit_help[] =
     "usage: slicegen emit SPEC (--in IN.npy | --shape D0,D1,... --dtype T) -o OUT [--header K.h]\n"
     "                     [--name SYMBOL] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
+    "                     [--no-cf-protection]\n"
     "\n"
     "Compiles the kernel for one slice ahead of time. The extension of OUT picks\n"
     "what is written: .o object file, .a static archive, .s assembly, .ll LLVM IR,\n"
     "and for --target nvptx64-nvidia-cuda .ptx, a CUDA kernel's PTX.\n"
     "  -o OUT          the output file (written whole or not at all)\n"
     "  --header K.h    also write a C/C++ header declaring the kernel, its sizes\n"
-    "                  (NAME_OUTER_EXTENT, NAME_INPUT_BYTES, NAME_OUTPUT_BYTES) and\n"
-    "                  its description NAME_info; for PTX the entry's name and launch\n"
+    "                  (NAME_OUTER_EXTENT, NAME_STEP_BYTES, NAME_INPUT_BYTES,\n"
+    "                  NAME_OUTPUT_BYTES: int64_t constants) and its description\n"
+    "                  NAME_info; for PTX the entry's name and launch\n"
     "                  (NAME_ENTRY, NAME_GRID_X, NAME_BLOCK_X) and the sizes\n"
     "  --name SYMBOL   the kernel's symbol, a C identifier (default: derived from\n"
     "                  the kernel, sg_x<element size>_l<loops>_r<run bytes>_<hash of\n"
     "                  its spec, shapes, type, target, CPU and optimization level>)\n"
     "  --target TRIPLE an LLVM target triple, e.g. aarch64-linux-gnu,\n"
     "                  riscv64-linux-gnu or nvptx64-nvidia-cuda (default: this machine)\n"
-    "  --cpu CPU       a CPU of that target (default: this machine's CPU for the\n"
-    "                  host, sm_70 for nvptx64, generic for another triple)\n"
+    "  --cpu CPU       a CPU of that target, whose features the code may use\n"
+    "                  (default: the target's baseline, which every CPU of it runs:\n"
+    "                  x86-64 for x86_64, sm_75 for nvptx64, generic for most\n"
+    "                  others); native: this machine's CPU with all its features\n"
     "  -O0..-O3        optimization level (default -O2)\n"
+    "  --no-cf-protection  no CET (x86: endbr, IBT and SHSTK notes) or BTI and PAC\n"
+    "                  (AArch64) in the object, which it has by default\n"
     "Objects are position-independent. The kernel is\n"
     "  void NAME(const void *in, void *out, int64_t begin, int64_t end);\n"
     "and NAME(in, out, 0, NAME_OUTER_EXTENT) runs the whole slice. A CUDA kernel is\n"
@@ -41,7 +47,7 @@ const char emit_help[] =
 
 const char aot_help[] =
     "usage: slicegen aot MODEL.xml [--weights MODEL.bin] -o OUT [--header K.h] [--prefix P]\n"
-    "                    [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
+    "                    [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3] [--no-cf-protection]\n"
     "\n"
     "Compiles every StridedSlice (opset1) and Slice (opset8) layer of an OpenVINO IR\n"
     "v10 or v11 model into one output file, as `slicegen emit` does for one slice.\n"
@@ -52,7 +58,7 @@ const char aot_help[] =
     "  --prefix P      kernel names are P_<layer name, each run of characters other\n"
     "                  than A-Z a-z 0-9 made one _> (default: the model's file name\n"
     "                  without extension, as an identifier: model.xml gives model)\n"
-    "  --target, --cpu, -O0..-O3  as for emit\n"
+    "  --target, --cpu, -O0..-O3, --no-cf-protection  as for emit\n"
     "A layer that cannot be compiled (an index input that is not a constant, a\n"
     "dynamic shape, an unsupported element type, an invalid slice) is skipped with\n"
     "a line on stderr saying why; the others are compiled.\n"
@@ -166,6 +172,7 @@ int cmd_emit(sg_context *ctx, const options *o)
         .cpu = o->cpu,
         .opt_level = o->opt_level >= 0 ? o->opt_level : SG_DEFAULT_OPT_LEVEL,
         .command = command,
+        .no_cf_protection = o->no_cf_protection,
     };
     if (o->name == NULL) {
         if ((st = sg_aot_kernel_name(ctx, &kernel, &options, name)) != SG_OK) {
@@ -296,6 +303,7 @@ int cmd_aot(sg_context *ctx, const options *o)
         .command = command,
         .progress = isatty(STDERR_FILENO) && nlayers > 50 ? show_progress : NULL,
         .progress_arg = &shown,
+        .no_cf_protection = o->no_cf_protection,
     };
     if ((st = sg_aot_write(ctx, kernels, nkernels, &options, o->output, o->header)) != SG_OK) {
         if (shown.shown)

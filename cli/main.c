@@ -21,8 +21,9 @@ static const char usage_text[] =
     "       slicegen ir    SPEC (--in IN.npy | --shape D0,D1,... --dtype T) [-O0|-O1|-O2|-O3]\n"
     "       slicegen emit  SPEC (--in IN.npy | --shape D0,D1,... --dtype T) -o OUT [--header K.h]\n"
     "                      [--name SYMBOL] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
+    "                      [--no-cf-protection]\n"
     "       slicegen aot   MODEL.xml [--weights MODEL.bin] -o OUT [--header K.h] [--prefix P]\n"
-    "                      [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
+    "                      [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3] [--no-cf-protection]\n"
     "       slicegen bench [--quick] [--threads N] [--json FILE] [--plot FILE.png] [--case TEXT]\n"
     "                      [--device cpu|cuda]\n"
     "       slicegen --help | --version\n"
@@ -162,10 +163,11 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
             o->opt_level = a[2] - '0';
             continue;
         }
-        if (strcmp(a, "--quick") == 0) {
-            if (!(allowed & OPT_QUICK))
+        if (strcmp(a, "--quick") == 0 || strcmp(a, "--no-cf-protection") == 0) {
+            bool quick = a[2] == 'q';
+            if (!(allowed & (quick ? OPT_QUICK : OPT_NO_CF)))
                 return usage_error("%s is not an option of 'slicegen %s'", a, command);
-            o->quick = true;
+            *(quick ? &o->quick : &o->no_cf_protection) = true;
             continue;
         }
         int k = -1;
@@ -447,10 +449,13 @@ int main(int argc, char **argv)
         {"run", OPT_IN | OPT_OUT | OPT_ENGINE | OPT_THREADS | OPT_DEVICE, run_help, cmd_run},
         {"plan", OPT_IN | OPT_SHAPE | OPT_DTYPE, plan_help, cmd_plan},
         {"ir", OPT_IN | OPT_SHAPE | OPT_DTYPE | OPT_LEVEL, ir_help, cmd_ir},
-        {"emit", OPT_IN | OPT_SHAPE | OPT_DTYPE | OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_NAME | OPT_TARGET | OPT_CPU,
+        {"emit",
+         OPT_IN | OPT_SHAPE | OPT_DTYPE | OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_NAME | OPT_TARGET |
+             OPT_CPU | OPT_NO_CF,
          emit_help, cmd_emit},
-        {"aot", OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_TARGET | OPT_CPU | OPT_WEIGHTS | OPT_PREFIX, aot_help,
-         cmd_aot},
+        {"aot",
+         OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_TARGET | OPT_CPU | OPT_WEIGHTS | OPT_PREFIX | OPT_NO_CF,
+         aot_help, cmd_aot},
         {"bench", OPT_QUICK | OPT_THREADS | OPT_JSON | OPT_PLOT | OPT_CASE | OPT_DEVICE, bench_help, cmd_bench},
     };
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {

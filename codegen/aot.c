@@ -2,15 +2,19 @@
  * module for any target, rendered as an object, archive, assembly or IR.
  *
  * Each kernel is emitted and optimized in a module of its own (so progress
- * can be reported kernel by kernel), then linked into the output module,
- * which also receives, per kernel NAME, the constant `NAME_info` of type
- * slicegen_kernel_info (header.c defines the C side; the field order here
- * must match it) and, with a prefix P, `P_kernels` and `P_kernel_count`. */
+ * can be reported kernel by kernel), then merged into the output module
+ * (add_kernels: in time and memory linear in the kernels, give or take a
+ * logarithm), which also receives, per kernel NAME, the constant
+ * `NAME_info` of type slicegen_kernel_info (header.c defines the C side;
+ * the field order here must match it) and, with a prefix P, `P_kernels`
+ * and `P_kernel_count`. The header names what the object calls besides
+ * memcpy and memset, as read from the object. */
 #define SG_CODEGEN_INTERNAL
 #include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Linker.h>
+#include <llvm-c/Object.h>
 #include <llvm-c/Target.h>
 #include <llvm/Config/llvm-config.h>
 
@@ -130,6 +134,8 @@ static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, cons
         string(x, plan),
         string(x, t->triple),
         string(x, t->cpu),
+        string(x, t->features),
+        i64(x, sg_nest_outer(p).step_bytes),
     };
     free(plan);
     memcpy(name, k->name, len);
@@ -154,6 +160,7 @@ static LLVMTypeRef info_type(meta *x)
         x->i32, /* out_rank */     x->ptr, /* out_shape */    x->i64, /* outer_extent */
         x->i64, /* input_bytes */  x->i64, /* output_bytes */ x->ptr, /* spec */
         x->ptr, /* plan */         x->ptr, /* target */       x->ptr, /* cpu */
+        x->ptr, /* features */     x->i64, /* step_bytes */
     };
     /* clang-format on */
     LLVMStructSetBody(t, fields, sizeof fields / sizeof fields[0], 0);
@@ -185,25 +192,117 @@ static sg_status add_table(meta *x, const char *prefix, LLVMValueRef *infos, siz
 
 /* ---- the module ---------------------------------------------------------------------- */
 
-/* Each kernel emitted and optimized alone, then linked into m. */
+/* A module holding `count` kernels, merged or waiting to be. */
+typedef struct part {
+    LLVMModuleRef m;
+    size_t count;
+} part;
+
+/* Links parts[i] into parts[i - 1], which keeps its kernels first. */
+static sg_status merge(part *parts, size_t i, sg_error *err)
+{
+    LLVMModuleRef m = parts[i].m;
+    parts[i].m = NULL;
+    if (LLVMLinkModules2(parts[i - 1].m, m)) /* takes m */
+        return sg_fail(err, SG_ERR_INTERNAL, "failed to link kernels into the module");
+    parts[i - 1].count += parts[i].count;
+    return SG_OK;
+}
+
+/* For each kernel, the first kernel with the same loop nest (sg_nest_key),
+ * itself if none: kernels of equal nests have the same code, as in the
+ * JIT's cache. *shares is malloc'd. */
+static sg_status find_shared(const sg_aot_kernel *kernels, size_t count, size_t **shares, sg_error *err)
+{
+    size_t size = 16;
+    while (size < 2 * count)
+        size *= 2;
+    sg_nest_key *keys = calloc(count, sizeof *keys);
+    size_t *slots = malloc(size * sizeof *slots); /* kernel + 1, 0 for empty */
+    *shares = malloc(count * sizeof **shares);
+    if (keys == NULL || slots == NULL || *shares == NULL)
+        sg_fail(err, SG_ERR_NOMEM, "failed to compile kernels: out of memory for %zu kernels", count);
+    else
+        memset(slots, 0, size * sizeof *slots);
+    for (size_t i = 0; i < count && err->status == SG_OK; i++) {
+        if (sg_nest_key_make(kernels[i].plan, &keys[i], err) != SG_OK)
+            break;
+        size_t at = keys[i].hash & (size - 1);
+        while (slots[at] != 0 && (keys[slots[at] - 1].len != keys[i].len ||
+                                  memcmp(keys[slots[at] - 1].bytes, keys[i].bytes, keys[i].len) != 0))
+            at = (at + 1) & (size - 1);
+        if (slots[at] == 0)
+            slots[at] = i + 1;
+        (*shares)[i] = slots[at] - 1;
+    }
+    for (size_t i = 0; keys && i < count; i++)
+        sg_nest_key_free(&keys[i]);
+    free(keys);
+    free(slots);
+    if (err->status != SG_OK) {
+        free(*shares);
+        *shares = NULL;
+    }
+    return err->status;
+}
+
+/* Each kernel emitted and optimized alone, then merged into m in kernel
+ * order; a kernel whose nest an earlier one has is an alias of that one's
+ * function (but for GPUs, whose entries are kernels of their own).
+ * Linking a module scans the whole module linked into (LLVM's IRMover
+ * collects its types), so linking kernel after kernel into m would take
+ * time quadratic in the kernels. The modules are merged like the
+ * digits of a binary counter instead: a stack of parts, each holding more
+ * kernels than the one above, where a new kernel's module is pushed and
+ * merged down while the part below holds no more kernels than it. Every
+ * kernel is then in a module scanned O(log count) times; m, at the bottom,
+ * receives everything at the end. */
 static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
                              const sg_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m, sg_error *err)
 {
     LLVMContextRef c = LLVMGetModuleContext(m);
-    for (size_t i = 0; i < count; i++) {
+    part parts[8 * sizeof(size_t) + 2] = {{m, SIZE_MAX}};
+    size_t top = 0, *shares = NULL; /* parts[0..top] */
+    bool gpu = sg_target_is_gpu(t);
+    if (!gpu && find_shared(kernels, count, &shares, err) != SG_OK)
+        return err->status;
+    for (size_t i = 0; i < count && err->status == SG_OK; i++) {
+        if (shares && shares[i] != i) {
+            if (o->progress)
+                o->progress(o->progress_arg, i + 1, count);
+            continue;
+        }
         LLVMModuleRef one;
         if (sg_codegen_module(kernels[i].plan, kernels[i].name, t, tm, c, &one, err) != SG_OK)
-            return err->status;
-        if (sg_codegen_optimize(one, tm, o->opt_level, err) != SG_OK) {
-            LLVMDisposeModule(one);
-            return err->status;
-        }
-        if (LLVMLinkModules2(m, one)) /* takes `one` */
-            return sg_fail(err, SG_ERR_INTERNAL, "failed to link kernel %s into the module", kernels[i].name);
-        if (o->progress)
+            break;
+        parts[++top] = (part){one, 1};
+        if (sg_codegen_optimize(one, tm, o->opt_level, err) != SG_OK)
+            break;
+        while (top > 1 && parts[top - 1].count <= parts[top].count && merge(parts, top, err) == SG_OK)
+            top--;
+        if (err->status == SG_OK && o->progress)
             o->progress(o->progress_arg, i + 1, count);
     }
-    return SG_OK;
+    for (; top > 0 && err->status == SG_OK; top--)
+        merge(parts, top, err);
+    for (; top > 0; top--)
+        if (parts[top].m)
+            LLVMDisposeModule(parts[top].m);
+    for (size_t i = 0; i < count && shares && err->status == SG_OK; i++) {
+        if (shares[i] == i)
+            continue;
+        LLVMValueRef fn = LLVMGetNamedFunction(m, kernels[shares[i]].name);
+        LLVMAddAlias2(m, LLVMGlobalGetValueType(fn), 0, fn, kernels[i].name);
+    }
+    free(shares);
+    return err->status;
+}
+
+/* Kernel `name` of m: its function, or the alias of another's. */
+static LLVMValueRef kernel_symbol(LLVMModuleRef m, const char *name)
+{
+    LLVMValueRef fn = LLVMGetNamedFunction(m, name);
+    return fn ? fn : LLVMGetNamedGlobalAlias(m, name, strlen(name));
 }
 
 static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
@@ -225,7 +324,7 @@ static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, co
     if (infos == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to describe kernels: out of memory");
     for (size_t i = 0; i < count && err->status == SG_OK; i++)
-        add_info(&x, &kernels[i], LLVMGetNamedFunction(m, kernels[i].name), t, &infos[i], err);
+        add_info(&x, &kernels[i], kernel_symbol(m, kernels[i].name), t, &infos[i], err);
     if (err->status == SG_OK && o->prefix != NULL)
         add_table(&x, o->prefix, infos, count, err);
     free(infos);
@@ -282,9 +381,88 @@ static void label_riscv_float_abi(unsigned char *elf, size_t size, const sg_targ
         elf[at] |= FLOAT_ABI_DOUBLE;
 }
 
+/* The functions an object calls besides memcpy and memset: its symbols in
+ * no section, but for the file symbol (named after `member`), the
+ * assembler's (a name starting with '.' or '@') and the linker's
+ * _GLOBAL_OFFSET_TABLE_; "memcpy" also as "_memcpy" (Mach-O and 32-bit
+ * Windows prefix C names). *names is malloc'd, each name too. */
+static sg_status object_helpers(const void *bytes, size_t size, const char *member, LLVMContextRef c,
+                                char ***names, size_t *count, sg_error *err)
+{
+    char *message = NULL;
+    *names = NULL;
+    *count = 0;
+    LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRange(bytes, size, member, 0);
+    LLVMBinaryRef object = LLVMCreateBinary(buffer, c, &message);
+    if (object == NULL) {
+        sg_fail(err, SG_ERR_INTERNAL, "failed to read the object back: %s", message ? message : "?");
+        LLVMDisposeMessage(message);
+        LLVMDisposeMemoryBuffer(buffer);
+        return err->status;
+    }
+    LLVMSectionIteratorRef section = LLVMObjectFileCopySectionIterator(object);
+    LLVMSymbolIteratorRef symbol = LLVMObjectFileCopySymbolIterator(object);
+    for (; !LLVMObjectFileIsSymbolIteratorAtEnd(object, symbol); LLVMMoveToNextSymbol(symbol)) {
+        const char *name = LLVMGetSymbolName(symbol), *c_name = name + (name[0] == '_');
+        LLVMMoveToContainingSection(section, symbol);
+        if (!LLVMObjectFileIsSectionIteratorAtEnd(object, section) || name[0] == '\0' || name[0] == '.' ||
+            name[0] == '@' || strcmp(name, member) == 0 || strcmp(name, "_GLOBAL_OFFSET_TABLE_") == 0 ||
+            strcmp(name, "memcpy") == 0 || strcmp(name, "memset") == 0 || strcmp(c_name, "memcpy") == 0 ||
+            strcmp(c_name, "memset") == 0)
+            continue;
+        bool seen = false;
+        for (size_t i = 0; i < *count && !seen; i++)
+            seen = strcmp((*names)[i], name) == 0;
+        char **more = seen ? *names : realloc(*names, (*count + 1) * sizeof **names);
+        char *copy = seen ? NULL : malloc(strlen(name) + 1);
+        if (!seen && (more == NULL || copy == NULL)) {
+            free(copy);
+            if (more)
+                *names = more;
+            sg_fail(err, SG_ERR_NOMEM, "failed to read the object back: out of memory");
+            break;
+        }
+        if (!seen) {
+            *names = more;
+            (*names)[(*count)++] = strcpy(copy, name);
+        }
+    }
+    LLVMDisposeSymbolIterator(symbol);
+    LLVMDisposeSectionIterator(section);
+    LLVMDisposeBinary(object);
+    LLVMDisposeMemoryBuffer(buffer);
+    return err->status;
+}
+
+/* What the header names as the code's calls: those of `object` (the
+ * output's own object, or NULL: m compiled again, when the output is
+ * assembly or IR; after it was printed, as code generation may change
+ * the IR). */
+static sg_status find_helpers(const void *object, size_t size, const char *member, LLVMTargetMachineRef tm,
+                              LLVMModuleRef m, char ***names, size_t *count, sg_error *err)
+{
+    LLVMMemoryBufferRef buffer = NULL;
+    char *message = NULL;
+    if (object == NULL) {
+        if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &message, &buffer)) {
+            sg_fail(err, SG_ERR_INTERNAL, "failed to generate code: %s", message);
+            LLVMDisposeMessage(message);
+            return err->status;
+        }
+        object = LLVMGetBufferStart(buffer);
+        size = LLVMGetBufferSize(buffer);
+    }
+    object_helpers(object, size, member, LLVMGetModuleContext(m), names, count, err);
+    if (buffer)
+        LLVMDisposeMemoryBuffer(buffer);
+    return err->status;
+}
+
+/* m as `format` in *out; with `helpers`, also what the code calls (see
+ * find_helpers). */
 static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
                         sg_aot_format format, const char *member, const sg_target *t, LLVMTargetMachineRef tm,
-                        LLVMModuleRef m, sg_aot_output *out, sg_error *err)
+                        LLVMModuleRef m, sg_aot_output *out, char ***helpers, size_t *nhelpers, sg_error *err)
 {
     if (format == SG_AOT_LLVM_IR) {
         char *ir = LLVMPrintModuleToString(m);
@@ -293,7 +471,9 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot
         if (out->bytes)
             memcpy(out->bytes, ir, out->size + 1);
         LLVMDisposeMessage(ir);
-        return out->bytes ? SG_OK : sg_fail(err, SG_ERR_NOMEM, "failed to print IR: out of memory");
+        if (out->bytes == NULL)
+            return sg_fail(err, SG_ERR_NOMEM, "failed to print IR: out of memory");
+        return helpers ? find_helpers(NULL, 0, member, tm, m, helpers, nhelpers, err) : SG_OK;
     }
     char *message = NULL;
     LLVMMemoryBufferRef buffer = NULL;
@@ -311,8 +491,14 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot
     }
     memcpy(start, LLVMGetBufferStart(buffer), size);
     LLVMDisposeMemoryBuffer(buffer);
-    if (format == SG_AOT_OBJECT || format == SG_AOT_ARCHIVE)
+    bool object = format == SG_AOT_OBJECT || format == SG_AOT_ARCHIVE;
+    if (object)
         label_riscv_float_abi(start, size, t);
+    if (helpers &&
+        find_helpers(object ? start : NULL, size, member, tm, m, helpers, nhelpers, err) != SG_OK) {
+        free(start);
+        return err->status;
+    }
     if (format == SG_AOT_ARCHIVE) {
         char *storage = NULL;
         size_t nsymbols = 0;
@@ -334,7 +520,10 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot
 /* The target of an ahead-of-time output. */
 static sg_status aot_target(const sg_aot_options *o, sg_target *t, sg_error *err)
 {
-    return sg_target_init(t, o->target, o->cpu, NULL, err);
+    if (sg_target_init_aot(t, o->target, o->cpu, err) != SG_OK)
+        return err->status;
+    t->cf_protection = !o->no_cf_protection;
+    return SG_OK;
 }
 
 sg_status sg_codegen_aot_target_text(const sg_aot_options *o, char **text, sg_error *err)
@@ -343,9 +532,9 @@ sg_status sg_codegen_aot_target_text(const sg_aot_options *o, char **text, sg_er
     *text = NULL;
     if (aot_target(o, &t, err) != SG_OK)
         return err->status;
-    size_t size = strlen(t.triple) + strlen(t.cpu) + strlen(t.features) + 3;
+    size_t size = strlen(t.triple) + strlen(t.cpu) + strlen(t.features) + sizeof " cf-protection" + 3;
     if ((*text = malloc(size)) != NULL)
-        snprintf(*text, size, "%s %s %s", t.triple, t.cpu, t.features);
+        snprintf(*text, size, "%s %s %s%s", t.triple, t.cpu, t.features, t.cf_protection ? " cf-protection" : "");
     sg_target_fini(&t);
     return *text ? SG_OK : sg_fail(err, SG_ERR_NOMEM, "failed to describe target: out of memory");
 }
@@ -358,6 +547,8 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
     LLVMTargetMachineRef tm = NULL;
     LLVMContextRef c = NULL;
     LLVMModuleRef m = NULL;
+    char **helpers = NULL;
+    size_t nhelpers = 0;
     *out = (sg_aot_output){0};
     if (o->opt_level < 0 || o->opt_level > 3) {
         sg_fail(err, SG_ERR_USAGE, "failed to compile kernels: optimization level %d (0..3)", o->opt_level);
@@ -375,17 +566,28 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
     }
     c = LLVMContextCreate();
     m = sg_codegen_new_module(member, &t, tm, c);
+    sg_codegen_cf_protection(m, &t);
     /* PTX has no place for descriptions: the header holds what they say. */
     if (add_kernels(kernels, count, o, &t, tm, m, err) != SG_OK ||
         (!gpu && add_descriptions(kernels, count, o, &t, tm, m, err) != SG_OK) ||
         sg_codegen_verify(m, "kernel module", err) != SG_OK ||
-        render(kernels, count, o, format, member, &t, tm, m, out, err) != SG_OK)
+        render(kernels, count, o, format, member, &t, tm, m, out, want_header && !gpu ? &helpers : NULL,
+               &nhelpers, err) != SG_OK ||
+        !want_header)
         goto done;
-    if (want_header && (out->header = sg_aot_header(kernels, count, o, t.triple, t.cpu)) == NULL)
+    sg_aot_code code = {.triple = t.triple,
+                        .cpu = t.cpu,
+                        .features = t.features,
+                        .helpers = (const char *const *)helpers,
+                        .nhelpers = nhelpers};
+    if ((out->header = sg_aot_header(kernels, count, o, &code)) == NULL)
         sg_fail(err, SG_ERR_NOMEM, "failed to write header: out of memory");
 done:
     if (err->status != SG_OK)
         sg_aot_output_free(out);
+    for (size_t i = 0; i < nhelpers; i++)
+        free(helpers[i]);
+    free(helpers);
     sg_target_release(&t, tm, c, m);
     return err->status;
 }

@@ -18,9 +18,14 @@
  * bytes [i * step_bytes, (i + 1) * step_bytes) and nothing else. Buffers
  * need no alignment (every access is align 1) and must not overlap. Every number of
  * the plan is a constant in the code; nothing about the slice is read at run
- * time. The code calls memcpy and memset (through llvm.memcpy/llvm.memset)
- * and nothing else. Targets are assumed little-endian (fill values are the
- * plan's little-endian bytes).
+ * time. Indices, sizes and offsets are of the target's pointer width (the
+ * ABI's begin and end are truncated to it) and every division is by a
+ * constant, so the code calls memcpy and memset (through
+ * llvm.memcpy/llvm.memset) and nothing else, on 32-bit targets too (LLVM
+ * may still call a runtime helper where a target lacks an instruction:
+ * the AOT header names what the object calls). Tensors of more than the
+ * target's PTRDIFF_MAX bytes are refused. Targets are assumed
+ * little-endian (fill values are the plan's little-endian bytes).
  *
  * The code made for a nest, level by level (see emit.c), with vectors of
  * the target's widest size (sg_target.vector_bytes: 64 bytes with
@@ -134,24 +139,35 @@ typedef struct sg_aot_output {
 
 /* Compiles the kernels (already checked: plans valid, names unique C
  * identifiers with no clash among the symbols derived from them) for
- * options->target into one module holding every kernel, its NAME_info and,
- * with a prefix, the table; then renders it as `format`. `member` names the
+ * options->target into one module holding every kernel (kernels of equal
+ * nests, sg_nest_key, as aliases of one function; not for NVPTX), its
+ * NAME_info and, with a prefix, the table; then renders it as `format`. `member` names the
  * object inside an archive. */
 sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *options,
                          sg_aot_format format, const char *member, bool want_header, sg_aot_output *out,
                          sg_error *err);
 void sg_aot_output_free(sg_aot_output *out);
-/* The target options->target and options->cpu resolve to, as sg_codegen_aot
- * compiles for it: "TRIPLE CPU FEATURES", malloc'd. An unknown triple is
+/* The target `options` resolve to, as sg_codegen_aot compiles for it:
+ * "TRIPLE CPU FEATURES[ cf-protection]", malloc'd. An unknown triple is
  * SG_ERR_USAGE. */
 sg_status sg_codegen_aot_target_text(const sg_aot_options *options, char **text, sg_error *err);
 
-/* The generated C header for kernels compiled for `triple` and `cpu`
- * (header.c): declarations of the object's functions and descriptions, or
- * for an NVPTX triple the PTX entries' names, launch geometry and sizes as
+/* What the header says about the code beyond the kernels: the target it
+ * was compiled for, and the functions it calls besides memcpy and memset
+ * (helpers of the compiler's runtime library, as the object names them). */
+typedef struct sg_aot_code {
+    const char *triple, *cpu;
+    const char *features; /* as given to LLVM; "": the CPU's own */
+    const char *const *helpers;
+    size_t nhelpers;
+} sg_aot_code;
+
+/* The generated C header for kernels compiled as `code` says (header.c):
+ * declarations of the object's functions and descriptions, or for an
+ * NVPTX triple the PTX entries' names, launch geometry and sizes as
  * macros. NULL when out of memory. */
 char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *options,
-                    const char *triple, const char *cpu);
+                    const sg_aot_code *code);
 
 /* An ar archive (System V / GNU format, as `ar rcsD` writes) holding one
  * object `member` and an index of `symbols` defined by it (archive.c). */
@@ -197,7 +213,7 @@ void sg_jit_free(sg_jit *jit, void *resource);
  * `in` (noalias, read-only) and writes it through `out`. */
 enum { SG_GPU_CHUNK = 16, SG_GPU_BLOCK = 256, SG_GPU_ALIGN = 16 };
 #define SG_GPU_TRIPLE "nvptx64-nvidia-cuda"
-#define SG_GPU_DEFAULT_CPU "sm_70"
+#define SG_GPU_DEFAULT_CPU "sm_75"
 
 typedef struct sg_gpu_launch {
     int64_t threads; /* threads with work: ceil(out_bytes / SG_GPU_CHUNK) */
@@ -233,6 +249,12 @@ typedef struct sg_target {
     char *triple, *cpu, *features;
     char abi[16];
     bool host; /* the process's own: triple, CPU and features detected */
+    bool baseline; /* a named triple whose CPU was not named: the default of named_defaults */
+    /* Ahead-of-time code for CET (x86: IBT and shadow stacks) or BTI and
+     * PAC (AArch64): the function attributes (AArch64) and, with
+     * sg_codegen_cf_protection, the module flags that make LLVM emit the
+     * landing pads, return address signing and the GNU property notes. */
+    bool cf_protection;
     int vector_bytes; /* the widest vectors kernels use: 64 or 32 */
     bool gpu_emulation; /* kernels are GPU kernels run on the host (sg_jit_compile_gpu_emulation) */
     LLVMTargetRef target;
@@ -241,12 +263,19 @@ typedef struct sg_target {
 /* Initialises LLVM's native target once per process (pthread_once). */
 sg_status sg_llvm_init(sg_error *err);
 /* The host (LLVMGetHostCPUName + LLVMGetHostCPUFeatures) when all three are
- * NULL; else a named target (every target LLVM was built with is then
- * initialised), with defaults for what is NULL: the CPU "generic" and the
- * conventional features and ABI of the triple (RISC-V Linux: rv64gc and
- * lp64d, as C compilers assume). An unknown triple is SG_ERR_USAGE. */
+ * NULL (the JIT); else a named target (every target LLVM was built with is
+ * then initialised), with defaults for what is NULL: the baseline CPU
+ * ("x86-64" for x86_64, else "generic") and the conventional features and
+ * ABI of the triple (RISC-V Linux: rv64gc and lp64d, as C compilers
+ * assume). An unknown triple is SG_ERR_USAGE. */
 sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, const char *features,
                          sg_error *err);
+/* The target of ahead-of-time output: `triple` (NULL: this machine's) with
+ * `cpu`: NULL for the triple's baseline (as sg_target_init names it), so
+ * that the code runs on every CPU of the architecture; "native" for this
+ * machine's CPU and all its features (SG_ERR_USAGE for a triple of
+ * another architecture); else that CPU with its own features. */
+sg_status sg_target_init_aot(sg_target *t, const char *triple, const char *cpu, sg_error *err);
 void sg_target_fini(sg_target *t);
 /* What a one-off compile made, disposed of: the module, its context, the
  * target machine (each may be NULL), then sg_target_fini(t). */
@@ -262,8 +291,14 @@ sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachine
 /* An empty module of ctx for t: tm's triple and data layout, t's ABI. */
 LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTargetMachineRef tm,
                                    LLVMContextRef ctx);
+/* When t->cf_protection: the module flags of CET (x86) or BTI and PAC
+ * (AArch64) on m, the output module (the modules linked into it have
+ * none: LLVM 19 and later refuse to link such flags with the behaviour the
+ * C API can give them). */
+void sg_codegen_cf_protection(LLVMModuleRef m, const sg_target *t);
 /* Adds the kernel for plan as function `symbol` (external) to m, with t's
- * CPU and features: a CPU kernel, or the GPU kernel (gpu.c) for an NVPTX
+ * CPU and features (SG_ERR_SLICE for a tensor of more bytes than m's
+ * pointers address): a CPU kernel, or the GPU kernel (gpu.c) for an NVPTX
  * target or t->gpu_emulation. Private globals it adds (segment tables) may
  * be renamed. */
 sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,

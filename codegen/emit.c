@@ -3,11 +3,13 @@
  * good as emitted, at -O0: phis instead of allocas, pointer induction
  * variables, vector code written out rather than left to the vectorizer. */
 #define SG_CODEGEN_INTERNAL
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/DebugInfo.h>
+#include <llvm-c/Target.h>
 #include <llvm/Config/llvm-config.h>
 
 #include "codegen.h"
@@ -38,7 +40,8 @@ typedef struct gen {
     LLVMModuleRef m;
     LLVMBuilderRef b;
     LLVMValueRef fn;
-    LLVMTypeRef i8, i32, i64, ptr;
+    LLVMTypeRef i8, i32, ptr;
+    LLVMTypeRef ix;          /* the type of indices, sizes and offsets: the target's pointer width */
     int64_t vec;             /* bytes of the widest vectors */
     int64_t copy_vec;        /* ... and of those that copy runs (copy_width) */
     int64_t ahead;           /* the input stride of the loop around the innermost one
@@ -49,9 +52,11 @@ typedef struct gen {
 
 /* ---- small builders ------------------------------------------------------------- */
 
-static LLVMValueRef c64(gen *g, int64_t v)
+/* v as an index (it fits: sg_codegen_add_kernel refuses tensors the
+ * target cannot address). */
+static LLVMValueRef ci(gen *g, int64_t v)
 {
-    return LLVMConstInt(g->i64, (unsigned long long)v, 1);
+    return LLVMConstInt(g->ix, (unsigned long long)v, 1);
 }
 
 static bool is_const(LLVMValueRef v, int64_t *value)
@@ -73,10 +78,10 @@ static LLVMValueRef gep(gen *g, LLVMValueRef p, LLVMValueRef offset)
 
 static LLVMValueRef gep_c(gen *g, LLVMValueRef p, int64_t offset)
 {
-    return gep(g, p, c64(g, offset));
+    return gep(g, p, ci(g, offset));
 }
 
-/* Arithmetic on i64: the builder folds constants, these skip identities. */
+/* Arithmetic on indices: the builder folds constants, these skip identities. */
 static LLVMValueRef add(gen *g, LLVMValueRef a, LLVMValueRef b)
 {
     int64_t k;
@@ -112,7 +117,7 @@ static LLVMValueRef smin(gen *g, LLVMValueRef a, LLVMValueRef b)
 /* min(max(v, 0), n) */
 static LLVMValueRef clamp(gen *g, LLVMValueRef v, LLVMValueRef n)
 {
-    return smin(g, smax(g, v, c64(g, 0)), n);
+    return smin(g, smax(g, v, ci(g, 0)), n);
 }
 
 /* With typed pointers (LLVM 14) a load or store needs a pointer to its type. */
@@ -179,7 +184,7 @@ static LLVMValueRef splat(gen *g, LLVMValueRef v, unsigned lanes)
             elems[i] = v;
         return LLVMConstVector(elems, lanes);
     }
-    LLVMValueRef one = LLVMBuildInsertElement(g->b, LLVMGetUndef(type), v, c64(g, 0), "");
+    LLVMValueRef one = LLVMBuildInsertElement(g->b, LLVMGetUndef(type), v, ci(g, 0), "");
     return LLVMBuildShuffleVector(g->b, one, LLVMGetUndef(type), LLVMConstNull(LLVMVectorType(g->i32, lanes)),
                                   "");
 }
@@ -198,7 +203,7 @@ static void loop_begin(gen *g, loop *l, LLVMValueRef lo, LLVMValueRef lim, int64
                        LLVMValueRef in_stride, LLVMValueRef out_base, LLVMValueRef out_stride)
 {
     int64_t a, z;
-    *l = (loop){.lo = lo, .lim = lim, .step = c64(g, step)};
+    *l = (loop){.lo = lo, .lim = lim, .step = ci(g, step)};
     l->enters_always = is_const(lo, &a) && is_const(lim, &z) && a < z;
     LLVMValueRef in0 = in_base ? gep(g, in_base, mul(g, lo, in_stride)) : NULL;
     LLVMValueRef out0 = out_base ? gep(g, out_base, mul(g, lo, out_stride)) : NULL;
@@ -212,7 +217,7 @@ static void loop_begin(gen *g, loop *l, LLVMValueRef lo, LLVMValueRef lim, int64
     else
         LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, lo, lim, ""), l->body, l->exit);
     LLVMPositionBuilderAtEnd(g->b, l->body);
-    l->i = LLVMBuildPhi(g->b, g->i64, "i");
+    l->i = LLVMBuildPhi(g->b, g->ix, "i");
     LLVMAddIncoming(l->i, &lo, &l->pre, 1);
     if (in0) {
         l->in = LLVMBuildPhi(g->b, g->ptr, "src");
@@ -266,7 +271,7 @@ static LLVMValueRef loop_end(gen *g, loop *l, bool index)
         return NULL;
     if (l->enters_always)
         return next;
-    LLVMValueRef after = LLVMBuildPhi(g->b, g->i64, "");
+    LLVMValueRef after = LLVMBuildPhi(g->b, g->ix, "");
     LLVMValueRef values[2] = {l->lo, next};
     LLVMBasicBlockRef from[2] = {l->pre, l->latch};
     LLVMAddIncoming(after, values, from, 2);
@@ -299,7 +304,7 @@ static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
     if (whole > STRAIGHT_VECTORS) { /* a loop moving COPY_GROUP chunks per iteration */
         int64_t group = COPY_GROUP * c;
         loop l;
-        loop_begin(g, &l, c64(g, 0), c64(g, n / group * group), group, in, c64(g, 1), out, c64(g, 1));
+        loop_begin(g, &l, ci(g, 0), ci(g, n / group * group), group, in, ci(g, 1), out, ci(g, 1));
         for (int64_t k = 0; k < COPY_GROUP; k++)
             copy_chunk(g, l.in, l.out, k * c, c);
         loop_end(g, &l, false);
@@ -340,14 +345,14 @@ static void store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit
         return;
     }
     loop wide, tail;
-    LLVMValueRef whole = LLVMBuildAnd(g->b, bytes, c64(g, -g->vec), "");
+    LLVMValueRef whole = LLVMBuildAnd(g->b, bytes, ci(g, -g->vec), "");
     LLVMValueRef wide_v = splat(g, v, (unsigned)(g->vec / unit));
-    loop_begin(g, &wide, c64(g, 0), whole, g->vec, NULL, NULL, out, c64(g, 1));
+    loop_begin(g, &wide, ci(g, 0), whole, g->vec, NULL, NULL, out, ci(g, 1));
     store(g, wide_v, wide.out);
     loop_end(g, &wide, false);
     if (known && n % g->vec == 0)
         return;
-    loop_begin(g, &tail, whole, bytes, unit, NULL, NULL, out, c64(g, 1));
+    loop_begin(g, &tail, whole, bytes, unit, NULL, NULL, out, ci(g, 1));
     store(g, v, tail.out);
     loop_end(g, &tail, false);
 }
@@ -458,16 +463,16 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
     shuffle sh;
     bool shuffled = !dense && !broadcast && plan_shuffle(g, s, r, n, &sh);
     if (dense || broadcast || (!shuffled && n > 0 && n <= UNROLL_TRIPS && n * r <= UNROLL_BYTES)) {
-        LLVMValueRef in0 = gep(g, in, mul(g, lo, c64(g, s)));
-        LLVMValueRef out0 = gep(g, out, mul(g, lo, c64(g, r)));
-        LLVMValueRef bytes = mul(g, sub(g, hi, lo), c64(g, r));
+        LLVMValueRef in0 = gep(g, in, mul(g, lo, ci(g, s)));
+        LLVMValueRef out0 = gep(g, out, mul(g, lo, ci(g, r)));
+        LLVMValueRef bytes = mul(g, sub(g, hi, lo), ci(g, r));
         if (dense)
             copy_bytes(g, in0, out0, bytes);
         else if (broadcast)
             store_pattern(g, out0, load(g, int_type(g, r), in0), r, bytes);
         else
             for (int64_t k = 0; k < n; k++)
-                copy_bytes(g, gep_c(g, in0, k * s), gep_c(g, out0, k * r), c64(g, r));
+                copy_bytes(g, gep_c(g, in0, k * s), gep_c(g, out0, k * r), ci(g, r));
         return;
     }
     if (shuffled) {
@@ -476,29 +481,29 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
             emit_shuffle_block(g, &sh, gep_c(g, in, a * s), gep_c(g, out, a * r));
         } else {
             loop v;
-            LLVMValueRef lim = sub(g, hi, c64(g, sh.VL + sh.extra - 1)); /* i + VL + extra <= hi */
-            loop_begin(g, &v, lo, lim, sh.VL, in, c64(g, s), out, c64(g, r));
+            LLVMValueRef lim = sub(g, hi, ci(g, sh.VL + sh.extra - 1)); /* i + VL + extra <= hi */
+            loop_begin(g, &v, lo, lim, sh.VL, in, ci(g, s), out, ci(g, r));
             emit_shuffle_block(g, &sh, v.in, v.out);
             lo = loop_end(g, &v, true);
         }
         if (n > 0) { /* the rest: smaller blocks while they fit, then runs */
-            emit_inner(g, in, s, out, c64(g, a + blocks * sh.VL), hi, extent);
+            emit_inner(g, in, s, out, ci(g, a + blocks * sh.VL), hi, extent);
             return;
         }
     }
     if (n > 0 && n <= UNROLL_TRIPS && n * r <= UNROLL_BYTES) { /* a short constant remainder */
         for (int64_t k = 0; k < n; k++)
-            copy_bytes(g, gep_c(g, in, (a + k) * s), gep_c(g, out, (a + k) * r), c64(g, r));
+            copy_bytes(g, gep_c(g, in, (a + k) * s), gep_c(g, out, (a + k) * r), ci(g, r));
         return;
     }
     loop l;
-    loop_begin(g, &l, lo, hi, 1, in, c64(g, s), out, c64(g, r));
+    loop_begin(g, &l, lo, hi, 1, in, ci(g, s), out, ci(g, r));
     /* Runs of whole lines, a row apart: each row may start a new page, where
      * hardware prefetchers stop; fetch the run of a row 32 KiB ahead. */
     int64_t ahead = r >= LINE ? prefetch_distance(g->plan, s) : 0;
     if (ahead != 0)
         prefetch(g, l.in, ahead, r);
-    copy_bytes(g, l.in, l.out, c64(g, r));
+    copy_bytes(g, l.in, l.out, ci(g, r));
     loop_end(g, &l, false);
 }
 
@@ -509,15 +514,15 @@ static void emit_inner_dynamic(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValu
 {
     int64_t r = g->plan->run_bytes;
     LLVMBasicBlockRef dense = block(g, "dense"), runs = block(g, "runs"), done = block(g, "done");
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, s, c64(g, r), ""), dense, runs);
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, r), ""), dense, runs);
     LLVMPositionBuilderAtEnd(g->b, dense);
-    copy_bytes(g, gep(g, in, mul(g, lo, s)), gep(g, out, mul(g, lo, c64(g, r))),
-               mul(g, sub(g, hi, lo), c64(g, r)));
+    copy_bytes(g, gep(g, in, mul(g, lo, s)), gep(g, out, mul(g, lo, ci(g, r))),
+               mul(g, sub(g, hi, lo), ci(g, r)));
     LLVMBuildBr(g->b, done);
     LLVMPositionBuilderAtEnd(g->b, runs);
     loop l;
-    loop_begin(g, &l, lo, hi, 1, in, s, out, c64(g, r));
-    copy_bytes(g, l.in, l.out, c64(g, r));
+    loop_begin(g, &l, lo, hi, 1, in, s, out, ci(g, r));
+    copy_bytes(g, l.in, l.out, ci(g, r));
     loop_end(g, &l, false);
     LLVMBuildBr(g->b, done);
     LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
@@ -556,9 +561,9 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
     if (is_const(lo, &a) && is_const(hi, &z) && a >= z)
         return;
     loop l;
-    loop_begin(g, &l, lo, hi, 1, in, s, out, c64(g, p->loops[level].out_stride));
+    loop_begin(g, &l, lo, hi, 1, in, s, out, ci(g, p->loops[level].out_stride));
     g->ahead = prefetch_ahead(g, level, s);
-    emit_level(g, level + 1, l.in, l.out, c64(g, 0), c64(g, p->loops[level + 1].extent));
+    emit_level(g, level + 1, l.in, l.out, ci(g, 0), ci(g, p->loops[level + 1].extent));
     g->ahead = 0;
     loop_end(g, &l, false);
 }
@@ -572,17 +577,17 @@ static void emit_segments(gen *g, size_t level, LLVMValueRef in, LLVMValueRef ou
     int64_t c0 = 0, a, z;
     for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
         const sg_segment *s = &g->plan->segs[k];
-        LLVMValueRef n = c64(g, s->count);
-        LLVMValueRef klo = clamp(g, sub(g, lo, c64(g, c0)), n), khi = clamp(g, sub(g, hi, c64(g, c0)), n);
+        LLVMValueRef n = ci(g, s->count);
+        LLVMValueRef klo = clamp(g, sub(g, lo, ci(g, c0)), n), khi = clamp(g, sub(g, hi, ci(g, c0)), n);
         LLVMValueRef seg_out = gep_c(g, out, c0 * l->out_stride);
         c0 += s->count;
         if (is_const(klo, &a) && is_const(khi, &z) && a >= z)
             continue;
         if (s->fill)
-            fill(g, gep(g, seg_out, mul(g, klo, c64(g, l->out_stride))),
-                 mul(g, sub(g, khi, klo), c64(g, l->out_stride)));
+            fill(g, gep(g, seg_out, mul(g, klo, ci(g, l->out_stride))),
+                 mul(g, sub(g, khi, klo), ci(g, l->out_stride)));
         else
-            emit_affine(g, level, gep_c(g, in, s->in_offset), c64(g, s->in_step), seg_out, klo, khi,
+            emit_affine(g, level, gep_c(g, in, s->in_offset), ci(g, s->in_step), seg_out, klo, khi,
                         s->count);
     }
 }
@@ -628,24 +633,24 @@ static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
         k += same;
     }
     for (size_t i = 0; i < n * FIELDS; i++)
-        vals[i] = c64(g, t[i]);
-    LLVMTypeRef type = LLVMArrayType(g->i64, (unsigned)(n * FIELDS));
+        vals[i] = ci(g, t[i]);
+    LLVMTypeRef type = LLVMArrayType(g->ix, (unsigned)(n * FIELDS));
     LLVMValueRef table = LLVMAddGlobal(g->m, type, "segments");
-    LLVMSetInitializer(table, LLVMConstArray(g->i64, vals, (unsigned)(n * FIELDS)));
+    LLVMSetInitializer(table, LLVMConstArray(g->ix, vals, (unsigned)(n * FIELDS)));
     LLVMSetGlobalConstant(table, 1);
     LLVMSetLinkage(table, LLVMPrivateLinkage);
     LLVMSetUnnamedAddress(table, LLVMGlobalUnnamedAddr);
     free(t);
     free(vals);
 
-    LLVMValueRef O = c64(g, l->out_stride);
+    LLVMValueRef O = ci(g, l->out_stride);
     loop e;
-    loop_begin(g, &e, c64(g, 0), c64(g, (int64_t)n), 1, NULL, NULL, NULL, NULL);
+    loop_begin(g, &e, ci(g, 0), ci(g, (int64_t)n), 1, NULL, NULL, NULL, NULL);
     LLVMValueRef f[FIELDS];
     for (int k = 0; k < FIELDS; k++) {
-        LLVMValueRef idx[2] = {c64(g, 0), add(g, mul(g, e.i, c64(g, FIELDS)), c64(g, k))};
+        LLVMValueRef idx[2] = {ci(g, 0), add(g, mul(g, e.i, ci(g, FIELDS)), ci(g, k))};
         LLVMValueRef at = LLVMBuildGEP2(g->b, type, table, idx, 2, "");
-        f[k] = LLVMBuildLoad2(g->b, g->i64, at, "");
+        f[k] = LLVMBuildLoad2(g->b, g->ix, at, "");
     }
     LLVMValueRef first = smax(g, lo, f[0]), last = smin(g, hi, add(g, f[0], mul(g, f[1], f[2])));
     LLVMBasicBlockRef work = block(g, "segment"), copies = block(g, "copy"), latch = block(g, "next_segment");
@@ -653,7 +658,7 @@ static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
     LLVMPositionBuilderAtEnd(g->b, work);
     if (fills) {
         LLVMBasicBlockRef filling = block(g, "fill");
-        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, f[5], c64(g, 0), ""), filling, copies);
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, f[5], ci(g, 0), ""), filling, copies);
         LLVMPositionBuilderAtEnd(g->b, filling);
         fill(g, gep(g, out, mul(g, first, O)), mul(g, sub(g, last, first), O));
         LLVMBuildBr(g->b, latch);
@@ -662,7 +667,7 @@ static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
     }
     LLVMPositionBuilderAtEnd(g->b, copies);
     loop rep;
-    loop_begin(g, &rep, c64(g, 0), f[2], 1, NULL, NULL, NULL, NULL);
+    loop_begin(g, &rep, ci(g, 0), f[2], 1, NULL, NULL, NULL, NULL);
     LLVMValueRef s0 = add(g, f[0], mul(g, rep.i, f[1]));
     emit_affine(g, level, gep(g, in, f[3]), f[4], gep(g, out, mul(g, s0, O)), clamp(g, sub(g, lo, s0), f[1]),
                 clamp(g, sub(g, hi, s0), f[1]), -1);
@@ -682,12 +687,12 @@ static void emit_periods(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out
                          LLVMValueRef hi)
 {
     const sg_loop *l = &g->plan->loops[level];
-    LLVMValueRef P = c64(g, l->period);
+    LLVMValueRef P = ci(g, l->period);
     /* periods [lo / P, ceil(hi / P)); hi - 1 >= -1 and P > 0 keep this exact */
     LLVMValueRef first = LLVMBuildSDiv(g->b, lo, P, "");
-    LLVMValueRef last = add(g, LLVMBuildSDiv(g->b, sub(g, hi, c64(g, 1)), P, ""), c64(g, 1));
+    LLVMValueRef last = add(g, LLVMBuildSDiv(g->b, sub(g, hi, ci(g, 1)), P, ""), ci(g, 1));
     loop k;
-    loop_begin(g, &k, first, last, 1, NULL, NULL, out, c64(g, l->period * l->out_stride));
+    loop_begin(g, &k, first, last, 1, NULL, NULL, out, ci(g, l->period * l->out_stride));
     LLVMValueRef at = mul(g, k.i, P);
     LLVMValueRef klo = clamp(g, sub(g, lo, at), P), khi = clamp(g, sub(g, hi, at), P);
     if (g->table[level])
@@ -702,12 +707,12 @@ static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
 {
     const sg_plan *p = g->plan;
     if (level == p->nloops) {
-        copy_bytes(g, in, out, c64(g, p->run_bytes));
+        copy_bytes(g, in, out, ci(g, p->run_bytes));
         return;
     }
     const sg_loop *l = &p->loops[level];
     if (l->nseg == 0)
-        emit_affine(g, level, in, c64(g, l->in_stride), out, lo, hi, l->extent);
+        emit_affine(g, level, in, ci(g, l->in_stride), out, lo, hi, l->extent);
     else if (l->period > 0)
         emit_periods(g, level, in, out, lo, hi);
     else if (g->table[level])
@@ -731,13 +736,13 @@ static void emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, L
     int64_t inner = 1;
     for (size_t k = level + 1; k <= last; k++)
         inner *= g->plan->loops[k].extent;
-    LLVMValueRef N = c64(g, inner);
+    LLVMValueRef N = ci(g, inner);
     LLVMValueRef first = LLVMBuildSDiv(g->b, lo, N, "");
-    LLVMValueRef end = add(g, LLVMBuildSDiv(g->b, sub(g, hi, c64(g, 1)), N, ""), c64(g, 1));
+    LLVMValueRef end = add(g, LLVMBuildSDiv(g->b, sub(g, hi, ci(g, 1)), N, ""), ci(g, 1));
     loop it;
-    loop_begin(g, &it, first, end, 1, in, c64(g, l->in_stride), out, c64(g, l->out_stride));
+    loop_begin(g, &it, first, end, 1, in, ci(g, l->in_stride), out, ci(g, l->out_stride));
     LLVMValueRef at = mul(g, it.i, N);
-    g->ahead = prefetch_ahead(g, level, c64(g, l->in_stride));
+    g->ahead = prefetch_ahead(g, level, ci(g, l->in_stride));
     emit_collapsed(g, level + 1, last, it.in, it.out, clamp(g, sub(g, lo, at), N), clamp(g, sub(g, hi, at), N));
     g->ahead = 0;
     loop_end(g, &it, false);
@@ -805,10 +810,21 @@ static void add_string_attr(gen *g, const char *name, const char *value)
             LLVMCreateStringAttribute(g->c, name, (unsigned)strlen(name), value, (unsigned)strlen(value)));
 }
 
+static bool is_aarch64(const sg_target *t)
+{
+    return strncmp(t->triple, "aarch64", 7) == 0 || strncmp(t->triple, "arm64", 5) == 0;
+}
+
+static bool is_x86(const sg_target *t)
+{
+    return strncmp(t->triple, "x86_64", 6) == 0 ||
+           (t->triple[0] == 'i' && strchr("3456", t->triple[1]) && strncmp(t->triple + 2, "86", 2) == 0);
+}
+
 static void emit_function(gen *g, const char *symbol, const sg_target *t)
 {
     const sg_plan *p = g->plan;
-    LLVMTypeRef params[4] = {g->ptr, g->ptr, g->i64, g->i64};
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c), params[4] = {g->ptr, g->ptr, i64, i64};
     g->fn = LLVMAddFunction(g->m, symbol, LLVMFunctionType(LLVMVoidTypeInContext(g->c), params, 4, 0));
     add_attr(g, LLVMAttributeFunctionIndex, "nounwind");
     add_string_attr(g, "target-cpu", t->cpu);
@@ -818,6 +834,14 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
     add_string_attr(g, "no-builtins", "true");
     if (t->vector_bytes > 32) /* keep 512-bit types legal where the CPU prefers 256 */
         add_string_attr(g, "min-legal-vector-width", "512");
+    if (t->cf_protection && is_aarch64(t)) {
+        /* LLVM 19 and later read these from the function only: a BTI
+         * landing pad at the entry, and the return address signed with key
+         * A where the kernel saves it. */
+        add_string_attr(g, "branch-target-enforcement", "true");
+        add_string_attr(g, "sign-return-address", "non-leaf");
+        add_string_attr(g, "sign-return-address-key", "a_key");
+    }
     static const char *const names[4] = {"in", "out", "begin", "end"};
     for (unsigned i = 0; i < 4; i++)
         LLVMSetValueName2(LLVMGetParam(g->fn, i), names[i], strlen(names[i]));
@@ -828,7 +852,12 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
     }
     LLVMPositionBuilderAtEnd(g->b, block(g, "entry"));
     LLVMValueRef in = gep_c(g, LLVMGetParam(g->fn, 0), p->base), out = LLVMGetParam(g->fn, 1);
+    /* 0 <= begin <= end <= the outer extent, which fits the index type. */
     LLVMValueRef begin = LLVMGetParam(g->fn, 2), end = LLVMGetParam(g->fn, 3);
+    if (LLVMGetIntTypeWidth(g->ix) < 64) {
+        begin = LLVMBuildTrunc(g->b, begin, g->ix, "");
+        end = LLVMBuildTrunc(g->b, end, g->ix, "");
+    }
     sg_outer outer = sg_nest_outer(p);
     if (p->out_count > 0 && outer.levels == 0) { /* one contiguous block, whole or in pieces */
         LLVMBasicBlockRef run = block(g, "run"), done = block(g, "done");
@@ -837,8 +866,11 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
         if (p->nloops == 0 && outer.extent == 1) {
             emit_level(g, 0, in, out, begin, end);
         } else {
-            LLVMValueRef from = mul(g, begin, c64(g, outer.step_bytes));
-            LLVMValueRef to = smin(g, mul(g, end, c64(g, outer.step_bytes)), c64(g, (int64_t)p->out_bytes));
+            /* The last piece ends at the output's end; no product passes it. */
+            LLVMValueRef from = mul(g, begin, ci(g, outer.step_bytes));
+            LLVMValueRef inside = LLVMBuildICmp(g->b, LLVMIntSLT, end, ci(g, outer.extent), "");
+            LLVMValueRef to = LLVMBuildSelect(g->b, inside, mul(g, end, ci(g, outer.step_bytes)),
+                                              ci(g, (int64_t)p->out_bytes), "");
             copy_bytes(g, gep(g, in, from), gep(g, out, from), sub(g, to, from));
         }
         LLVMBuildBr(g->b, done);
@@ -848,6 +880,13 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
         emit_collapsed(g, 0, outer.levels - 1, in, out, begin, end);
     }
     LLVMBuildRetVoid(g->b);
+}
+
+static void add_flag(LLVMModuleRef m, LLVMModuleFlagBehavior behavior, const char *name, int value)
+{
+    LLVMContextRef c = LLVMGetModuleContext(m);
+    LLVMMetadataRef v = LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(c), (unsigned)value, 0));
+    LLVMAddModuleFlag(m, behavior, name, strlen(name), v);
 }
 
 LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTargetMachineRef tm,
@@ -865,9 +904,36 @@ LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTa
     return m;
 }
 
+void sg_codegen_cf_protection(LLVMModuleRef m, const sg_target *t)
+{
+    /* The flags clang sets for -fcf-protection=full (x86) and
+     * -mbranch-protection=standard (AArch64): code generators mark the
+     * object with a GNU property note, x86 puts an endbr at each function's
+     * entry (AArch64 takes the function attributes of emit_function). */
+    if (t->cf_protection && is_x86(t)) {
+        add_flag(m, LLVMModuleFlagBehaviorOverride, "cf-protection-branch", 1);
+        add_flag(m, LLVMModuleFlagBehaviorOverride, "cf-protection-return", 1);
+    } else if (t->cf_protection && is_aarch64(t)) {
+        add_flag(m, LLVMModuleFlagBehaviorError, "branch-target-enforcement", 1);
+        add_flag(m, LLVMModuleFlagBehaviorError, "sign-return-address", 1);
+        add_flag(m, LLVMModuleFlagBehaviorError, "sign-return-address-all", 0);
+        add_flag(m, LLVMModuleFlagBehaviorError, "sign-return-address-with-bkey", 0);
+    }
+}
+
 sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                                 sg_error *err)
 {
+    /* Indices are of the target's pointer width: a tensor it cannot
+     * address (more than PTRDIFF_MAX bytes) cannot be sliced there. */
+    unsigned bits = 8 * LLVMPointerSize(LLVMGetModuleDataLayout(m));
+    int64_t most = bits < 64 ? (int64_t)((UINT64_C(1) << (bits - 1)) - 1) : INT64_MAX;
+    if ((int64_t)plan->in_bytes > most || (int64_t)plan->out_bytes > most)
+        return sg_fail(err, SG_ERR_SLICE,
+                       "failed to compile kernel %s for %s: its %s has %" PRIu64
+                       " bytes, more than the %" PRId64 " a target with %u-bit pointers addresses",
+                       symbol, t->triple, (int64_t)plan->in_bytes > most ? "input" : "output",
+                       (int64_t)plan->in_bytes > most ? plan->in_bytes : plan->out_bytes, most, bits);
     if (sg_target_is_gpu(t) || t->gpu_emulation)
         return sg_gpu_add_kernel(plan, symbol, t, m, err);
     for (size_t i = 0; i < plan->nloops; i++)
@@ -879,7 +945,7 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
     g.b = LLVMCreateBuilderInContext(ctx);
     g.i8 = LLVMInt8TypeInContext(ctx);
     g.i32 = LLVMInt32TypeInContext(ctx);
-    g.i64 = LLVMInt64TypeInContext(ctx);
+    g.ix = LLVMIntPtrTypeInContext(ctx, LLVMGetModuleDataLayout(m));
 #if LLVM_VERSION_MAJOR < 15
     g.ptr = LLVMPointerType(g.i8, 0);
 #else

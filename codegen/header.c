@@ -11,11 +11,11 @@
 
 #include "codegen.h"
 
-/* s inside a comment: control characters as \xNN, and nothing that closes
- * the comment or forms a trigraph. */
-static void comment_text(FILE *f, const char *s)
+/* The first n bytes of s inside a comment: control characters as \xNN, and
+ * nothing that closes the comment or forms a trigraph. */
+static void comment_text_n(FILE *f, const char *s, size_t n)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; p < (const unsigned char *)s + n && *p; p++) {
         if (*p < 0x20 || *p == 0x7f)
             fprintf(f, "\\x%02x", *p);
         else if ((p[0] == '*' && p[1] == '/') || (p[0] == '?' && p[1] == '?'))
@@ -40,6 +40,31 @@ static void fill_guard_hash(char *guard)
     snprintf(digits, sizeof digits, "%016" PRIx64, h);
     for (char *hole = guard; (hole = strstr(hole, GUARD_HASH_HOLE)) != NULL; hole += 16)
         memcpy(hole, digits, 16);
+}
+
+static void comment_text(FILE *f, const char *s)
+{
+    comment_text_n(f, s, strlen(s));
+}
+
+/* s as a C string literal (NULL as NULL): printable ASCII as it is but for
+ * '"', '\\' and '?' (no trigraphs), every other byte in octal. */
+static void string_literal(FILE *f, const char *s)
+{
+    if (s == NULL) {
+        fputs("NULL", f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\' || *p == '?')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p >= 0x7f)
+            fprintf(f, "\\%03o", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
 }
 
 static void dims(FILE *f, const int64_t *shape, size_t rank)
@@ -72,7 +97,9 @@ static const char struct_text[] =
     "    const char *spec;          /* the slice in slicegen's command-line form */\n"
     "    const char *plan;          /* the plan as `slicegen plan` prints it */\n"
     "    const char *target;        /* the LLVM target triple */\n"
-    "    const char *cpu;           /* the CPU the code was tuned for */\n"
+    "    const char *cpu;           /* the CPU the code was compiled for */\n"
+    "    const char *features;      /* its features as given to LLVM (\"\": the CPU's own) */\n"
+    "    int64_t step_bytes;        /* output bytes a step writes (the last one may write fewer) */\n"
     "} slicegen_kernel_info;\n"
     "#endif\n";
 
@@ -83,17 +110,18 @@ static const char how_to_call[] =
     " *\n"
     " * slices the whole tensor: `in` points at the NAME_INPUT_BYTES bytes of the\n"
     " * input in C order, `out` at NAME_OUTPUT_BYTES bytes for the output. The\n"
-    " * buffers need no alignment and must not overlap. A call runs steps\n"
-    " * [begin, end) of the kernel's outer range (its outermost loop, or its\n"
-    " * leading loops together, or pieces of one block) and writes only their\n"
-    " * part of the output, so threads may share the work: with T threads,\n"
+    " * buffers need no alignment and must not overlap. The sizes are int64_t\n"
+    " * constants. A call runs steps [begin, end) of the kernel's outer range\n"
+    " * (its outermost loop, or its leading loops together, or pieces of one\n"
+    " * block) and writes only their part of the output: step i writes output\n"
+    " * bytes [i * NAME_STEP_BYTES, (i + 1) * NAME_STEP_BYTES), the last step\n"
+    " * possibly fewer. So threads may share the work: with T threads (int t, T),\n"
     " * thread t runs\n"
     " *\n"
     " *     NAME(in, out, NAME_OUTER_EXTENT * t / T, NAME_OUTER_EXTENT * (t + 1) / T);\n"
     " *\n"
-    " * The code calls memcpy and memset and nothing else. NAME_info describes\n"
-    " * the kernel (shapes, sizes, spec, plan, target), so that a runtime can\n"
-    " * check what it linked against.\n";
+    " * NAME_info describes the kernel (shapes, sizes, spec, plan, target, CPU),\n"
+    " * so that a runtime can check what it linked against.\n";
 
 static const char how_to_launch[] =
     " * Each kernel NAME is the PTX entry NAME_ENTRY of the .ptx file, a 1-D\n"
@@ -122,8 +150,51 @@ static const char gpu_struct_text[] =
     "    uint32_t block_x;     /* threads per block */\n"
     "    uint64_t input_bytes;\n"
     "    uint64_t output_bytes;\n"
+    "    const char *layer;    /* the model's layer name */\n"
+    "    int64_t layer_id;     /* the model's layer id */\n"
     "} slicegen_cuda_kernel_info;\n"
     "#endif\n";
+
+/* The features after the CPU in the opening comment: none for the CPU's
+ * own, else the list broken at commas into lines of the comment. */
+static void target_features(FILE *f, const char *features)
+{
+    if (features[0] == '\0') {
+        fputs(" with its own features", f);
+        return;
+    }
+    fputs(" with features", f);
+    size_t column = 80;
+    for (const char *p = features; *p;) {
+        size_t n = strcspn(p, ",");
+        if (column + n + 1 > 78) {
+            fputs("\n *     ", f);
+            column = 7;
+        }
+        comment_text_n(f, p, n + (p[n] == ','));
+        column += n + 1;
+        p += n + (p[n] == ',');
+    }
+}
+
+/* What the code calls: memcpy and memset, and the helpers of the compiler's
+ * runtime library that the code generator used (found in the object). */
+static void calls(FILE *f, const sg_aot_code *code)
+{
+    fputs(" *\n * The code calls memcpy and memset", f);
+    if (code->nhelpers == 0) {
+        fputs(" and nothing else.\n", f);
+        return;
+    }
+    fputs(", and from the C compiler's runtime\n"
+          " * library (libgcc or compiler-rt, which C compilers link by default)",
+          f);
+    for (size_t i = 0; i < code->nhelpers; i++) {
+        fputs(i == 0 ? "\n *     " : ", ", f);
+        comment_text(f, code->helpers[i]);
+    }
+    fputs("\n * and nothing else.\n", f);
+}
 
 static void describe(FILE *f, const sg_aot_kernel *k)
 {
@@ -149,9 +220,11 @@ static void kernel_block(FILE *f, const sg_aot_kernel *k)
     const char *n = k->name;
     describe(f, k);
     fprintf(f, "void %s(const void *in, void *out, int64_t begin, int64_t end);\n", n);
-    fprintf(f, "#define %s_OUTER_EXTENT %" PRId64 "\n", n, sg_nest_outer_extent(p));
-    fprintf(f, "#define %s_INPUT_BYTES %" PRIu64 "\n", n, p->in_bytes);
-    fprintf(f, "#define %s_OUTPUT_BYTES %" PRIu64 "\n", n, p->out_bytes);
+    sg_outer outer = sg_nest_outer(p);
+    fprintf(f, "#define %s_OUTER_EXTENT ((int64_t)%" PRId64 ")\n", n, outer.extent);
+    fprintf(f, "#define %s_STEP_BYTES ((int64_t)%" PRId64 ")\n", n, outer.step_bytes);
+    fprintf(f, "#define %s_INPUT_BYTES ((int64_t)%" PRIu64 ")\n", n, p->in_bytes);
+    fprintf(f, "#define %s_OUTPUT_BYTES ((int64_t)%" PRIu64 ")\n", n, p->out_bytes);
     fprintf(f, "extern const slicegen_kernel_info %s_info;\n\n", n);
 }
 
@@ -168,12 +241,12 @@ static void gpu_kernel_block(FILE *f, const sg_aot_kernel *k)
     fprintf(f, "#define %s_ENTRY \"%s\"\n", n, n);
     fprintf(f, "#define %s_GRID_X %" PRIu32 "u\n", n, launch.grid_x);
     fprintf(f, "#define %s_BLOCK_X %" PRIu32 "u\n", n, launch.block_x);
-    fprintf(f, "#define %s_INPUT_BYTES %" PRIu64 "\n", n, p->in_bytes);
-    fprintf(f, "#define %s_OUTPUT_BYTES %" PRIu64 "\n\n", n, p->out_bytes);
+    fprintf(f, "#define %s_INPUT_BYTES ((int64_t)%" PRIu64 ")\n", n, p->in_bytes);
+    fprintf(f, "#define %s_OUTPUT_BYTES ((int64_t)%" PRIu64 ")\n\n", n, p->out_bytes);
 }
 
-char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o, const char *triple,
-                    const char *cpu)
+char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+                    const sg_aot_code *code)
 {
     char *text = NULL;
     size_t len = 0;
@@ -189,13 +262,17 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
     } else {
         fputc(' ', f);
     }
-    fprintf(f, "for %s (cpu %s). Do not edit.\n", triple, cpu);
+    fprintf(f, "for %s (cpu %s", code->triple, code->cpu);
+    target_features(f, code->features);
+    fputs("). Do not edit.\n", f);
     fprintf(f, " *\n * %zu kernel%s", count, count == 1 ? "" : "s");
     if (o->prefix)
         fprintf(f, ", listed in model order in %s_kernels[%s_kernel_count]", o->prefix, o->prefix);
     fputs(".\n *\n", f);
-    bool gpu = strncmp(triple, "nvptx", 5) == 0;
+    bool gpu = strncmp(code->triple, "nvptx", 5) == 0;
     fputs(gpu ? how_to_launch : how_to_call, f);
+    if (!gpu)
+        calls(f, code);
     fputs(" */\n", f);
     /* The guard holds a hash of what the header declares (fill_guard_hash). */
     long guard_at = ftell(f);
@@ -212,7 +289,10 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
         fprintf(f, "static const slicegen_cuda_kernel_info %s_kernels[] = {\n", o->prefix);
         for (size_t i = 0; i < count; i++) {
             const char *n = kernels[i].name;
-            fprintf(f, "    {%s_ENTRY, %s_GRID_X, %s_BLOCK_X, %s_INPUT_BYTES, %s_OUTPUT_BYTES},\n", n, n, n, n, n);
+            fprintf(f, "    {%s_ENTRY, %s_GRID_X, %s_BLOCK_X, %s_INPUT_BYTES, %s_OUTPUT_BYTES, ", n, n, n, n,
+                    n);
+            string_literal(f, kernels[i].layer);
+            fprintf(f, ", %" PRId64 "},\n", kernels[i].layer ? kernels[i].layer_id : -1);
         }
         fprintf(f, "};\nstatic const size_t %s_kernel_count = %zu;\n\n", o->prefix, count);
     } else if (o->prefix) {

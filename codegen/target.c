@@ -87,14 +87,18 @@ static bool starts_with(const char *s, const char *prefix)
 }
 
 /* What a named target gets where its user says nothing, as clang's driver
- * does: RISC-V Linux is rv64gc (rv32gc) with floating-point arguments in
+ * does: code every CPU of the architecture runs (x86-64 for x86_64, else
+ * LLVM's "generic"); RISC-V Linux is rv64gc (rv32gc) with floating-point arguments in
  * registers (lp64d, ilp32d), so that the object links with the system's
  * C library; bare-metal RISC-V is rv64imac / rv32imac with the soft-float
  * ABI. RISC-V has no CPU called "generic" on LLVM 14. */
 static void named_defaults(sg_target *t, const char **cpu, const char **features)
 {
-    if (sg_target_is_gpu(t) && *cpu == NULL) /* PTX for the oldest GPU the driver still takes */
+    t->baseline = *cpu == NULL;
+    if (sg_target_is_gpu(t) && *cpu == NULL) /* PTX for the oldest GPU that CUDA 13's ptxas still takes */
         *cpu = SG_GPU_DEFAULT_CPU;
+    if (starts_with(t->triple, "x86_64") && *cpu == NULL) /* what every x86-64 CPU runs */
+        *cpu = "x86-64";
     bool rv64 = starts_with(t->triple, "riscv64"), rv32 = starts_with(t->triple, "riscv32");
     if (!rv64 && !rv32)
         return;
@@ -182,6 +186,38 @@ nomem:
 fail:
     LLVMDisposeMessage(message);
     sg_target_fini(t);
+    return err->status;
+}
+
+/* The architecture of a normalized triple: its first component. */
+static bool same_arch(const char *a, const char *b)
+{
+    size_t n = strcspn(a, "-");
+    return n == strcspn(b, "-") && strncmp(a, b, n) == 0;
+}
+
+sg_status sg_target_init_aot(sg_target *t, const char *triple, const char *cpu, sg_error *err)
+{
+    if (cpu == NULL || strcmp(cpu, "native") != 0) {
+        char *host = triple ? NULL : LLVMGetDefaultTargetTriple();
+        sg_target_init(t, triple ? triple : host, cpu, NULL, err);
+        LLVMDisposeMessage(host);
+        return err->status;
+    }
+    if (sg_target_init(t, NULL, NULL, NULL, err) != SG_OK || triple == NULL)
+        return err->status;
+    sg_target host = *t; /* the host's triple, CPU and features, for `triple` */
+    memset(t, 0, sizeof *t);
+    char *named = LLVMNormalizeTargetTriple(triple);
+    bool same = same_arch(named, host.triple);
+    LLVMDisposeMessage(named);
+    if (same)
+        sg_target_init(t, triple, host.cpu, host.features, err);
+    else
+        sg_fail(err, SG_ERR_USAGE,
+                "failed to use target %s with cpu 'native': 'native' is this machine's CPU, for %s", triple,
+                host.triple);
+    sg_target_fini(&host);
     return err->status;
 }
 
@@ -369,7 +405,11 @@ static sg_status probe(const sg_target *t, sg_error *err)
 sg_status sg_target_check(const sg_target *t, sg_error *err)
 {
     LLVMTargetMachineRef tm = NULL;
-    if (!t->host && probe(t, err) != SG_OK)
+    /* The baseline CPU of this machine's own architecture needs no probe. */
+    char *host = t->baseline ? LLVMGetDefaultTargetTriple() : NULL;
+    bool known = host != NULL && same_arch(t->triple, host);
+    LLVMDisposeMessage(host);
+    if (!t->host && !known && probe(t, err) != SG_OK)
         return err->status;
     if (sg_target_machine(t, 0, &tm, err) != SG_OK)
         return err->status;

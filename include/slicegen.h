@@ -290,7 +290,9 @@ SG_API void sg_llvm_exit_on_fatal_error(void);
  * above) and `const slicegen_kernel_info NAME_info` (the struct is defined in
  * the generated header); with a table prefix P also
  * `const slicegen_kernel_info *const P_kernels[]` in the given order and
- * `const size_t P_kernel_count`. See docs/aot.md for the header contract. */
+ * `const size_t P_kernel_count`. Kernels of equal loop nests share one
+ * function (the others' symbols are aliases of it), but for PTX. See
+ * docs/aot.md for the header contract. */
 
 /* One kernel of an ahead-of-time output. Strings are copied. */
 typedef struct sg_aot_kernel {
@@ -303,14 +305,25 @@ typedef struct sg_aot_kernel {
 
 typedef struct sg_aot_options {
     const char *target;   /* an LLVM triple; NULL for the host */
-    const char *cpu;      /* NULL: the host's CPU and features for the host,
-                             "generic" for another triple */
+    const char *cpu;      /* NULL: the target's baseline, code every CPU of the
+                             architecture runs ("x86-64" for x86_64, "generic"
+                             for most others); "native": this machine's CPU
+                             with all its features (this machine's
+                             architecture only); else that CPU, with its own
+                             features. The header and NAME_info record the
+                             CPU and features compiled for. */
     int opt_level;        /* 0..3 */
     const char *prefix;   /* NULL: no table; else the P of P_kernels */
     const char *command;  /* NULL, or the command line quoted in the header */
     /* Called after each kernel is compiled (done of total), if not NULL. */
     void (*progress)(void *arg, size_t done, size_t total);
     void *progress_arg;
+    /* 0 (the default): objects for x86 support CET (an endbr at each
+     * kernel's entry; IBT and SHSTK in a GNU property note), objects for
+     * AArch64 BTI and PAC (landing pads, return addresses signed with key A
+     * where they are saved; BTI and PAC in the note), so that programs
+     * hardened so keep their protection. Nonzero: neither. */
+    int no_cf_protection;
 } sg_aot_options;
 
 /* Writes `count` kernels to `path` and, if header_path is not NULL, their C
@@ -319,7 +332,8 @@ typedef struct sg_aot_options {
  * failure neither is created and existing files are left as they were.
  * An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason; so is a
  * header_path that names the same file as path, by any spelling (a symbolic
- * or hard link, "./", ".."). */
+ * or hard link, "./", ".."). A tensor of more bytes than the target's
+ * pointers address (2^31 - 1 on 32-bit targets) is SG_ERR_SLICE. */
 SG_API sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
                               const sg_aot_options *options, const char *path,
                               const char *header_path);

@@ -153,7 +153,11 @@ typedef struct name_set {
     size_t size, used;
 } name_set;
 
-static const char *const kernel_suffixes[] = {"", "_info", "_OUTER_EXTENT", "_INPUT_BYTES", "_OUTPUT_BYTES"};
+/* What a kernel NAME introduces: its symbols and its header's macros (CPU
+ * and PTX headers together). */
+static const char *const kernel_suffixes[] = {
+    "",       "_info",   "_OUTER_EXTENT", "_STEP_BYTES", "_INPUT_BYTES", "_OUTPUT_BYTES",
+    "_ENTRY", "_GRID_X", "_BLOCK_X"};
 static const char *const table_suffixes[] = {"_kernels", "_kernel_count"};
 
 static uint64_t hash(const char *s)

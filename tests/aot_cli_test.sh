@@ -5,7 +5,9 @@
 # its IR v10 spelling, --weights, a cross target run under qemu-user, every
 # malformed model (exit 2, one line naming the file, nothing written,
 # existing outputs untouched), a model with nothing to compile, the progress
-# line on a terminal, and a 500-layer model (time and size printed).
+# line on a terminal, and a 500-layer model (time and size printed; its
+# 192 distinct loop nests compiled once each, the other kernels aliases,
+# every kernel run).
 # usage: aot_cli_test.sh path/to/slicegen   (exit 77 without python3)
 set -u
 SLICEGEN=$(realpath "${1:?usage: aot_cli_test.sh path/to/slicegen}")
@@ -191,11 +193,39 @@ rc=$?
 
 # ---- 500 slice layers: time and size, and the progress line on a terminal ----
 start=$(date +%s.%N)
-"$SLICEGEN" aot models/scale-500.xml -o scale.o --header scale.h > scale.txt 2> scale-err.txt && ok || bad "aot of 500 layers: $(cat scale-err.txt)"
+"$SLICEGEN" aot models/scale-500.xml -o scale.o --header scale.h --prefix sg > scale.txt 2> scale-err.txt && ok || bad "aot of 500 layers: $(cat scale-err.txt)"
 end=$(date +%s.%N)
 grep -q "compiled 500 of 500 slice layers" scale.txt && ok || bad "500 layers: $(cat scale.txt)"
 [ "$(grep -c '^void' scale.h)" -eq 500 ] && ok || bad "the header of 500 layers"
 echo "aot-cli: 500 slice layers in $(echo "$end - $start" | bc 2>/dev/null || echo "$start $end") s, object $(stat -c %s scale.o) bytes, header $(stat -c %s scale.h) bytes"
+# Layer k takes row k % 64 of f32 [64, 64] and every (1 + k % 3)-th column:
+# 192 loop nests, so 192 functions, the other kernels aliases of them.
+[ "$(nm scale.o | grep -c ' T sg_slice_')" -eq 500 ] && [ "$(nm scale.o | awk '/ T sg_slice_/ {print $1}' | sort -u | wc -l)" -eq 192 ] \
+    && ok || bad "500 kernels of 192 loop nests: $(nm scale.o | grep -c ' T sg_slice_') symbols at $(nm scale.o | awk '/ T sg_slice_/ {print $1}' | sort -u | wc -l) addresses"
+cat > rows.c <<'C'
+#include <stdio.h>
+#include <string.h>
+#include "scale.h"
+int main(void)
+{
+    float in[64 * 64], out[64];
+    int wrong = 0;
+    for (int i = 0; i < 64 * 64; i++)
+        in[i] = (float)i;
+    for (size_t k = 0; k < sg_kernel_count; k++) {
+        const slicegen_kernel_info *info = sg_kernels[k];
+        int row = (int)(k % 64), step = 1 + (int)(k % 3), n = (64 + step - 1) / step;
+        memset(out, 0, sizeof out);
+        info->fn(in, out, 0, info->outer_extent);
+        for (int j = 0; j < n; j++)
+            wrong += out[j] != in[row * 64 + j * step];
+        wrong += info->output_bytes != 4 * n || info->layer_id != 4 * (int64_t)(k + 1);
+    }
+    printf("%d wrong\n", wrong);
+    return wrong != 0;
+}
+C
+"$CC" -std=c11 -I. rows.c scale.o -o rows && ./rows > rows.txt && ok || bad "the 500 kernels' rows: $(cat rows.txt)"
 if command -v script > /dev/null; then
     script -qec "'$SLICEGEN' aot models/scale-500.xml -o tty.o" /dev/null > tty.txt 2>&1
     grep -q "compiled 500 of 500 kernels" tty.txt && ok || bad "no progress line on a terminal: $(tail -c 300 tty.txt)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # slicegen bench: a --quick run with --json (every field of every case
-# checked by bench_check.py), a --case filter, a --plot chart when gnuplot
+# checked by bench_check.py, the aot figures and their time per layer
+# included), a --case filter, a --plot chart when gnuplot
 # is there, and every usage error: exit 2, one line, no file written.
 # Timings are never checked.
 #   bench_test.sh SLICEGEN [PYTHON3]
@@ -25,11 +26,14 @@ keep_files
 # The whole suite, quick.
 if "$SLICEGEN" bench --quick --json all.json > table.txt 2> err.txt; then
     ok
-    json_ok all.json --cases "$cases" --compile 5
+    json_ok all.json --cases "$cases" --compile 8
     for c in ${cases//,/ }; do
         grep -q "^$c " table.txt && ok || bad "no table line for $c"
     done
     grep -q "^compile: JIT creation " table.txt && ok || bad "no compile figures in the table"
+    for n in 100 200 400; do grep -q "^compile: aot of $n layers " table.txt && ok || bad "no aot of $n layers"; done
+    grep -q "^aot: .* per layer at 100 layers; time per layer x[0-9.]* at 200, x[0-9.]* at 400$" table.txt \
+        && ok || bad "no time per layer of aot"
     grep -q "^trt-wrap: .* the time of trt-strict" table.txt && ok || bad "no TensorRT mode ratio"
     grep -q "^tiny: .* ns per call" table.txt && ok || bad "no ns per call for tiny"
     [ ! -s err.txt ] && ok || bad "stderr is not empty (not a tty: no progress): $(cat err.txt)"

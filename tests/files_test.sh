@@ -81,7 +81,7 @@ echo "files: peak memory, 32 GiB sparse input: $report"
     && grep -q "^input \[$BIG\]" plan.txt && ok || bad "plan on 32 GiB: $(cat stderr.txt)"
 "$SLICEGEN" ir '[::2]' --in big.npy -O0 > ir.txt 2> stderr.txt && grep -q '^define void' ir.txt \
     && ok || bad "ir on 32 GiB: $(cat stderr.txt)"
-"$SLICEGEN" emit '[1:]' --in big.npy -o k.o --header k.h 2> stderr.txt && grep -q "_INPUT_BYTES $BIG" k.h \
+"$SLICEGEN" emit '[1:]' --in big.npy -o k.o --header k.h 2> stderr.txt && grep -q "_INPUT_BYTES ((int64_t)$BIG)$" k.h \
     && ok || bad "emit on 32 GiB: $(cat stderr.txt) $(grep INPUT_BYTES k.h)"
 
 # ---- inputs whose size does not match their header: errors before any mapping ----

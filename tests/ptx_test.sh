@@ -3,8 +3,10 @@
 # and write with 16-byte vectors (strides and reversals shuffled in
 # registers), divide by nothing and use no local memory; a header whose
 # macros (entry, grid, block, sizes) compile as C11 and C++ and say what
-# the plan says; .ll output for NVPTX; ptxas (when present) accepts the PTX
-# for sm_80 on sm_90; errors exit 2 with one line and leave files alone.
+# the plan says, and a model's table whose layer names are C strings; .ll
+# output for NVPTX; ptxas (when present) accepts the PTX for sm_80 on sm_90
+# and the default PTX (sm_75) for the GPU it names; errors exit 2 with one
+# line and leave files alone.
 # usage: ptx_test.sh path/to/slicegen
 set -u
 SLICEGEN=$(realpath "${1:?usage: ptx_test.sh path/to/slicegen}")
@@ -60,7 +62,7 @@ for f in pixels bgr odd; do
 done
 for f in pixels bgr; do has "$f gathers bytes with prmt" $f.ptx 'prmt\.b32'; done
 for f in half mirror bytes crop wrap fill clamp reflect rows36 crop244 pixels bgr odd; do
-    has "$f is a PTX kernel" $f.ptx '^\.target sm_70$' "^\.visible \.entry $f\(" 'st\.global\.v4\.'
+    has "$f is a PTX kernel" $f.ptx '^\.target sm_75$' "^\.visible \.entry $f\(" 'st\.global\.v4\.'
     lacks "$f divides or spills" $f.ptx '\sdiv\.' '\srem\.' '\.local' 'local_depot'
 done
 for f in half mirror bytes; do has "$f reads 16-byte vectors" $f.ptx 'ld\.global\.nc\.v4\.'; done
@@ -82,7 +84,7 @@ int main(void)
            (unsigned long long)half_INPUT_BYTES, (unsigned long long)half_OUTPUT_BYTES);
     printf("%s %u %u %llu %llu\n", fill_ENTRY, fill_GRID_X, fill_BLOCK_X,
            (unsigned long long)fill_INPUT_BYTES, (unsigned long long)fill_OUTPUT_BYTES);
-    slicegen_cuda_kernel_info k = {half_ENTRY, half_GRID_X, half_BLOCK_X, half_INPUT_BYTES, half_OUTPUT_BYTES};
+    slicegen_cuda_kernel_info k = {half_ENTRY, half_GRID_X, half_BLOCK_X, half_INPUT_BYTES, half_OUTPUT_BYTES, NULL, -1};
     return k.block_x == 256 ? 0 : 1;
 }
 C
@@ -115,10 +117,34 @@ if [ "$(./table | wc -l)" = 8 ] && [ "$(grep -c '^\.visible \.entry ' net.ptx)" 
 else
     bad "the model's 8 kernels: $(./table | tr '\n' ' ')"
 fi
+# The table names each kernel's layer, as the CPU table does; a layer name
+# with quotes, backslashes and trigraphs is a C string all the same.
+sed 's|name="head:flip-1"|name="h\&quot;ead\\??/ é:flip"|' "$HERE/../examples/model/model.xml" > odd.xml
+cp "$HERE/../examples/model/model.bin" odd.bin
+check "aot for nvptx64, odd layer names" "$SLICEGEN" aot odd.xml "${PTX[@]}" -o net.ptx --header net.h --prefix net
+cat > layers.c <<'C'
+#include <stdio.h>
+#include "net.h"
+int main(void)
+{
+    for (size_t i = 0; i < net_kernel_count; i++)
+        printf("%lld %s\n", (long long)net_kernels[i].layer_id, net_kernels[i].layer);
+    return 0;
+}
+C
+for compile in "$CC -std=c11 -Wall -Wextra -Wpedantic -Werror" "$CXX -std=c++11 -Wall -Wextra -Wpedantic -Werror -x c++"; do
+    rm -f layers
+    check "the table's layers compile: $compile" $compile -I. layers.c -o layers
+    expected_layers=$(printf '7 backbone/crop.0\n11 h"ead\\??/ \303\251:flip\n14 neck.expand\n18 neck.pick\n22 a.b\n27 a-b\n32 chain.second\n36 stem.ellipsis')
+    [ "$(./layers)" = "$expected_layers" ] && ok || bad "the table's layers: $(./layers | tr '\n' ' ')"
+done
 
 # ---- ptxas ----
 PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 if [ -x "$PTXAS" ]; then
+    # The default PTX, for the GPU it names: the oldest this ptxas takes.
+    default_gpu=$(sed -n 's/^\.target //p' half.ptx)
+    check "ptxas takes the default PTX for its GPU, $default_gpu" "$PTXAS" -arch="$default_gpu" half.ptx -o half.cubin
     check "ptxas takes sm_80 PTX for sm_90" "$PTXAS" -arch=sm_90 sm80.ptx -o sm80.cubin
     check "ptxas takes the model for sm_90" "$PTXAS" -arch=sm_90 net.ptx -o net.cubin
     for f in half mirror bytes crop wrap fill clamp reflect rows36 crop244; do check "ptxas takes $f for sm_90" "$PTXAS" -arch=sm_90 $f.ptx -o $f.cubin; done

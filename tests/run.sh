@@ -13,11 +13,13 @@ build=${SLICEGEN_BUILD_DIR:-$root/build}
 # What the tests use beyond the build: a C++ compiler (generated headers),
 # NumPy (the oracle of index expressions), cross compilers, their C
 # libraries (only recommended by the compilers' packages) and qemu-user
-# (aarch64 and riscv64 objects, run), gnuplot (slicegen bench --plot),
+# (aarch64, riscv64, i686 and armv7 objects, run; x86-64 objects on an
+# older CPU), gnuplot (slicegen bench --plot),
 # pkg-config (the consumer test builds a program with slicegen.pc), pytest,
 # pip and setuptools (the Python module's tests and its pip install).
 bash "$root/tools/install-deps.sh" g++ python3-numpy gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu qemu-user \
-    libc6-dev-arm64-cross libc6-dev-riscv64-cross gnuplot-nox pkgconf python3-pytest python3-pip python3-setuptools
+    libc6-dev-arm64-cross libc6-dev-riscv64-cross gcc-i686-linux-gnu libc6-dev-i386-cross gcc-arm-linux-gnueabihf \
+    libc6-dev-armhf-cross gnuplot-nox pkgconf python3-pytest python3-pip python3-setuptools
 cmake -S "$root" -B "$build" -DSLICEGEN_WERROR=ON \
     ${LLVM_DIR:+-DLLVM_DIR="$LLVM_DIR"} ${SLICEGEN_SANITIZE:+-DSLICEGEN_SANITIZE="$SLICEGEN_SANITIZE"} \
     ${SLICEGEN_REQUIRE_CROSS:+-DSLICEGEN_REQUIRE_CROSS=ON}

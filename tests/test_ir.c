@@ -427,7 +427,7 @@ static void assembly(suite *s)
 {
     static const struct {
         const char *target, *cpu, *permutes[4];
-    } targets[] = {{NULL, NULL, {"vperm", "pshufb", "vshuf", "shufp"}},
+    } targets[] = {{NULL, "native", {"vperm", "pshufb", "vshuf", "shufp"}},
                    {NULL, "x86-64-v3", {"vperm", "pshufb", "vshuf", "shufp"}},
                    {"aarch64-linux-gnu", NULL, {"\ttbl", "\trev", "\text", "\tzip"}}};
     static const char *const specs[][3] = {{"[:, ::-1]", "u8", "permutes"}, {"[:, ::-1]", "f32", "permutes"},

@@ -135,7 +135,8 @@ class AotKernel(ctypes.Structure):
 class AotOptions(ctypes.Structure):
     _fields_ = [("target", ctypes.c_char_p), ("cpu", ctypes.c_char_p), ("opt_level", ctypes.c_int),
                 ("prefix", ctypes.c_char_p), ("command", ctypes.c_char_p),
-                ("progress", ProgressFn), ("progress_arg", ctypes.c_void_p)]
+                ("progress", ProgressFn), ("progress_arg", ctypes.c_void_p),
+                ("no_cf_protection", ctypes.c_int)]
 
 
 # name: (restype, argtypes), as declared in include/slicegen.h

@@ -623,16 +623,16 @@ class Context:
         return kernel(x, out=out, threads=threads)
 
     def emit(self, spec, shape, dtype, path, header=None, target=None, *, name=None, cpu=None,
-             opt_level=_capi.SG_DEFAULT_OPT_LEVEL):
+             opt_level=_capi.SG_DEFAULT_OPT_LEVEL, cf_protection=True):
         """Compiles spec ahead of time (see slicegen.emit); returns the kernel's symbol."""
         level = _opt_level(opt_level)
         plan, _, _, spec_text = self._plan(spec, shape, dtype)
         try:
-            return self._emit(plan, spec_text, path, header, target, name, cpu, level)
+            return self._emit(plan, spec_text, path, header, target, name, cpu, level, cf_protection)
         finally:
             _lib.sg_plan_destroy(plan)
 
-    def _emit(self, plan, spec_text, path, header, target, name, cpu, level):
+    def _emit(self, plan, spec_text, path, header, target, name, cpu, level, cf_protection):
         c_path, c_header = _path(path, "the output"), _path(header, "the header")
         if name is not None and (not isinstance(name, str) or "\0" in name):
             raise SliceError(f"failed to compile kernel: the name {name!r} is not a C identifier")
@@ -642,7 +642,7 @@ class Context:
         kernel = _capi.AotKernel(plan, name.encode() if name is not None else None,
                                  _command_form(spec_text).encode(), None, -1)
         options = _capi.AotOptions(target.encode() if target else None, cpu.encode() if cpu else None,
-                                   level, None, None)
+                                   level, None, None, no_cf_protection=0 if cf_protection else 1)
         with self._state.lock:
             ctx = self._open_ptr()
             if name is None:
@@ -720,10 +720,12 @@ class Kernel:
         finally:
             _libc.free(text)
 
-    def emit(self, path, header=None, target=None, *, name=None, cpu=None, opt_level=None):
+    def emit(self, path, header=None, target=None, *, name=None, cpu=None, opt_level=None,
+             cf_protection=True):
         """Writes this kernel's plan ahead of time, as slicegen.emit does."""
         level = self.opt_level if opt_level is None else _opt_level(opt_level)
-        return self._context._emit(self._plan, self.spec, path, header, target, name, cpu, level)
+        return self._context._emit(self._plan, self.spec, path, header, target, name, cpu, level,
+                                   cf_protection)
 
     def _input(self, x):
         x = np.asarray(x)
@@ -823,15 +825,19 @@ def slice(x, spec, *, out=None, threads=1):
 
 
 def emit(spec, shape, dtype, path, header=None, target=None, *, name=None, cpu=None,
-         opt_level=_capi.SG_DEFAULT_OPT_LEVEL):
+         opt_level=_capi.SG_DEFAULT_OPT_LEVEL, cf_protection=True):
     """Compiles spec ahead of time, as `slicegen emit` does: the extension of
     path picks an object (.o), a static archive (.a), assembly (.s) or LLVM
     IR (.ll); header, if given, is the C header declaring the kernel; target
-    is an LLVM triple (None: this machine), cpu a CPU of it. name is the
-    kernel's symbol (default: derived from the plan). Each file is written
-    whole or not at all. Returns the symbol; raises SliceError."""
+    is an LLVM triple (None: this machine), cpu a CPU of it (None: the
+    target's baseline, code every CPU of it runs, x86-64 for x86_64;
+    "native": this machine's CPU with all its features); the header and the
+    kernel's description record the CPU and features. cf_protection=False
+    leaves out the CET (x86) or BTI and PAC (AArch64) marks objects carry by
+    default. name is the kernel's symbol (default: derived from the plan).
+    Each file is written whole or not at all. Returns the symbol; raises SliceError."""
     return default_context().emit(spec, shape, dtype, path, header, target, name=name, cpu=cpu,
-                                  opt_level=opt_level)
+                                  opt_level=opt_level, cf_protection=cf_protection)
 
 
 def llvm_version():

@@ -62,7 +62,7 @@ class Bf16(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "k.o")
             slicegen.emit("[1:]", (8, 8), "bf16", path, header=os.path.join(tmp, "k.h"), name="k")
-            self.assertIn("k_OUTPUT_BYTES 112", " ".join(open(os.path.join(tmp, "k.h")).read().split()))
+            self.assertIn("k_OUTPUT_BYTES ((int64_t)112)", " ".join(open(os.path.join(tmp, "k.h")).read().split()))
 
     @needs_cli
     def test_against_cli(self):

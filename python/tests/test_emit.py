@@ -75,8 +75,9 @@ class Emit(unittest.TestCase):
         text = open(header).read()
         kernel = slicegen.compile("[:, ::-1]", (48, 64, 3), np.uint8)
         for line in ["void mirror(const void *in, void *out, int64_t begin, int64_t end);",
-                     f"#define mirror_OUTER_EXTENT {kernel.outer_extent}",
-                     f"#define mirror_INPUT_BYTES {48 * 64 * 3}", f"#define mirror_OUTPUT_BYTES {48 * 64 * 3}",
+                     f"#define mirror_OUTER_EXTENT ((int64_t){kernel.outer_extent})",
+                     f"#define mirror_INPUT_BYTES ((int64_t){48 * 64 * 3})",
+                     f"#define mirror_OUTPUT_BYTES ((int64_t){48 * 64 * 3})",
                      "mirror_info"]:
             self.assertIn(" ".join(line.split()), " ".join(text.split()))
         self.assertEqual(sorted(os.listdir(self.dir)), ["mirror.h", "mirror.o"])
@@ -100,6 +101,26 @@ class Emit(unittest.TestCase):
         kernel = slicegen.compile(slicegen.TrtSlice([-1], [10], mode="wrap"), (8,), np.int64)
         self.assertEqual(kernel.emit(self.path("k.o"), header=self.path("k.h"), name="wrap8"), "wrap8")
         self.assertIn("wrap8_OUTER_EXTENT", open(self.path("k.h")).read())
+
+    def test_cpu_and_protection(self):
+        """The default CPU is the target's baseline, "native" this machine's;
+        the header says which. Objects carry CET or BTI and PAC notes unless
+        cf_protection=False (the note's type, NT_GNU_PROPERTY_TYPE_0, is 5)."""
+        def header_target(**kwargs):
+            slicegen.emit("[:, ::-1]", (8, 64), "u8", self.path("k.o"), header=self.path("k.h"), name="k", **kwargs)
+            return re.search(r" for (\S+) \(cpu (\S+) with (its own features|features\n)",
+                             open(self.path("k.h")).read()).groups()
+        triple, cpu, features = header_target()
+        if triple.startswith("x86_64"):
+            self.assertEqual((cpu, features), ("x86-64", "its own features"))
+            self.assertEqual(header_target(cpu="native")[2], "features\n")
+        self.assertEqual(header_target(target="aarch64-linux-gnu")[1:], ("generic", "its own features"))
+        marked = open(self.path("k.o"), "rb").read()
+        header_target(target="aarch64-linux-gnu", cf_protection=False)
+        plain = open(self.path("k.o"), "rb").read()
+        self.assertIn(b"GNU\0", marked)
+        self.assertNotIn(b".note.gnu.property", plain)
+        self.assertIn(b".note.gnu.property", marked)
 
     @unittest.skipUnless(CC, "no C compiler (cc): the emitted object is not linked and run")
     def test_linked_and_run(self):
