@@ -250,16 +250,17 @@ static sg_status time_aot(bench *b, int which, int layers, double *seconds, sg_e
     sg_context *ctx = NULL;
     sg_plan **plans = calloc((size_t)layers, sizeof *plans);
     sg_aot_kernel *kernels = calloc((size_t)layers, sizeof *kernels);
-    char *names = malloc((size_t)layers * 16);
+    enum { NAME = 24 }; /* "layer_" and any int */
+    char *names = malloc((size_t)layers * NAME);
     sg_status st = plans && kernels && names ? sg_bench_make_tmpdir(b, err)
                                              : sg_fail(err, SG_ERR_NOMEM, "failed to time aot: out of memory");
     sg_bench_progress(b, "%s", b->compile_names[which]);
     if (st == SG_OK)
         st = sg_bench_new_context(&ctx, err);
     for (int k = 0; k < layers && st == SG_OK; k++) {
-        snprintf(names + 16 * k, 16, "layer_%d", k);
+        snprintf(names + NAME * k, NAME, "layer_%d", k);
         st = aot_layer(ctx, k, layers, &plans[k], err);
-        kernels[k] = (sg_aot_kernel){.plan = plans[k], .name = names + 16 * k, .layer = names + 16 * k,
+        kernels[k] = (sg_aot_kernel){.plan = plans[k], .name = names + NAME * k, .layer = names + NAME * k,
                                      .layer_id = k};
     }
     if (st == SG_OK) {
