@@ -31,7 +31,8 @@ enum {
     PREFETCH_INPUT = 4 << 20,    /* prefetch in kernels reading more than 4 MiB ... */
     PREFETCH_MIN = 1024,         /* ... the lines of a later outer iteration, when */
     PREFETCH_MAX = 64 << 10,     /* one is 1 to 64 KiB away: the one about */
-    PREFETCH_DISTANCE = 32 << 10 /* 32 KiB away */
+    PREFETCH_DISTANCE = 32 << 10, /* 32 KiB away */
+    STREAM_VECTORS = 2            /* streaming stores for runs of at least 2 vectors */
 };
 
 typedef struct gen {
@@ -47,6 +48,7 @@ typedef struct gen {
     int64_t ahead;           /* the input stride of the loop around the innermost one
                                 while emitting it, if it is worth prefetching; else 0 */
     bool table[SG_MAX_RANK]; /* this segmented loop walks a segment table */
+    bool stream;             /* runs are copied with streaming stores (sg_codegen_streams) */
     sg_error *err;           /* set (and the module abandoned) on failure */
 } gen;
 
@@ -284,6 +286,30 @@ static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, in
     store(g, load(g, chunk_type(g, c), gep_c(g, in, at)), gep_c(g, out, at));
 }
 
+/* Moves `bytes` bytes (at least 2 vectors) with streaming stores: the
+ * vectors at the vector-aligned addresses of out stored non-temporally,
+ * the ragged ends before and after them (less than a vector each) by
+ * llvm.memcpy. The ends never touch a line a streaming store writes: an
+ * ordinary store to such a line would make the streaming one evict it. */
+static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+{
+    int64_t v = g->vec;
+    LLVMTypeRef type = chunk_type(g, v);
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
+    LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, v - 1), "aligned");
+    LLVMValueRef end = add(g, first, LLVMBuildAnd(g->b, sub(g, bytes, first), ci(g, -v), ""));
+    LLVMBuildMemCpy(g->b, out, 1, in, 1, first);
+    loop l;
+    loop_begin(g, &l, first, end, v, in, ci(g, 1), out, ci(g, 1));
+    LLVMValueRef st = LLVMBuildStore(g->b, load(g, type, l.in), typed(g, l.out, type));
+    LLVMSetAlignment(st, (unsigned)v);
+    LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->i32, 1, 0));
+    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(g->c, "nontemporal", 11),
+                    LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, &one, 1)));
+    loop_end(g, &l, false);
+    LLVMBuildMemCpy(g->b, gep(g, out, end), 1, gep(g, in, end), 1, sub(g, bytes, end));
+}
+
 /* Moves `bytes` bytes. A constant count up to INLINE_COPY is copied inline
  * in chunks of the widest size that fits (straight-line up to
  * STRAIGHT_VECTORS chunks, else a loop of COPY_GROUP chunks and the
@@ -294,7 +320,27 @@ static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, in
 static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
 {
     int64_t n;
-    if (!is_const(bytes, &n) || n > INLINE_COPY) {
+    bool known = is_const(bytes, &n);
+    if (g->stream && known && n >= STREAM_VECTORS * g->vec) {
+        copy_streaming(g, in, out, bytes);
+        return;
+    }
+    if (g->stream && !known) { /* streaming when long enough, else memcpy */
+        LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached");
+        LLVMBasicBlockRef done = block(g, "copied");
+        LLVMValueRef big = LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, STREAM_VECTORS * g->vec), "");
+        LLVMBuildCondBr(g->b, big, streamed, cached);
+        LLVMPositionBuilderAtEnd(g->b, streamed);
+        copy_streaming(g, in, out, bytes);
+        LLVMBuildBr(g->b, done);
+        LLVMPositionBuilderAtEnd(g->b, cached);
+        LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
+        LLVMBuildBr(g->b, done);
+        LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+        LLVMPositionBuilderAtEnd(g->b, done);
+        return;
+    }
+    if (!known || n > INLINE_COPY) {
         LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
         return;
     }
@@ -821,6 +867,24 @@ static bool is_x86(const sg_target *t)
            (t->triple[0] == 'i' && strchr("3456", t->triple[1]) && strncmp(t->triple + 2, "86", 2) == 0);
 }
 
+/* After streaming stores, before the kernel returns: a store fence, so
+ * that they are ordered before whatever the caller does next (x86 sfence
+ * where the CPU has SSE, else a full fence; dmb ish on AArch64). */
+static void store_fence(gen *g, const sg_target *t)
+{
+    if (is_x86(t) && (strncmp(t->triple, "x86_64", 6) == 0 || strstr(t->features, "+sse") != NULL)) {
+        static const char name[] = "llvm.x86.sse.sfence";
+        LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(g->c), NULL, 0, 0);
+        LLVMValueRef fn = LLVMGetNamedFunction(g->m, name);
+        if (fn == NULL)
+            fn = LLVMAddFunction(g->m, name, type);
+        LLVMBuildCall2(g->b, type, fn, NULL, 0, "");
+    } else {
+        LLVMAtomicOrdering order = is_x86(t) ? LLVMAtomicOrderingSequentiallyConsistent : LLVMAtomicOrderingRelease;
+        LLVMBuildFence(g->b, order, 0, "");
+    }
+}
+
 static void emit_function(gen *g, const char *symbol, const sg_target *t)
 {
     const sg_plan *p = g->plan;
@@ -879,6 +943,8 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
         choose_tables(g);
         emit_collapsed(g, 0, outer.levels - 1, in, out, begin, end);
     }
+    if (g->stream)
+        store_fence(g, t);
     LLVMBuildRetVoid(g->b);
 }
 
@@ -952,9 +1018,27 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
     g.ptr = LLVMPointerTypeInContext(ctx, 0);
 #endif
     g.copy_vec = copy_width(plan, g.vec);
+    g.stream = sg_codegen_streams(plan, t);
     emit_function(&g, symbol, t);
     LLVMDisposeBuilder(g.b);
     return err->status;
+}
+
+bool sg_codegen_streams(const sg_plan *plan, const sg_target *t)
+{
+    if (sg_target_is_gpu(t) || t->gpu_emulation || t->stores == SG_STORES_CACHED)
+        return false;
+    if (t->stores == SG_STORES_STREAMING)
+        return true;
+    uint64_t threshold = (t->llc_bytes ? t->llc_bytes : SG_STREAM_DEFAULT_LLC) / 2;
+    const char *env = getenv("SLICEGEN_STREAM_THRESHOLD");
+    if (env != NULL && *env >= '0' && *env <= '9') {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (*end == '\0')
+            threshold = v;
+    }
+    return plan->out_bytes > threshold;
 }
 
 sg_status sg_codegen_verify(LLVMModuleRef m, const char *what, sg_error *err)
