@@ -304,8 +304,8 @@ void sg_target_release(sg_target *t, LLVMTargetMachineRef tm, LLVMContextRef c, 
  * would abort on becomes SG_ERR_USAGE with LLVM's words; refuses
  * big-endian targets. */
 sg_status sg_target_check(const sg_target *t, sg_error *err);
-/* The size of this machine's last-level cache (sysconf, else CPU 0's
- * caches in /sys); 0 if unknown. */
+/* The size of this machine's last-level cache as CPU 0 sees it (its
+ * caches in /sys, else sysconf); 0 if unknown. */
 uint64_t sg_host_llc_bytes(void);
 /* Whether plan's kernel for t makes streaming stores: t->stores, and for
  * AUTO an output of more bytes than SLICEGEN_STREAM_THRESHOLD when that is

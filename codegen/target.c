@@ -226,11 +226,8 @@ sg_status sg_target_init_aot(sg_target *t, const char *triple, const char *cpu, 
 
 uint64_t sg_host_llc_bytes(void)
 {
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (l3 > 0)
-        return (uint64_t)l3;
-#endif
+    /* /sys first: it describes the cache one core sees (on AMD EPYC its
+     * CCX's L3), where glibc's sysconf may add up every L3 of the package. */
     uint64_t best = 0;
     int best_level = 0;
     for (int i = 0; i < 16; i++) {
@@ -257,6 +254,11 @@ uint64_t sg_host_llc_bytes(void)
             best = size;
         }
     }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (best == 0 && l3 > 0)
+        best = (uint64_t)l3;
+#endif
     return best;
 }
 
