@@ -471,7 +471,19 @@ static void prefetch(gen *g, LLVMValueRef in, int64_t at, int64_t bytes)
     }
 }
 
-static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMValueRef out)
+/* A store marked !nontemporal, aligned to `align` bytes. */
+static void store_streaming(gen *g, LLVMValueRef v, LLVMValueRef p, int64_t align)
+{
+    LLVMValueRef st = LLVMBuildStore(g->b, v, typed(g, p, LLVMTypeOf(v)));
+    LLVMSetAlignment(st, (unsigned)align);
+    LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->i32, 1, 0));
+    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(g->c, "nontemporal", 11),
+                    LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, &one, 1)));
+}
+
+/* One block of a shuffled loop; with `align` > 0, stored with streaming
+ * stores at an address aligned to `align`. */
+static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMValueRef out, int64_t align)
 {
     int64_t mag = sh->K < 0 ? -sh->K : sh->K, lanes = sh->VL * sh->R;
     int64_t start = sh->K < 0 ? sh->VL * sh->K + sh->R : 0; /* window start, in units */
@@ -489,7 +501,51 @@ static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMV
             mask[m * sh->R + t] = LLVMConstInt(g->i32, (unsigned long long)(m * sh->K + t - start), 0);
     LLVMValueRef v = LLVMBuildShuffleVector(g->b, window, LLVMGetUndef(LLVMTypeOf(window)),
                                             LLVMConstVector(mask, (unsigned)lanes), "");
-    store(g, v, out);
+    if (align > 0)
+        store_streaming(g, v, out, align);
+    else
+        store(g, v, out);
+}
+
+static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi,
+                       int64_t extent);
+
+/* A shuffled innermost loop over [lo, hi) with streaming stores (r a power
+ * of two): ordinary iterations until the output reaches a line boundary,
+ * then whole blocks stored non-temporally at line-aligned addresses, then
+ * ordinary iterations for the rest; when no whole number of iterations
+ * reaches a line boundary (an output not aligned to r), ordinary stores
+ * throughout. */
+static void emit_shuffled_streaming(gen *g, const shuffle *sh, LLVMValueRef in, int64_t s, LLVMValueRef out,
+                                    LLVMValueRef lo, LLVMValueRef hi, int64_t extent)
+{
+    int64_t r = g->plan->run_bytes, shift = 0, bytes = sh->VL * r;
+    while ((INT64_C(1) << shift) < r)
+        shift++;
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->b, gep(g, out, mul(g, lo, ci(g, r))), g->ix, "");
+    LLVMValueRef gap = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, LINE - 1), "");
+    LLVMValueRef reachable =
+        LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, gap, ci(g, r - 1), ""), ci(g, 0), "");
+    LLVMValueRef mid = smin(g, add(g, lo, LLVMBuildLShr(g->b, gap, ci(g, shift), "")), hi);
+    LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached");
+    LLVMBasicBlockRef done = block(g, "shuffled");
+    LLVMBuildCondBr(g->b, reachable, streamed, cached);
+    g->stream = false; /* the ordinary parts, emitted as without streaming */
+    LLVMPositionBuilderAtEnd(g->b, cached);
+    emit_inner(g, in, s, out, lo, hi, extent);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, streamed);
+    emit_inner(g, in, s, out, lo, mid, extent);
+    loop v;
+    LLVMValueRef lim = sub(g, hi, ci(g, sh->VL + sh->extra - 1)); /* i + VL + extra <= hi */
+    loop_begin(g, &v, mid, lim, sh->VL, in, ci(g, s), out, ci(g, r));
+    emit_shuffle_block(g, sh, v.in, v.out, bytes % LINE == 0 ? LINE : bytes & -bytes);
+    LLVMValueRef after = loop_end(g, &v, true);
+    emit_inner(g, in, s, out, after, hi, extent);
+    g->stream = true;
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
 }
 
 /* Iterations [lo, hi) of the innermost loop with a constant input stride s
@@ -521,15 +577,19 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
                 copy_bytes(g, gep_c(g, in0, k * s), gep_c(g, out0, k * r), ci(g, r));
         return;
     }
+    if (shuffled && g->stream && (r & (r - 1)) == 0 && (n < 0 || n * r >= 4 * LINE)) {
+        emit_shuffled_streaming(g, &sh, in, s, out, lo, hi, extent);
+        return;
+    }
     if (shuffled) {
         int64_t blocks = n > 0 ? (n - sh.extra) / sh.VL : -1; /* constant bounds: blocks known */
         if (blocks == 1) {
-            emit_shuffle_block(g, &sh, gep_c(g, in, a * s), gep_c(g, out, a * r));
+            emit_shuffle_block(g, &sh, gep_c(g, in, a * s), gep_c(g, out, a * r), 0);
         } else {
             loop v;
             LLVMValueRef lim = sub(g, hi, ci(g, sh.VL + sh.extra - 1)); /* i + VL + extra <= hi */
             loop_begin(g, &v, lo, lim, sh.VL, in, ci(g, s), out, ci(g, r));
-            emit_shuffle_block(g, &sh, v.in, v.out);
+            emit_shuffle_block(g, &sh, v.in, v.out, 0);
             lo = loop_end(g, &v, true);
         }
         if (n > 0) { /* the rest: smaller blocks while they fit, then runs */

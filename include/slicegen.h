@@ -253,7 +253,9 @@ SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt
  * the cache, which is faster for outputs larger than the last-level cache
  * and slower for small ones. They are made by the copies of runs of at
  * least two vectors, each run's streaming part aligned to the vector width
- * (ordinary stores at its ragged ends); the kernel then ends with a store
+ * (ordinary stores at its ragged ends), and by the shuffled blocks of
+ * strided or reversed runs from the output's first line boundary on; the
+ * kernel then ends with a store
  * fence (x86 sfence, AArch64 dmb). AUTO streams when the output has more
  * bytes than the threshold: half the last-level cache of the CPU compiled
  * for (read from the host for the JIT and for `--cpu native`, else 32 MiB

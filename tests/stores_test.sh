@@ -57,6 +57,19 @@ for config in "x86_64 --cpu skylake-avx512 64" "x86_64 --cpu haswell 32" "x86_64
     done
 done
 
+# Shuffled stores (reversed f32 columns, every other one): streaming from
+# the first line boundary on, for each target.
+for config in "x86_64 --cpu skylake-avx512" "x86_64 --cpu haswell" "x86_64 --cpu x86-64" \
+              "aarch64 --target aarch64-linux-gnu"; do
+    set -- $config
+    for shuffled in '[:, ::-1]' '[:, ::2]'; do
+        "$SLICEGEN" emit "$shuffled" --shape 64,1024 --dtype f32 "$2" "$3" --stores streaming -o k.s && streams k.s "$1" \
+            && ok || bad "$config $shuffled --stores streaming: no aligned streaming stores and fence"
+        "$SLICEGEN" emit "$shuffled" --shape 64,1024 --dtype f32 "$2" "$3" --stores cached -o k.s && cached k.s \
+            && ok || bad "$config $shuffled --stores cached: streaming stores or a fence"
+    done
+done
+
 # The threshold from the environment: 63 * 4064 = 256032 output bytes.
 SLICEGEN_STREAM_THRESHOLD=256031 "$SLICEGEN" emit "$spec" "${small[@]}" --cpu haswell -o k.s && streams k.s x86_64 \
     && ok || bad "SLICEGEN_STREAM_THRESHOLD one byte below the output: no streaming stores"
@@ -70,13 +83,16 @@ SLICEGEN_STREAM_THRESHOLD=256032 "$SLICEGEN" emit "$spec" "${small[@]}" --cpu ha
 ! cmp -s <(grep -o 'sg_x[0-9a-z_]*' a.h | head -1) <(grep -o 'sg_x[0-9a-z_]*' s.h | head -1) \
     && ok || bad "a streaming kernel has the name of the cached one"
 
-# run: each setting gives the interpreter's bytes (u8 [4,300] -> [1:, 2:]: runs of 298 bytes).
+# run: each setting gives the interpreter's bytes (u8 [4,300] -> [1:, 2:]: runs of
+# 298 bytes; [:, ::-1]: shuffled).
 make_npy in.npy '|u1' '(4, 300)' "$(iota_bytes 1200)"
-"$SLICEGEN" run '[1:, 2:]' --in in.npy --out ref.npy --engine ref && ok || bad "run --engine ref"
-for stores in auto cached streaming; do
-    for threads in 1 3; do
-        "$SLICEGEN" run '[1:, 2:]' --in in.npy --out out.npy --stores $stores --threads $threads &&
-            cmp -s ref.npy out.npy && ok || bad "run --stores $stores --threads $threads differs from the interpreter"
+for s in '[1:, 2:]' '[:, ::-1]'; do
+    "$SLICEGEN" run "$s" --in in.npy --out ref.npy --engine ref && ok || bad "run --engine ref"
+    for stores in auto cached streaming; do
+        for threads in 1 3; do
+            "$SLICEGEN" run "$s" --in in.npy --out out.npy --stores $stores --threads $threads &&
+                cmp -s ref.npy out.npy && ok || bad "run $s --stores $stores --threads $threads differs"
+        done
     done
 done
 
