@@ -65,6 +65,9 @@ typedef struct case_result {
     int64_t out_shape[SG_MAX_RANK];
     uint64_t bytes, in_bytes, traffic;
     double kernel_s, threads_s, memcpy_s, limit_s, interp_s;
+    /* the streaming copy of the output bytes (non-temporal stores); the
+     * limit is taken from the faster of it and memcpy. --device cuda: 0 */
+    double stream_s;
     int samples, interp_runs;
     /* --device cuda: memcpy_s is the device-to-device copy; threads_s and
      * interp_s stay 0 */

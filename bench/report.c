@@ -185,9 +185,10 @@ static void json(const bench *b, text *t)
             sg_bench_put(t, ", \"device\": \"cpu\", \"threads\": %d,\n", b->threads);
             sg_bench_put(
                 t,
-                "   \"kernel_s\": %.9g, \"kernel_threads_s\": %.9g, \"memcpy_s\": %.9g, \"limit_s\": %.9g, "
-                "\"interp_s\": %.9g,\n   \"samples\": %d, \"interp_runs\": %d",
-                r->kernel_s, r->threads_s, r->memcpy_s, r->limit_s, r->interp_s, r->samples, r->interp_runs);
+                "   \"kernel_s\": %.9g, \"kernel_threads_s\": %.9g, \"memcpy_s\": %.9g, \"stream_s\": %.9g, "
+                "\"limit_s\": %.9g, \"interp_s\": %.9g,\n   \"samples\": %d, \"interp_runs\": %d",
+                r->kernel_s, r->threads_s, r->memcpy_s, r->stream_s, r->limit_s, r->interp_s, r->samples,
+                r->interp_runs);
         }
         if (r->c->tiny)
             sg_bench_put(t, ", \"ns_per_call\": %.4g", r->kernel_s * 1e9);
@@ -207,7 +208,8 @@ static void json(const bench *b, text *t)
 }
 
 /* The chart: GB/s of output bytes per case on a log scale, bars for the
- * kernel, the traffic limit, memcpy and the interpreter. */
+ * kernel, the traffic limit, memcpy, the streaming copy (CPU) and the
+ * interpreter. */
 static sg_status plot(bench *b, char **png, size_t *png_size, sg_error *err)
 {
     char data[PATH_MAX], script[PATH_MAX], image[PATH_MAX];
@@ -222,8 +224,9 @@ static sg_status plot(bench *b, char **png, size_t *png_size, sg_error *err)
     for (int i = 0; i < b->nresults; i++) {
         const case_result *r = &b->results[i];
         double gb = (double)r->bytes / 1e9;
-        sg_bench_put(&d, "\"%s\" %.6g %.6g %.6g %.6g\n", r->c->name, gb / r->kernel_s, gb / r->limit_s,
-                     gb / r->memcpy_s, r->interp_s > 0 ? gb / r->interp_s : 0.0);
+        sg_bench_put(&d, "\"%s\" %.6g %.6g %.6g %.6g %.6g\n", r->c->name, gb / r->kernel_s, gb / r->limit_s,
+                     gb / r->memcpy_s, r->interp_s > 0 ? gb / r->interp_s : 0.0,
+                     r->stream_s > 0 ? gb / r->stream_s : 0.0);
     }
     sg_bench_put(&g,
                  "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
@@ -264,6 +267,7 @@ static sg_status plot(bench *b, char **png, size_t *png_size, sg_error *err)
                      "plot '%s' using 2:xtic(1) title 'kernel' lc rgb '#1f77b4', "
                      "'' using 3 title 'traffic limit' lc rgb '#2ca02c', "
                      "'' using 4 title 'memcpy of the output bytes' lc rgb '#7f7f7f', "
+                     "'' using 6 title 'streaming copy of the output bytes' lc rgb '#ff7f0e', "
                      "'' using 5 title 'reference interpreter' lc rgb '#d62728'\n",
                      data);
     if (d.failed || g.failed) {

@@ -11,7 +11,7 @@
 const char emit_help[] =
     "usage: slicegen emit SPEC (--in IN.npy | --shape D0,D1,... --dtype T) -o OUT [--header K.h]\n"
     "                     [--name SYMBOL] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
-    "                     [--no-cf-protection]\n"
+    "                     [--no-cf-protection] [--stores auto|cached|streaming]\n"
     "\n"
     "Compiles the kernel for one slice ahead of time. The extension of OUT picks\n"
     "what is written: .o object file, .a static archive, .s assembly, .ll LLVM IR,\n"
@@ -34,6 +34,13 @@ const char emit_help[] =
     "  -O0..-O3        optimization level (default -O2)\n"
     "  --no-cf-protection  no CET (x86: endbr, IBT and SHSTK notes) or BTI and PAC\n"
     "                  (AArch64) in the object, which it has by default\n"
+    "  --stores auto|cached|streaming  how the kernel writes its output: streaming\n"
+    "                  (non-temporal) stores for runs of two vectors or more, ending\n"
+    "                  with a store fence; cached: ordinary stores; auto (the\n"
+    "                  default): streaming for an output of more than half the\n"
+    "                  last-level cache (this machine's with --cpu native, else\n"
+    "                  32 MiB; the environment's SLICEGEN_STREAM_THRESHOLD bytes\n"
+    "                  when set)\n"
     "Objects are position-independent. The kernel is\n"
     "  void NAME(const void *in, void *out, int64_t begin, int64_t end);\n"
     "and NAME(in, out, 0, NAME_OUTER_EXTENT) runs the whole slice. A CUDA kernel is\n"
@@ -48,6 +55,7 @@ const char emit_help[] =
 const char aot_help[] =
     "usage: slicegen aot MODEL.xml [--weights MODEL.bin] -o OUT [--header K.h] [--prefix P]\n"
     "                    [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3] [--no-cf-protection]\n"
+    "                    [--stores auto|cached|streaming]\n"
     "\n"
     "Compiles every StridedSlice (opset1) and Slice (opset8) layer of an OpenVINO IR\n"
     "v10 or v11 model into one output file, as `slicegen emit` does for one slice.\n"
@@ -58,7 +66,7 @@ const char aot_help[] =
     "  --prefix P      kernel names are P_<layer name, each run of characters other\n"
     "                  than A-Z a-z 0-9 made one _> (default: the model's file name\n"
     "                  without extension, as an identifier: model.xml gives model)\n"
-    "  --target, --cpu, -O0..-O3, --no-cf-protection  as for emit\n"
+    "  --target, --cpu, -O0..-O3, --no-cf-protection, --stores  as for emit\n"
     "A layer that cannot be compiled (an index input that is not a constant, a\n"
     "dynamic shape, an unsupported element type, an invalid slice) is skipped with\n"
     "a line on stderr saying why; the others are compiled.\n"
@@ -174,6 +182,8 @@ int cmd_emit(sg_context *ctx, const options *o)
         .command = command,
         .no_cf_protection = o->no_cf_protection,
     };
+    if ((rc = parse_stores(o->stores, &options.stores)) >= 0)
+        goto done;
     if (o->name == NULL) {
         if ((st = sg_aot_kernel_name(ctx, &kernel, &options, name)) != SG_OK) {
             rc = failed(ctx, st);
@@ -305,6 +315,8 @@ int cmd_aot(sg_context *ctx, const options *o)
         .progress_arg = &shown,
         .no_cf_protection = o->no_cf_protection,
     };
+    if ((rc = parse_stores(o->stores, &options.stores)) >= 0)
+        goto done;
     if ((st = sg_aot_write(ctx, kernels, nkernels, &options, o->output, o->header)) != SG_OK) {
         if (shown.shown)
             fputc('\n', stderr);

@@ -17,6 +17,8 @@ typedef struct options {
     const char *output, *header, *name, *target, *cpu, *weights, *prefix;
     /* bench */
     const char *json, *plot, *case_text, *device;
+    /* run, emit and aot: --stores */
+    const char *stores;
     bool quick;
     bool no_cf_protection; /* emit and aot: --no-cf-protection */
     /* -O0..-O3; -1 when not given */
@@ -34,8 +36,8 @@ enum {
     OPT_IN = 1 << 0, OPT_OUT = 1 << 1, OPT_ENGINE = 1 << 2, OPT_THREADS = 1 << 3, OPT_SHAPE = 1 << 4,
     OPT_DTYPE = 1 << 5, OPT_OUTPUT = 1 << 6, OPT_HEADER = 1 << 7, OPT_NAME = 1 << 8, OPT_TARGET = 1 << 9,
     OPT_CPU = 1 << 10, OPT_WEIGHTS = 1 << 11, OPT_PREFIX = 1 << 12, OPT_JSON = 1 << 13, OPT_PLOT = 1 << 14,
-    OPT_CASE = 1 << 15, OPT_DEVICE = 1 << 16, OPT_LEVEL = 1 << 17, OPT_QUICK = 1 << 18,
-    OPT_NO_CF = 1 << 19
+    OPT_CASE = 1 << 15, OPT_DEVICE = 1 << 16, OPT_STORES = 1 << 17, OPT_LEVEL = 1 << 18, OPT_QUICK = 1 << 19,
+    OPT_NO_CF = 1 << 20
 };
 /* clang-format on */
 
@@ -51,6 +53,8 @@ int usage_error(const char *fmt, ...);
 
 /* These return -1 on success, else an exit status (the error printed). */
 int parse_shape(const char *text, int64_t *shape, size_t *rank);
+/* "--stores auto|cached|streaming" (NULL: auto). */
+int parse_stores(const char *text, sg_stores *stores);
 /* The input's shape and type from --in (its header only, or with the data
  * when `data`: read, or mapped for a large file) or from --shape and --dtype. */
 int input_description(sg_context *ctx, const options *o, bool data, sg_tensor *input);

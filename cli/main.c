@@ -16,14 +16,15 @@
 
 static const char usage_text[] =
     "usage: slicegen run   SPEC --in IN.npy --out OUT.npy [--engine jit|ref] [--threads N]\n"
-    "                      [--device cpu|cuda]\n"
+    "                      [--device cpu|cuda] [--stores auto|cached|streaming]\n"
     "       slicegen plan  SPEC (--in IN.npy | --shape D0,D1,... --dtype T)\n"
     "       slicegen ir    SPEC (--in IN.npy | --shape D0,D1,... --dtype T) [-O0|-O1|-O2|-O3]\n"
     "       slicegen emit  SPEC (--in IN.npy | --shape D0,D1,... --dtype T) -o OUT [--header K.h]\n"
     "                      [--name SYMBOL] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
-    "                      [--no-cf-protection]\n"
+    "                      [--no-cf-protection] [--stores auto|cached|streaming]\n"
     "       slicegen aot   MODEL.xml [--weights MODEL.bin] -o OUT [--header K.h] [--prefix P]\n"
     "                      [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3] [--no-cf-protection]\n"
+    "                      [--stores auto|cached|streaming]\n"
     "       slicegen bench [--quick] [--threads N] [--json FILE] [--plot FILE.png] [--case TEXT]\n"
     "                      [--device cpu|cuda]\n"
     "       slicegen --help | --version\n"
@@ -43,7 +44,7 @@ static const char usage_text[] =
 
 static const char run_help[] =
     "usage: slicegen run SPEC --in IN.npy --out OUT.npy [--engine jit|ref] [--threads N]\n"
-    "                    [--device cpu|cuda]\n"
+    "                    [--device cpu|cuda] [--stores auto|cached|streaming]\n"
     "\n"
     "Slices IN.npy and writes the result to OUT.npy, whole or not at all: to\n"
     "OUT.npy.slicegen-tmp-XXXXXX first, renamed once complete, removed if the run\n"
@@ -59,6 +60,8 @@ static const char run_help[] =
     "  --device cuda  run on CUDA device 0: the kernel is compiled to PTX for its\n"
     "                 compute capability, the input copied to the device and the\n"
     "                 output back (needs the NVIDIA driver, libcuda.so.1)\n"
+    "  --stores auto|cached|streaming  the kernel's stores, as for emit (jit on the\n"
+    "                 CPU only; auto, the default, uses this machine's last-level cache)\n"
     "\n"
     "example: slicegen run '[::-1, 1:]' --in a.npy --out b.npy\n"
     "         slicegen run --op TrtSlice --start -1,0 --size 4,3 --mode reflect --in a.npy --out b.npy\n"
@@ -140,11 +143,11 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
     static const char *const names[] = {"--in",     "--out", "--engine", "--threads", "--shape",
                                         "--dtype",  "-o",    "--header", "--name",    "--target",
                                         "--cpu",    "--weights", "--prefix", "--json", "--plot",
-                                        "--case",   "--device"};
+                                        "--case",   "--device", "--stores"};
     const char **slots[] = {&o->in,     &o->out,    &o->engine, &o->threads, &o->shape,
                             &o->dtype,  &o->output, &o->header, &o->name,    &o->target,
                             &o->cpu,    &o->weights, &o->prefix, &o->json, &o->plot,
-                            &o->case_text, &o->device};
+                            &o->case_text, &o->device, &o->stores};
     enum { NOPTIONS = sizeof names / sizeof names[0] };
     o->spec = calloc((size_t)argc + 1, sizeof *o->spec);
     if (o->spec == NULL) {
@@ -213,6 +216,20 @@ static int parse_device(const char *text, bool *cuda)
     if (text != NULL && !*cuda && strcmp(text, "cpu") != 0)
         return usage_error("unknown --device '%s' (expected cpu or cuda)", text);
     return -1;
+}
+
+int parse_stores(const char *text, sg_stores *stores)
+{
+    static const char *const names[] = {"auto", "cached", "streaming"};
+    *stores = SG_STORES_AUTO;
+    if (text == NULL)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *stores = (sg_stores)i;
+            return -1;
+        }
+    return usage_error("unknown --stores '%s' (expected auto, cached or streaming)", text);
 }
 
 /* "--shape 2,3,4" ('' for rank 0). Returns -1 on success, else an exit status. */
@@ -343,6 +360,12 @@ static int cmd_run(sg_context *ctx, const options *o)
     int threads = 1;
     if (o->threads && (rc = parse_threads(o->threads, &threads)) >= 0)
         return rc;
+    sg_stores stores;
+    if ((rc = parse_stores(o->stores, &stores)) >= 0)
+        return rc;
+    if (o->stores && (cuda || !jit))
+        return usage_error("--stores is for kernels compiled for the CPU: it cannot be combined with %s",
+                           cuda ? "--device cuda" : "--engine ref");
     if ((st = sg_spec_from_words(ctx, o->nspec, o->spec, &spec)) != SG_OK)
         goto report;
     if ((rc = input_description(ctx, o, true, &input)) >= 0)
@@ -367,7 +390,7 @@ static int cmd_run(sg_context *ctx, const options *o)
             (st = sg_cuda_run(ctx, cuda_kernel, input.data, output.data)) != SG_OK)
             goto report;
     } else if (jit) {
-        if ((st = sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel)) != SG_OK ||
+        if ((st = sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, stores, &kernel)) != SG_OK ||
             (st = sg_kernel_run(ctx, kernel, input.data, output.data, threads)) != SG_OK)
             goto report;
     } else if ((st = sg_run_reference(ctx, plan, input.data, output.data)) != SG_OK) {
@@ -446,15 +469,16 @@ int main(int argc, char **argv)
         const char *help;
         int (*run)(sg_context *, const options *);
     } commands[] = {
-        {"run", OPT_IN | OPT_OUT | OPT_ENGINE | OPT_THREADS | OPT_DEVICE, run_help, cmd_run},
+        {"run", OPT_IN | OPT_OUT | OPT_ENGINE | OPT_THREADS | OPT_DEVICE | OPT_STORES, run_help, cmd_run},
         {"plan", OPT_IN | OPT_SHAPE | OPT_DTYPE, plan_help, cmd_plan},
         {"ir", OPT_IN | OPT_SHAPE | OPT_DTYPE | OPT_LEVEL, ir_help, cmd_ir},
         {"emit",
          OPT_IN | OPT_SHAPE | OPT_DTYPE | OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_NAME | OPT_TARGET |
-             OPT_CPU | OPT_NO_CF,
+             OPT_CPU | OPT_NO_CF | OPT_STORES,
          emit_help, cmd_emit},
         {"aot",
-         OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_TARGET | OPT_CPU | OPT_WEIGHTS | OPT_PREFIX | OPT_NO_CF,
+         OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_TARGET | OPT_CPU | OPT_WEIGHTS | OPT_PREFIX | OPT_NO_CF |
+             OPT_STORES,
          aot_help, cmd_aot},
         {"bench", OPT_QUICK | OPT_THREADS | OPT_JSON | OPT_PLOT | OPT_CASE | OPT_DEVICE, bench_help, cmd_bench},
     };

@@ -523,6 +523,22 @@ static sg_status aot_target(const sg_aot_options *o, sg_target *t, sg_error *err
     if (sg_target_init_aot(t, o->target, o->cpu, err) != SG_OK)
         return err->status;
     t->cf_protection = !o->no_cf_protection;
+    t->stores = o->stores;
+    if (o->stores != SG_STORES_AUTO && o->stores != SG_STORES_CACHED && o->stores != SG_STORES_STREAMING) {
+        sg_target_fini(t);
+        return sg_fail(err, SG_ERR_USAGE,
+                       "failed to compile kernels: stores %d (auto 0, cached 1, streaming 2)", (int)o->stores);
+    }
+    return SG_OK;
+}
+
+sg_status sg_codegen_aot_streams(const sg_aot_options *o, const sg_plan *plan, bool *streams, sg_error *err)
+{
+    sg_target t = {0};
+    if (aot_target(o, &t, err) != SG_OK)
+        return err->status;
+    *streams = sg_codegen_streams(plan, &t);
+    sg_target_fini(&t);
     return SG_OK;
 }
 

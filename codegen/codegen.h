@@ -53,6 +53,17 @@
  *     whole sub-block; with many segments (or when unrolling every segmented
  *     loop would multiply code size), a constant segment table in the module
  *     (consecutive equal segments run-length encoded) walked by one loop.
+ *   - streaming stores (sg_codegen_streams: --stores, or auto above the
+ *     threshold): every run copy of at least 2 vectors stores the vectors
+ *     at the vector-aligned addresses of the output with !nontemporal and
+ *     its ragged ends by llvm.memcpy (never an ordinary store to a line a
+ *     streaming store writes: that makes the line's streaming store slow);
+ *     a shuffled innermost loop (runs of a power-of-two size) takes
+ *     ordinary iterations up to the output's first line boundary, then
+ *     streams its blocks at line-aligned addresses (ordinary throughout
+ *     when no whole iteration reaches one); the kernel then ends with a
+ *     store fence (x86 sfence, else a fence). Broadcast and fill stores
+ *     stay ordinary;
  *   The outer range (sg_nest_outer) clamps each loop and segment it spans
  *   to [begin, end), so any split of the range is correct.
  *
@@ -151,6 +162,10 @@ void sg_aot_output_free(sg_aot_output *out);
  * "TRIPLE CPU FEATURES[ cf-protection]", malloc'd. An unknown triple is
  * SG_ERR_USAGE. */
 sg_status sg_codegen_aot_target_text(const sg_aot_options *options, char **text, sg_error *err);
+/* Whether plan's kernel compiled with `options` makes streaming stores
+ * (options->stores; AUTO resolved for its target). */
+sg_status sg_codegen_aot_streams(const sg_aot_options *options, const sg_plan *plan, bool *streams,
+                                 sg_error *err);
 
 /* What the header says about the code beyond the kernels: the target it
  * was compiled for, and the functions it calls besides memcpy and memset
@@ -192,6 +207,12 @@ void sg_jit_destroy(sg_jit *jit);
  * resource to pass to sg_jit_free. */
 sg_status sg_jit_compile(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
                          sg_kernel_fn *fn, void **resource, sg_error *err);
+/* sg_jit_compile with `stores` (an sg_stores). */
+sg_status sg_jit_compile_stores(sg_jit *jit, const sg_plan *plan, int opt_level, int stores,
+                                const char *symbol, sg_kernel_fn *fn, void **resource, sg_error *err);
+/* Whether plan's kernel compiled by the jit with `stores` makes streaming
+ * stores (AUTO resolved against the host's threshold). */
+bool sg_jit_streams(const sg_jit *jit, const sg_plan *plan, int stores);
 /* The GPU kernel of plan compiled for the host, for testing the GPU code
  * without a GPU: a function of the CPU kernel ABI whose steps [begin, end)
  * are GPU threads [begin, end), run one after another with the same code
@@ -257,6 +278,8 @@ typedef struct sg_target {
     bool cf_protection;
     int vector_bytes; /* the widest vectors kernels use: 64 or 32 */
     bool gpu_emulation; /* kernels are GPU kernels run on the host (sg_jit_compile_gpu_emulation) */
+    int stores;         /* an sg_stores: streaming stores for large outputs (emit.c) */
+    uint64_t llc_bytes; /* the CPU's last-level cache: the host's (JIT, cpu native), else 0 */
     LLVMTargetRef target;
 } sg_target;
 
@@ -285,6 +308,15 @@ void sg_target_release(sg_target *t, LLVMTargetMachineRef tm, LLVMContextRef c, 
  * would abort on becomes SG_ERR_USAGE with LLVM's words; refuses
  * big-endian targets. */
 sg_status sg_target_check(const sg_target *t, sg_error *err);
+/* The size of this machine's last-level cache as CPU 0 sees it (its
+ * caches in /sys, else sysconf); 0 if unknown. */
+uint64_t sg_host_llc_bytes(void);
+/* Whether plan's kernel for t makes streaming stores: t->stores, and for
+ * AUTO an output of more bytes than SLICEGEN_STREAM_THRESHOLD when that is
+ * set, else than half of t->llc_bytes (SG_STREAM_DEFAULT_LLC when 0). Never
+ * for GPU kernels. */
+enum { SG_STREAM_DEFAULT_LLC = 32 << 20 };
+bool sg_codegen_streams(const sg_plan *plan, const sg_target *t);
 /* A target machine for t at opt_level (PIC, default code model). */
 sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachineRef *tm, sg_error *err);
 

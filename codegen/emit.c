@@ -31,7 +31,8 @@ enum {
     PREFETCH_INPUT = 4 << 20,    /* prefetch in kernels reading more than 4 MiB ... */
     PREFETCH_MIN = 1024,         /* ... the lines of a later outer iteration, when */
     PREFETCH_MAX = 64 << 10,     /* one is 1 to 64 KiB away: the one about */
-    PREFETCH_DISTANCE = 32 << 10 /* 32 KiB away */
+    PREFETCH_DISTANCE = 32 << 10, /* 32 KiB away */
+    STREAM_VECTORS = 2            /* streaming stores for runs of at least 2 vectors */
 };
 
 typedef struct gen {
@@ -47,6 +48,7 @@ typedef struct gen {
     int64_t ahead;           /* the input stride of the loop around the innermost one
                                 while emitting it, if it is worth prefetching; else 0 */
     bool table[SG_MAX_RANK]; /* this segmented loop walks a segment table */
+    bool stream;             /* runs are copied with streaming stores (sg_codegen_streams) */
     sg_error *err;           /* set (and the module abandoned) on failure */
 } gen;
 
@@ -284,6 +286,30 @@ static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, in
     store(g, load(g, chunk_type(g, c), gep_c(g, in, at)), gep_c(g, out, at));
 }
 
+/* Moves `bytes` bytes (at least 2 vectors) with streaming stores: the
+ * vectors at the vector-aligned addresses of out stored non-temporally,
+ * the ragged ends before and after them (less than a vector each) by
+ * llvm.memcpy. The ends never touch a line a streaming store writes: an
+ * ordinary store to such a line would make the streaming one evict it. */
+static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+{
+    int64_t v = g->vec;
+    LLVMTypeRef type = chunk_type(g, v);
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
+    LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, v - 1), "aligned");
+    LLVMValueRef end = add(g, first, LLVMBuildAnd(g->b, sub(g, bytes, first), ci(g, -v), ""));
+    LLVMBuildMemCpy(g->b, out, 1, in, 1, first);
+    loop l;
+    loop_begin(g, &l, first, end, v, in, ci(g, 1), out, ci(g, 1));
+    LLVMValueRef st = LLVMBuildStore(g->b, load(g, type, l.in), typed(g, l.out, type));
+    LLVMSetAlignment(st, (unsigned)v);
+    LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->i32, 1, 0));
+    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(g->c, "nontemporal", 11),
+                    LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, &one, 1)));
+    loop_end(g, &l, false);
+    LLVMBuildMemCpy(g->b, gep(g, out, end), 1, gep(g, in, end), 1, sub(g, bytes, end));
+}
+
 /* Moves `bytes` bytes. A constant count up to INLINE_COPY is copied inline
  * in chunks of the widest size that fits (straight-line up to
  * STRAIGHT_VECTORS chunks, else a loop of COPY_GROUP chunks and the
@@ -294,7 +320,27 @@ static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, in
 static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
 {
     int64_t n;
-    if (!is_const(bytes, &n) || n > INLINE_COPY) {
+    bool known = is_const(bytes, &n);
+    if (g->stream && known && n >= STREAM_VECTORS * g->vec) {
+        copy_streaming(g, in, out, bytes);
+        return;
+    }
+    if (g->stream && !known) { /* streaming when long enough, else memcpy */
+        LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached");
+        LLVMBasicBlockRef done = block(g, "copied");
+        LLVMValueRef big = LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, STREAM_VECTORS * g->vec), "");
+        LLVMBuildCondBr(g->b, big, streamed, cached);
+        LLVMPositionBuilderAtEnd(g->b, streamed);
+        copy_streaming(g, in, out, bytes);
+        LLVMBuildBr(g->b, done);
+        LLVMPositionBuilderAtEnd(g->b, cached);
+        LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
+        LLVMBuildBr(g->b, done);
+        LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+        LLVMPositionBuilderAtEnd(g->b, done);
+        return;
+    }
+    if (!known || n > INLINE_COPY) {
         LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
         return;
     }
@@ -425,7 +471,19 @@ static void prefetch(gen *g, LLVMValueRef in, int64_t at, int64_t bytes)
     }
 }
 
-static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMValueRef out)
+/* A store marked !nontemporal, aligned to `align` bytes. */
+static void store_streaming(gen *g, LLVMValueRef v, LLVMValueRef p, int64_t align)
+{
+    LLVMValueRef st = LLVMBuildStore(g->b, v, typed(g, p, LLVMTypeOf(v)));
+    LLVMSetAlignment(st, (unsigned)align);
+    LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->i32, 1, 0));
+    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(g->c, "nontemporal", 11),
+                    LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, &one, 1)));
+}
+
+/* One block of a shuffled loop; with `align` > 0, stored with streaming
+ * stores at an address aligned to `align`. */
+static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMValueRef out, int64_t align)
 {
     int64_t mag = sh->K < 0 ? -sh->K : sh->K, lanes = sh->VL * sh->R;
     int64_t start = sh->K < 0 ? sh->VL * sh->K + sh->R : 0; /* window start, in units */
@@ -443,7 +501,51 @@ static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMV
             mask[m * sh->R + t] = LLVMConstInt(g->i32, (unsigned long long)(m * sh->K + t - start), 0);
     LLVMValueRef v = LLVMBuildShuffleVector(g->b, window, LLVMGetUndef(LLVMTypeOf(window)),
                                             LLVMConstVector(mask, (unsigned)lanes), "");
-    store(g, v, out);
+    if (align > 0)
+        store_streaming(g, v, out, align);
+    else
+        store(g, v, out);
+}
+
+static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi,
+                       int64_t extent);
+
+/* A shuffled innermost loop over [lo, hi) with streaming stores (r a power
+ * of two): ordinary iterations until the output reaches a line boundary,
+ * then whole blocks stored non-temporally at line-aligned addresses, then
+ * ordinary iterations for the rest; when no whole number of iterations
+ * reaches a line boundary (an output not aligned to r), ordinary stores
+ * throughout. */
+static void emit_shuffled_streaming(gen *g, const shuffle *sh, LLVMValueRef in, int64_t s, LLVMValueRef out,
+                                    LLVMValueRef lo, LLVMValueRef hi, int64_t extent)
+{
+    int64_t r = g->plan->run_bytes, shift = 0, bytes = sh->VL * r;
+    while ((INT64_C(1) << shift) < r)
+        shift++;
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->b, gep(g, out, mul(g, lo, ci(g, r))), g->ix, "");
+    LLVMValueRef gap = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, LINE - 1), "");
+    LLVMValueRef reachable =
+        LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, gap, ci(g, r - 1), ""), ci(g, 0), "");
+    LLVMValueRef mid = smin(g, add(g, lo, LLVMBuildLShr(g->b, gap, ci(g, shift), "")), hi);
+    LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached");
+    LLVMBasicBlockRef done = block(g, "shuffled");
+    LLVMBuildCondBr(g->b, reachable, streamed, cached);
+    g->stream = false; /* the ordinary parts, emitted as without streaming */
+    LLVMPositionBuilderAtEnd(g->b, cached);
+    emit_inner(g, in, s, out, lo, hi, extent);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, streamed);
+    emit_inner(g, in, s, out, lo, mid, extent);
+    loop v;
+    LLVMValueRef lim = sub(g, hi, ci(g, sh->VL + sh->extra - 1)); /* i + VL + extra <= hi */
+    loop_begin(g, &v, mid, lim, sh->VL, in, ci(g, s), out, ci(g, r));
+    emit_shuffle_block(g, sh, v.in, v.out, bytes % LINE == 0 ? LINE : bytes & -bytes);
+    LLVMValueRef after = loop_end(g, &v, true);
+    emit_inner(g, in, s, out, after, hi, extent);
+    g->stream = true;
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
 }
 
 /* Iterations [lo, hi) of the innermost loop with a constant input stride s
@@ -475,15 +577,19 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
                 copy_bytes(g, gep_c(g, in0, k * s), gep_c(g, out0, k * r), ci(g, r));
         return;
     }
+    if (shuffled && g->stream && (r & (r - 1)) == 0 && (n < 0 || n * r >= 4 * LINE)) {
+        emit_shuffled_streaming(g, &sh, in, s, out, lo, hi, extent);
+        return;
+    }
     if (shuffled) {
         int64_t blocks = n > 0 ? (n - sh.extra) / sh.VL : -1; /* constant bounds: blocks known */
         if (blocks == 1) {
-            emit_shuffle_block(g, &sh, gep_c(g, in, a * s), gep_c(g, out, a * r));
+            emit_shuffle_block(g, &sh, gep_c(g, in, a * s), gep_c(g, out, a * r), 0);
         } else {
             loop v;
             LLVMValueRef lim = sub(g, hi, ci(g, sh.VL + sh.extra - 1)); /* i + VL + extra <= hi */
             loop_begin(g, &v, lo, lim, sh.VL, in, ci(g, s), out, ci(g, r));
-            emit_shuffle_block(g, &sh, v.in, v.out);
+            emit_shuffle_block(g, &sh, v.in, v.out, 0);
             lo = loop_end(g, &v, true);
         }
         if (n > 0) { /* the rest: smaller blocks while they fit, then runs */
@@ -821,6 +927,24 @@ static bool is_x86(const sg_target *t)
            (t->triple[0] == 'i' && strchr("3456", t->triple[1]) && strncmp(t->triple + 2, "86", 2) == 0);
 }
 
+/* After streaming stores, before the kernel returns: a store fence, so
+ * that they are ordered before whatever the caller does next (x86 sfence
+ * where the CPU has SSE, else a full fence; dmb ish on AArch64). */
+static void store_fence(gen *g, const sg_target *t)
+{
+    if (is_x86(t) && (strncmp(t->triple, "x86_64", 6) == 0 || strstr(t->features, "+sse") != NULL)) {
+        static const char name[] = "llvm.x86.sse.sfence";
+        LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(g->c), NULL, 0, 0);
+        LLVMValueRef fn = LLVMGetNamedFunction(g->m, name);
+        if (fn == NULL)
+            fn = LLVMAddFunction(g->m, name, type);
+        LLVMBuildCall2(g->b, type, fn, NULL, 0, "");
+    } else {
+        LLVMAtomicOrdering order = is_x86(t) ? LLVMAtomicOrderingSequentiallyConsistent : LLVMAtomicOrderingRelease;
+        LLVMBuildFence(g->b, order, 0, "");
+    }
+}
+
 static void emit_function(gen *g, const char *symbol, const sg_target *t)
 {
     const sg_plan *p = g->plan;
@@ -879,6 +1003,8 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
         choose_tables(g);
         emit_collapsed(g, 0, outer.levels - 1, in, out, begin, end);
     }
+    if (g->stream)
+        store_fence(g, t);
     LLVMBuildRetVoid(g->b);
 }
 
@@ -952,9 +1078,27 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
     g.ptr = LLVMPointerTypeInContext(ctx, 0);
 #endif
     g.copy_vec = copy_width(plan, g.vec);
+    g.stream = sg_codegen_streams(plan, t);
     emit_function(&g, symbol, t);
     LLVMDisposeBuilder(g.b);
     return err->status;
+}
+
+bool sg_codegen_streams(const sg_plan *plan, const sg_target *t)
+{
+    if (sg_target_is_gpu(t) || t->gpu_emulation || t->stores == SG_STORES_CACHED)
+        return false;
+    if (t->stores == SG_STORES_STREAMING)
+        return true;
+    uint64_t threshold = (t->llc_bytes ? t->llc_bytes : SG_STREAM_DEFAULT_LLC) / 2;
+    const char *env = getenv("SLICEGEN_STREAM_THRESHOLD");
+    if (env != NULL && *env >= '0' && *env <= '9') {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (*end == '\0')
+            threshold = v;
+    }
+    return plan->out_bytes > threshold;
 }
 
 sg_status sg_codegen_verify(LLVMModuleRef m, const char *what, sg_error *err)

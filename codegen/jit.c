@@ -167,6 +167,21 @@ sg_status sg_jit_compile(sg_jit *jit, const sg_plan *plan, int opt_level, const 
     return compile(jit, plan, opt_level, symbol, &jit->host, fn, resource, err);
 }
 
+sg_status sg_jit_compile_stores(sg_jit *jit, const sg_plan *plan, int opt_level, int stores,
+                                const char *symbol, sg_kernel_fn *fn, void **resource, sg_error *err)
+{
+    sg_target t = jit->host; /* shares the host's strings */
+    t.stores = stores;
+    return compile(jit, plan, opt_level, symbol, &t, fn, resource, err);
+}
+
+bool sg_jit_streams(const sg_jit *jit, const sg_plan *plan, int stores)
+{
+    sg_target t = jit->host;
+    t.stores = stores;
+    return sg_codegen_streams(plan, &t);
+}
+
 sg_status sg_jit_compile_gpu_emulation(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
                                        sg_kernel_fn *fn, void **resource, sg_error *err)
 {

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -180,6 +181,8 @@ sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, cons
     }
     LLVMDisposeMessage(message);
     t->vector_bytes = vector_bytes(t);
+    if (t->host)
+        t->llc_bytes = sg_host_llc_bytes();
     return SG_OK;
 nomem:
     sg_fail(err, SG_ERR_NOMEM, "failed to describe target: out of memory");
@@ -211,14 +214,52 @@ sg_status sg_target_init_aot(sg_target *t, const char *triple, const char *cpu, 
     char *named = LLVMNormalizeTargetTriple(triple);
     bool same = same_arch(named, host.triple);
     LLVMDisposeMessage(named);
-    if (same)
-        sg_target_init(t, triple, host.cpu, host.features, err);
+    if (same && sg_target_init(t, triple, host.cpu, host.features, err) == SG_OK)
+        t->llc_bytes = host.llc_bytes;
     else
         sg_fail(err, SG_ERR_USAGE,
                 "failed to use target %s with cpu 'native': 'native' is this machine's CPU, for %s", triple,
                 host.triple);
     sg_target_fini(&host);
     return err->status;
+}
+
+uint64_t sg_host_llc_bytes(void)
+{
+    /* /sys first: it describes the cache one core sees (on AMD EPYC its
+     * CCX's L3), where glibc's sysconf may add up every L3 of the package. */
+    uint64_t best = 0;
+    int best_level = 0;
+    for (int i = 0; i < 16; i++) {
+        char path[96], text[64];
+        int level = 0;
+        unsigned long long size = 0;
+        char unit = 'K';
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            break;
+        if (fgets(text, sizeof text, f) != NULL)
+            level = atoi(text);
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if ((f = fopen(path, "r")) == NULL)
+            continue;
+        if (fgets(text, sizeof text, f) == NULL || sscanf(text, "%llu%c", &size, &unit) < 1)
+            size = 0;
+        fclose(f);
+        size *= unit == 'M' ? 1048576 : unit == 'G' ? 1073741824 : unit == 'K' ? 1024 : 1;
+        if (level > best_level && size > 0) {
+            best_level = level;
+            best = size;
+        }
+    }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (best == 0 && l3 > 0)
+        best = (uint64_t)l3;
+#endif
+    return best;
 }
 
 void sg_target_fini(sg_target *t)

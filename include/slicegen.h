@@ -247,6 +247,31 @@ typedef void (*sg_kernel_fn)(const void *in, void *out, int64_t begin, int64_t e
  * is unloaded. Two threads compiling the same new nest compile it once. */
 SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level,
                                    sg_kernel **kernel);
+
+/* How a kernel writes its output (`--stores`). Streaming stores are
+ * non-temporal: the output goes to memory without first being read into
+ * the cache, which is faster for outputs larger than the last-level cache
+ * and slower for small ones. They are made by the copies of runs of at
+ * least two vectors, each run's streaming part aligned to the vector width
+ * (ordinary stores at its ragged ends), and by the shuffled blocks of
+ * strided or reversed runs from the output's first line boundary on; the
+ * kernel then ends with a store
+ * fence (x86 sfence, AArch64 dmb). AUTO streams when the output has more
+ * bytes than the threshold: half the last-level cache of the CPU compiled
+ * for (read from the host for the JIT and for `--cpu native`, else 32 MiB
+ * assumed), or the byte count in the environment variable
+ * SLICEGEN_STREAM_THRESHOLD when set, read at compile time. */
+typedef enum sg_stores {
+    SG_STORES_AUTO = 0,
+    SG_STORES_CACHED = 1,   /* ordinary stores only */
+    SG_STORES_STREAMING = 2 /* streaming stores whatever the output's size */
+} sg_stores;
+
+/* sg_kernel_compile with the stores of `stores`. Kernels of one plan with
+ * different stores are cached apart (AUTO shares the kernel of what it
+ * chooses). SG_ERR_USAGE for a value not of sg_stores. */
+SG_API sg_status sg_kernel_compile_stores(sg_context *ctx, const sg_plan *plan, int opt_level,
+                                          sg_stores stores, sg_kernel **kernel);
 SG_API void sg_kernel_release(sg_kernel *kernel);
 
 /* The compiled function, valid until the kernel is released. */
@@ -324,6 +349,10 @@ typedef struct sg_aot_options {
      * where they are saved; BTI and PAC in the note), so that programs
      * hardened so keep their protection. Nonzero: neither. */
     int no_cf_protection;
+    /* The kernels' stores (sg_kernel_compile_stores); 0 is SG_STORES_AUTO,
+     * whose threshold comes from this machine's last-level cache only for
+     * cpu "native" (else 32 MiB is assumed). */
+    sg_stores stores;
 } sg_aot_options;
 
 /* Writes `count` kernels to `path` and, if header_path is not NULL, their C

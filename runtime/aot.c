@@ -135,6 +135,9 @@ sg_status sg_aot_kernel_name(sg_context *ctx, const sg_aot_kernel *kernel, const
         snprintf(level, sizeof level, "-O%d", options->opt_level);
         uint64_t h = 0xcbf29ce484222325u;
         h = fnv1a(fnv1a(fnv1a(fnv1a(h, plan_text), kernel->spec ? kernel->spec : ""), target), level);
+        bool streams = false; /* kernels with streaming stores are named apart; others as before */
+        if (sg_codegen_aot_streams(options, kernel->plan, &streams, &err) == SG_OK && streams)
+            h = fnv1a(h, "streaming stores");
         const sg_plan *p = kernel->plan;
         snprintf(name, SG_KERNEL_NAME_MAX, "sg_x%zu_l%zu_r%" PRId64 "_%016" PRIx64, p->elem_size, p->nloops,
                  p->run_bytes, h);

@@ -21,6 +21,7 @@ struct sg_kernel {
     sg_cache_entry entry; /* first: the cache's entry is the kernel */
     sg_context *ctx;
     int opt_level;
+    int stores; /* SG_STORES_CACHED or SG_STORES_STREAMING: what AUTO chose */
     sg_kernel_fn fn;
     int64_t outer_extent;
     bool reads; /* the nest reads the input */
@@ -97,12 +98,14 @@ static sg_status compile_entry(sg_context *ctx, sg_kernel_cache *c, sg_kernel *k
     sg_codegen_symbol(plan, key, base);
     /* Unique in the JIT even if two keys ever share a hash. */
     snprintf(symbol, sizeof symbol, "%s_O%d_%llu", base, k->opt_level, (unsigned long long)k->entry.serial);
-    sg_status status = sg_jit_compile(c->jit, plan, k->opt_level, symbol, &k->fn, &k->code, err);
+    sg_status status =
+        sg_jit_compile_stores(c->jit, plan, k->opt_level, k->stores, symbol, &k->fn, &k->code, err);
     sg_cache_publish(&c->cache, &ctx->lock, &k->entry, status == SG_OK ? NULL : err, free_kernel);
     return status;
 }
 
-static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg_kernel **out, sg_error *err)
+static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg_stores stores,
+                         sg_kernel **out, sg_error *err)
 {
     sg_nest_key key = {0};
     sg_kernel_cache *c;
@@ -110,9 +113,21 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg
     if (opt_level < 0 || opt_level > 3)
         return sg_fail(err, SG_ERR_USAGE, "failed to compile kernel: optimization level %d (0..3)",
                        opt_level);
+    if (stores != SG_STORES_AUTO && stores != SG_STORES_CACHED && stores != SG_STORES_STREAMING)
+        return sg_fail(err, SG_ERR_USAGE,
+                       "failed to compile kernel: stores %d (auto 0, cached 1, streaming 2)", (int)stores);
     if (sg_nest_key_make(plan, &key, err) != SG_OK)
         return err->status;
-    const uint64_t variant[2] = {(uint64_t)opt_level, 0};
+    pthread_mutex_lock(&ctx->lock);
+    sg_status have = get_cache(ctx, &c, err);
+    pthread_mutex_unlock(&ctx->lock);
+    if (have != SG_OK) {
+        sg_nest_key_free(&key);
+        return err->status;
+    }
+    /* AUTO resolved here, so that it shares the kernel of what it chose. */
+    int chosen = sg_jit_streams(c->jit, plan, stores) ? SG_STORES_STREAMING : SG_STORES_CACHED;
+    const uint64_t variant[2] = {(uint64_t)opt_level, (uint64_t)chosen};
 
     pthread_mutex_lock(&ctx->lock);
     if (get_cache(ctx, &c, err) != SG_OK ||
@@ -128,6 +143,7 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg
     sg_cache_insert(&c->cache, &k->entry, key.bytes, key.len, key.hash, variant);
     k->ctx = ctx;
     k->opt_level = opt_level;
+    k->stores = chosen;
     k->outer_extent = sg_nest_outer_extent(plan);
     k->reads = nest_reads(plan);
     k->jit = c->jit;
@@ -150,7 +166,15 @@ unlock:
 sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg_kernel **kernel)
 {
     sg_error err = {0};
-    compile(ctx, plan, opt_level, kernel, &err);
+    compile(ctx, plan, opt_level, SG_STORES_AUTO, kernel, &err);
+    return sg_context_report(ctx, &err);
+}
+
+sg_status sg_kernel_compile_stores(sg_context *ctx, const sg_plan *plan, int opt_level, sg_stores stores,
+                                   sg_kernel **kernel)
+{
+    sg_error err = {0};
+    compile(ctx, plan, opt_level, stores, kernel, &err);
     return sg_context_report(ctx, &err);
 }
 

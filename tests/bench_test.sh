@@ -36,6 +36,8 @@ if "$SLICEGEN" bench --quick --json all.json > table.txt 2> err.txt; then
         && ok || bad "no time per layer of aot"
     grep -q "^trt-wrap: .* the time of trt-strict" table.txt && ok || bad "no TensorRT mode ratio"
     grep -q "^tiny: .* ns per call" table.txt && ok || bad "no ns per call for tiny"
+    grep -q "^case .* k/memcpy *k/stream " table.txt && ok || bad "no k/stream column"
+    grep -q "^stream: a copy with .* the faster of it and memcpy$" table.txt && ok || bad "no streaming copy note"
     [ ! -s err.txt ] && ok || bad "stderr is not empty (not a tty: no progress): $(cat err.txt)"
 else
     bad "slicegen bench --quick --json all.json failed"

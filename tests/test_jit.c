@@ -14,6 +14,13 @@
  * kernel reading outside it faults; the output has 64 guard bytes on each
  * side that must stay untouched.
  *
+ * Stores: each case compiles with the default (auto), with streaming or
+ * cached stores forced, or with auto and SLICEGEN_STREAM_THRESHOLD set just
+ * below or just above the case's output bytes (so that auto chooses
+ * streaming, or not, by one byte; SLICEGEN_STREAM_THRESHOLD=0 in the
+ * environment makes every auto case stream); the output starts at a random offset
+ * from a 64-byte boundary, so streaming parts meet every misalignment.
+ *
  * Every 4th case is a directed case for the kernels' fast paths
  * (make_fast_path: run lengths 1..4096 bytes of every element size, inline
  * copies, shuffles of runs and pixels, large outputs with short outer
@@ -401,11 +408,14 @@ typedef struct stats {
     long by_op[5]; /* StridedSlice, Slice, NumPy, TrtSlice, fast paths */
 } stats;
 
+/* The stores of the case being run, for report(). */
+static char case_stores[96] = "auto";
+
 static void report(uint64_t seed, long index, const char *what, const sg_spec *spec, const sg_plan *plan,
                    int opt, int threads, long offset)
 {
-    printf("FAIL seed %" PRIu64 " case %ld: %s (opt %d, threads %d, byte %ld)\n  spec: ", seed, index, what,
-           opt, threads, offset);
+    printf("FAIL seed %" PRIu64 " case %ld: %s (opt %d, threads %d, byte %ld, stores %s)\n  spec: ", seed,
+           index, what, opt, threads, offset, case_stores);
     sg_spec_print(spec, stdout);
     printf("\n  plan:\n");
     sg_plan_print(plan, stdout);
@@ -421,9 +431,13 @@ static int run_case(rng *r, sg_context *ctx, uint64_t seed, long index, const sg
     int threads = chance(r, 20) ? (int)range(r, 2, 3) : 1;
     bool split = threads == 1 && chance(r, 15);
     guarded in = {0};
-    unsigned char *want = malloc(out_bytes + 2 * GUARD), *got = malloc(out_bytes + 2 * GUARD);
+    /* got: at a random offset from the allocation's (16-byte aligned) start */
+    unsigned char *want = malloc(out_bytes + 2 * GUARD), *got_mem = malloc(out_bytes + 2 * GUARD + 64);
+    unsigned char *got = got_mem ? got_mem + range(r, 0, 63) : NULL;
     sg_kernel *kernel = NULL;
     int ok = 0;
+    int pick = (int)range(r, 0, 9);
+    sg_stores stores = pick < 2 ? SG_STORES_STREAMING : pick < 3 ? SG_STORES_CACHED : SG_STORES_AUTO;
     if (!want || !got || !guarded_alloc(&in, in_bytes, index % 4 < 2)) {
         printf("FAIL seed %" PRIu64 " case %ld: out of memory\n", seed, index);
         goto done;
@@ -447,8 +461,30 @@ static int run_case(rng *r, sg_context *ctx, uint64_t seed, long index, const sg
         ok = what == NULL;
         goto done;
     }
-    if (sg_run_reference(ctx, plan, in.data, want + GUARD) != SG_OK ||
-        sg_kernel_compile(ctx, plan, opt, &kernel) != SG_OK) {
+    snprintf(case_stores, sizeof case_stores, "%s, output at 64n+%d",
+             stores == SG_STORES_STREAMING ? "streaming" : stores == SG_STORES_CACHED ? "cached" : "auto",
+             (int)((uintptr_t)(got + GUARD) % 64));
+    /* the environment's threshold, restored after the compile (a run may set one for every case) */
+    const char *env_threshold = getenv("SLICEGEN_STREAM_THRESHOLD");
+    char saved[32] = "";
+    if (env_threshold != NULL)
+        snprintf(saved, sizeof saved, "%s", env_threshold);
+    if (pick == 3 || pick == 4) { /* auto, the threshold one byte below or at the output's size */
+        char threshold[32];
+        uint64_t t = out_bytes > 0 && pick == 3 ? out_bytes - 1 : out_bytes;
+        snprintf(threshold, sizeof threshold, "%" PRIu64, t);
+        setenv("SLICEGEN_STREAM_THRESHOLD", threshold, 1);
+        snprintf(case_stores, sizeof case_stores, "auto, SLICEGEN_STREAM_THRESHOLD=%s, output at 64n+%d",
+                 threshold, (int)((uintptr_t)(got + GUARD) % 64));
+    }
+    sg_status compiled = sg_run_reference(ctx, plan, in.data, want + GUARD);
+    if (compiled == SG_OK)
+        compiled = sg_kernel_compile_stores(ctx, plan, opt, stores, &kernel);
+    if (env_threshold != NULL)
+        setenv("SLICEGEN_STREAM_THRESHOLD", saved, 1);
+    else
+        unsetenv("SLICEGEN_STREAM_THRESHOLD");
+    if (compiled != SG_OK) {
         report(seed, index, sg_context_last_error(ctx), spec, plan, opt, threads, -1);
         goto done;
     }
@@ -483,7 +519,7 @@ done:
     if (in.map)
         guarded_free(&in);
     free(want);
-    free(got);
+    free(got_mem);
     return ok;
 }
 

@@ -101,6 +101,7 @@ FILEP = ctypes.c_void_p                       # FILE *
 status_t = ctypes.c_int                       # enum sg_status
 dtype_t = ctypes.c_int                        # enum sg_dtype
 trt_mode_t = ctypes.c_int                     # enum sg_trt_mode
+stores_t = ctypes.c_int                       # enum sg_stores
 
 SG_OK = 0
 SG_ERR_USAGE, SG_ERR_SPEC, SG_ERR_SLICE, SG_ERR_IO, SG_ERR_NOMEM, SG_ERR_INTERNAL = range(1, 7)
@@ -136,7 +137,7 @@ class AotOptions(ctypes.Structure):
     _fields_ = [("target", ctypes.c_char_p), ("cpu", ctypes.c_char_p), ("opt_level", ctypes.c_int),
                 ("prefix", ctypes.c_char_p), ("command", ctypes.c_char_p),
                 ("progress", ProgressFn), ("progress_arg", ctypes.c_void_p),
-                ("no_cf_protection", ctypes.c_int)]
+                ("no_cf_protection", ctypes.c_int), ("stores", stores_t)]
 
 
 # name: (restype, argtypes), as declared in include/slicegen.h
@@ -173,6 +174,7 @@ SIGNATURES = {
     "sg_plan_print": (None, [PlanP, FILEP]),
     "sg_run_reference": (status_t, [ContextP, PlanP, ctypes.c_void_p, ctypes.c_void_p]),
     "sg_kernel_compile": (status_t, [ContextP, PlanP, ctypes.c_int, ctypes.POINTER(KernelP)]),
+    "sg_kernel_compile_stores": (status_t, [ContextP, PlanP, ctypes.c_int, stores_t, ctypes.POINTER(KernelP)]),
     "sg_kernel_release": (None, [KernelP]),
     "sg_kernel_outer_extent": (ctypes.c_int64, [KernelP]),
     "sg_kernel_run": (status_t, [ContextP, KernelP, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]),

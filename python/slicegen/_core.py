@@ -424,6 +424,17 @@ def _threads(threads):
     return min(n, 2**31 - 1)
 
 
+_STORES = {"auto": 0, "cached": 1, "streaming": 2}
+
+
+def _stores(stores):
+    """The sg_stores of stores= ("auto", "cached" or "streaming")."""
+    if not isinstance(stores, str) or stores not in _STORES:
+        raise SliceError(f"failed to compile kernel: stores {stores!r} (expected 'auto', 'cached' or "
+                         f"'streaming')")
+    return _STORES[stores]
+
+
 def _opt_level(level):
     try:
         n = operator.index(level)
@@ -580,7 +591,7 @@ class Context:
                 _lib.sg_spec_destroy(c_spec)
         return plan, dt, dims, spec_text
 
-    def compile(self, spec, shape, dtype, *, opt_level=_capi.SG_DEFAULT_OPT_LEVEL):
+    def compile(self, spec, shape, dtype, *, opt_level=_capi.SG_DEFAULT_OPT_LEVEL, stores="auto"):
         """Plans spec on an input of this shape and dtype and JIT-compiles its
         kernel (a cache hit when the same loop nest was compiled before).
 
@@ -588,15 +599,20 @@ class Context:
         Python index (np.s_[1:, ::-1]), a StridedSlice, Slice or TrtSlice,
         or the command line's SPEC words (["--op", "Slice", ...]).
         dtype: a NumPy dtype (or anything np.dtype takes) or a slicegen name
-        ("f32", "bf16"); bfloat16 needs ml_dtypes. Raises SliceError."""
+        ("f32", "bf16"); bfloat16 needs ml_dtypes.
+        stores: "auto" (streaming stores when the output is larger than half
+        the last-level cache), "cached" or "streaming", as `--stores`.
+        Raises SliceError."""
         level = _opt_level(opt_level)
+        store_kind = _stores(stores)
         plan, dt, dims, spec_text = self._plan(spec, shape, dtype)
         try:
             kernel = _capi.KernelP()
             # The kernel is registered under the lock that compiled it: a
             # close() in between would destroy the context under it.
             with self._state.lock:
-                status = _lib.sg_kernel_compile(self._open_ptr(), plan, level, ctypes.byref(kernel))
+                status = _lib.sg_kernel_compile_stores(self._open_ptr(), plan, level, store_kind,
+                                                       ctypes.byref(kernel))
                 if status != _capi.SG_OK:
                     raise self._error(status)
                 return Kernel._made(self, plan, kernel, dt, dims, spec_text, level)
@@ -623,16 +639,18 @@ class Context:
         return kernel(x, out=out, threads=threads)
 
     def emit(self, spec, shape, dtype, path, header=None, target=None, *, name=None, cpu=None,
-             opt_level=_capi.SG_DEFAULT_OPT_LEVEL, cf_protection=True):
+             opt_level=_capi.SG_DEFAULT_OPT_LEVEL, cf_protection=True, stores="auto"):
         """Compiles spec ahead of time (see slicegen.emit); returns the kernel's symbol."""
         level = _opt_level(opt_level)
+        store_kind = _stores(stores)
         plan, _, _, spec_text = self._plan(spec, shape, dtype)
         try:
-            return self._emit(plan, spec_text, path, header, target, name, cpu, level, cf_protection)
+            return self._emit(plan, spec_text, path, header, target, name, cpu, level, cf_protection,
+                              store_kind)
         finally:
             _lib.sg_plan_destroy(plan)
 
-    def _emit(self, plan, spec_text, path, header, target, name, cpu, level, cf_protection):
+    def _emit(self, plan, spec_text, path, header, target, name, cpu, level, cf_protection, stores=0):
         c_path, c_header = _path(path, "the output"), _path(header, "the header")
         if name is not None and (not isinstance(name, str) or "\0" in name):
             raise SliceError(f"failed to compile kernel: the name {name!r} is not a C identifier")
@@ -642,7 +660,8 @@ class Context:
         kernel = _capi.AotKernel(plan, name.encode() if name is not None else None,
                                  _command_form(spec_text).encode(), None, -1)
         options = _capi.AotOptions(target.encode() if target else None, cpu.encode() if cpu else None,
-                                   level, None, None, no_cf_protection=0 if cf_protection else 1)
+                                   level, None, None, no_cf_protection=0 if cf_protection else 1,
+                                   stores=stores)
         with self._state.lock:
             ctx = self._open_ptr()
             if name is None:
@@ -721,11 +740,11 @@ class Kernel:
             _libc.free(text)
 
     def emit(self, path, header=None, target=None, *, name=None, cpu=None, opt_level=None,
-             cf_protection=True):
+             cf_protection=True, stores="auto"):
         """Writes this kernel's plan ahead of time, as slicegen.emit does."""
         level = self.opt_level if opt_level is None else _opt_level(opt_level)
         return self._context._emit(self._plan, self.spec, path, header, target, name, cpu, level,
-                                   cf_protection)
+                                   cf_protection, _stores(stores))
 
     def _input(self, x):
         x = np.asarray(x)
@@ -811,9 +830,9 @@ def default_context():
         return _default[0]
 
 
-def compile(spec, shape, dtype, *, opt_level=_capi.SG_DEFAULT_OPT_LEVEL):
+def compile(spec, shape, dtype, *, opt_level=_capi.SG_DEFAULT_OPT_LEVEL, stores="auto"):
     """A Kernel for spec on inputs of this shape and dtype (see Context.compile)."""
-    return default_context().compile(spec, shape, dtype, opt_level=opt_level)
+    return default_context().compile(spec, shape, dtype, opt_level=opt_level, stores=stores)
 
 
 def slice(x, spec, *, out=None, threads=1):
@@ -825,7 +844,7 @@ def slice(x, spec, *, out=None, threads=1):
 
 
 def emit(spec, shape, dtype, path, header=None, target=None, *, name=None, cpu=None,
-         opt_level=_capi.SG_DEFAULT_OPT_LEVEL, cf_protection=True):
+         opt_level=_capi.SG_DEFAULT_OPT_LEVEL, cf_protection=True, stores="auto"):
     """Compiles spec ahead of time, as `slicegen emit` does: the extension of
     path picks an object (.o), a static archive (.a), assembly (.s) or LLVM
     IR (.ll); header, if given, is the C header declaring the kernel; target
@@ -834,10 +853,11 @@ def emit(spec, shape, dtype, path, header=None, target=None, *, name=None, cpu=N
     "native": this machine's CPU with all its features); the header and the
     kernel's description record the CPU and features. cf_protection=False
     leaves out the CET (x86) or BTI and PAC (AArch64) marks objects carry by
-    default. name is the kernel's symbol (default: derived from the plan).
+    default. stores: "auto", "cached" or "streaming", as `--stores`. name is
+    the kernel's symbol (default: derived from the plan).
     Each file is written whole or not at all. Returns the symbol; raises SliceError."""
     return default_context().emit(spec, shape, dtype, path, header, target, name=name, cpu=cpu,
-                                  opt_level=opt_level, cf_protection=cf_protection)
+                                  opt_level=opt_level, cf_protection=cf_protection, stores=stores)
 
 
 def llvm_version():

@@ -18,7 +18,7 @@ CC = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
 
 TYPES = {
     "void": None, "int": ctypes.c_int, "size_t": ctypes.c_size_t, "int64_t": ctypes.c_int64,
-    "uint64_t": ctypes.c_uint64, "sg_status": ctypes.c_int, "sg_dtype": ctypes.c_int, "sg_trt_mode": ctypes.c_int,
+    "uint64_t": ctypes.c_uint64, "sg_status": ctypes.c_int, "sg_dtype": ctypes.c_int, "sg_trt_mode": ctypes.c_int, "sg_stores": ctypes.c_int,
     "char*": ctypes.c_char_p, "char**": ctypes.POINTER(ctypes.c_void_p), "char*const*": ctypes.POINTER(ctypes.c_char_p),
     "void*": ctypes.c_void_p, "FILE*": ctypes.c_void_p, "int64_t*": _capi.I64P,
     "sg_dtype*": ctypes.POINTER(ctypes.c_int), "sg_trt_mode*": ctypes.POINTER(ctypes.c_int),

@@ -122,6 +122,24 @@ class Emit(unittest.TestCase):
         self.assertNotIn(b".note.gnu.property", plain)
         self.assertIn(b".note.gnu.property", marked)
 
+    def test_stores(self):
+        """stores="streaming" gives aligned !nontemporal stores and a fence,
+        "cached" and a small output under "auto" none; other values raise."""
+        def ir(**kwargs):
+            slicegen.emit("[1:, 2:]", (8, 1024), "u8", self.path("k.ll"), target="x86_64-linux-gnu", cpu="haswell",
+                          **kwargs)
+            return open(self.path("k.ll")).read()
+        self.assertNotIn("nontemporal", ir())
+        self.assertNotIn("nontemporal", ir(stores="cached"))
+        streaming = ir(stores="streaming")
+        self.assertRegex(streaming, r"store <32 x i8> .*, align 32, !nontemporal")
+        self.assertIn("llvm.x86.sse.sfence", streaming)
+        kernel = slicegen.compile("[1:, 2:]", (8, 1024), "u8")
+        kernel.emit(self.path("k.ll"), target="x86_64-linux-gnu", cpu="haswell", stores="streaming")
+        self.assertIn("nontemporal", open(self.path("k.ll")).read())
+        with self.assertRaises(slicegen.SliceError):
+            ir(stores="fast")
+
     @unittest.skipUnless(CC, "no C compiler (cc): the emitted object is not linked and run")
     def test_linked_and_run(self):
         rng = rng_for("emit")

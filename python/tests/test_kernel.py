@@ -327,5 +327,24 @@ class Lifetimes(unittest.TestCase):
         self.assertIs(default, slicegen.default_context())
 
 
+class Stores(unittest.TestCase):
+    def test_each_setting(self):
+        """stores= of each kind, on 1 and 3 threads, into outputs at every
+        offset from a 64-byte boundary, gives NumPy's bytes; a bad value raises."""
+        x = np.arange(8 * 1000, dtype=np.uint8).reshape(8, 1000)
+        want = x[1:, 3:]
+        for stores in ("auto", "cached", "streaming"):
+            kernel = slicegen.compile("[1:, 3:]", x.shape, x.dtype, stores=stores)
+            for shift in (0, 1, 17, 63):
+                raw = np.zeros(want.size + 64, dtype=np.uint8)
+                out = raw[shift:shift + want.size].reshape(want.shape)
+                for threads in (1, 3):
+                    out[...] = 0
+                    kernel(x, out=out, threads=threads)
+                    self.assertTrue(same(out, want), (stores, shift, threads))
+        with self.assertRaises(slicegen.SliceError):
+            slicegen.compile("[1:]", (4,), "u8", stores="fast")
+
+
 if __name__ == "__main__":
     unittest.main()

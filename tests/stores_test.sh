@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# --stores auto|cached|streaming: the structure of the assembly and IR of
+# `slicegen emit` for x86 with AVX-512, AVX2 and SSE2 and for AArch64 --
+# streaming (non-temporal) stores present above the threshold and absent
+# below it, aligned, a store fence before the kernel returns -- for each
+# setting of the knob and SLICEGEN_STREAM_THRESHOLD; `run --stores` against
+# the reference interpreter; usage errors. No timing.
+#   stores_test.sh SLICEGEN
+SLICEGEN=$1
+. "$(dirname "$0")/lib.sh"
+
+small=(--shape 64,1024 --dtype f32)   # [1:, 3:-5]: 63 x 4064 bytes, in runs of 4064
+large=(--shape 4100,4096 --dtype f32) # [1:, 3:-5]: 64 MiB, over the 16 MiB threshold for objects
+spec='[1:, 3:-5]'
+
+# has_stores FILE.s ARCH: streaming stores in the assembly, all aligned
+# (x86: no movnti, which is what unaligned vector ones become), and a fence
+# after the last of them.
+streams() {
+    local f=$1 arch=$2 nt fence
+    if [ "$arch" = aarch64 ]; then nt='stnp'; fence='dmb'; else nt='movntdq|movntps|movntpd'; fence='sfence'; fi
+    grep -qE "$nt" "$f" || return 1
+    ! grep -q 'movnti' "$f" || { echo "unaligned streaming stores in $f" >&2; return 1; }
+    # the fence comes after the last streaming store, before the return
+    awk -v nt="$nt" -v fence="$fence" '$0 ~ nt {last = NR; seen = 0} $0 ~ fence && last {seen = 1}
+        END {exit !(last && seen)}' "$f" || { echo "no $fence after the last streaming store in $f" >&2; return 1; }
+}
+cached() {
+    ! grep -qE 'movntdq|movntps|movntpd|movnti|stnp|sfence|dmb' "$1"
+}
+
+for config in "x86_64 --cpu skylake-avx512 64" "x86_64 --cpu haswell 32" "x86_64 --cpu x86-64 32" \
+              "aarch64 --target aarch64-linux-gnu 32"; do
+    set -- $config
+    arch=$1 args=("$2" "$3") vec=$4
+    name="$arch ${args[*]}"
+    for size in small large; do
+        declare -n shape=$size
+        for stores in auto cached streaming; do
+            if "$SLICEGEN" emit "$spec" "${shape[@]}" "${args[@]}" --stores "$stores" -o k.s 2> err.txt &&
+               "$SLICEGEN" emit "$spec" "${shape[@]}" "${args[@]}" --stores "$stores" -o k.ll 2>> err.txt; then
+                want=cached
+                [ "$stores" = streaming ] || { [ "$stores" = auto ] && [ "$size" = large ]; } && want=streams
+                if [ $want = streams ]; then
+                    streams k.s "$arch" && ok || bad "$name $size --stores $stores: no aligned streaming stores and fence"
+                    grep -qE "store <$vec x i8> .*, align $vec, !nontemporal" k.ll && ok \
+                        || bad "$name $size --stores $stores: no $vec-byte aligned !nontemporal store in the IR"
+                else
+                    cached k.s && ok || bad "$name $size --stores $stores: streaming stores or a fence"
+                    ! grep -q nontemporal k.ll && ok || bad "$name $size --stores $stores: !nontemporal in the IR"
+                fi
+            else
+                bad "$name $size --stores $stores: emit failed: $(cat err.txt)"
+            fi
+        done
+        unset -n shape
+    done
+done
+
+# Shuffled stores (reversed f32 columns, every other one): streaming from
+# the first line boundary on, for each target.
+for config in "x86_64 --cpu skylake-avx512" "x86_64 --cpu haswell" "x86_64 --cpu x86-64" \
+              "aarch64 --target aarch64-linux-gnu"; do
+    set -- $config
+    for shuffled in '[:, ::-1]' '[:, ::2]'; do
+        "$SLICEGEN" emit "$shuffled" --shape 64,1024 --dtype f32 "$2" "$3" --stores streaming -o k.s && streams k.s "$1" \
+            && ok || bad "$config $shuffled --stores streaming: no aligned streaming stores and fence"
+        "$SLICEGEN" emit "$shuffled" --shape 64,1024 --dtype f32 "$2" "$3" --stores cached -o k.s && cached k.s \
+            && ok || bad "$config $shuffled --stores cached: streaming stores or a fence"
+    done
+done
+
+# The threshold from the environment: 63 * 4064 = 256032 output bytes.
+SLICEGEN_STREAM_THRESHOLD=256031 "$SLICEGEN" emit "$spec" "${small[@]}" --cpu haswell -o k.s && streams k.s x86_64 \
+    && ok || bad "SLICEGEN_STREAM_THRESHOLD one byte below the output: no streaming stores"
+SLICEGEN_STREAM_THRESHOLD=256032 "$SLICEGEN" emit "$spec" "${small[@]}" --cpu haswell -o k.s && cached k.s \
+    && ok || bad "SLICEGEN_STREAM_THRESHOLD at the output: streaming stores"
+# Streaming kernels get default names of their own; cached ones keep theirs.
+"$SLICEGEN" emit "$spec" "${small[@]}" -o a.ll --header a.h && "$SLICEGEN" emit "$spec" "${small[@]}" -o c.ll \
+    --header c.h --stores cached && "$SLICEGEN" emit "$spec" "${small[@]}" -o s.ll --header s.h --stores streaming
+[ -s a.h ] && cmp -s <(grep -o 'sg_x[0-9a-z_]*' a.h | head -1) <(grep -o 'sg_x[0-9a-z_]*' c.h | head -1) \
+    && ok || bad "auto and cached small kernels named apart"
+! cmp -s <(grep -o 'sg_x[0-9a-z_]*' a.h | head -1) <(grep -o 'sg_x[0-9a-z_]*' s.h | head -1) \
+    && ok || bad "a streaming kernel has the name of the cached one"
+
+# run: each setting gives the interpreter's bytes (u8 [4,300] -> [1:, 2:]: runs of
+# 298 bytes; [:, ::-1]: shuffled).
+make_npy in.npy '|u1' '(4, 300)' "$(iota_bytes 1200)"
+for s in '[1:, 2:]' '[:, ::-1]'; do
+    "$SLICEGEN" run "$s" --in in.npy --out ref.npy --engine ref && ok || bad "run --engine ref"
+    for stores in auto cached streaming; do
+        for threads in 1 3; do
+            "$SLICEGEN" run "$s" --in in.npy --out out.npy --stores $stores --threads $threads &&
+                cmp -s ref.npy out.npy && ok || bad "run $s --stores $stores --threads $threads differs"
+        done
+    done
+done
+
+expect_error 2 "unknown --stores 'fast' (expected auto, cached or streaming)" emit "$spec" "${small[@]}" -o k.o --stores fast
+expect_error 2 "unknown --stores 'x'" run '[1:]' --in in.npy --out new.npy --stores x
+expect_error 2 "--stores is for kernels compiled for the CPU: it cannot be combined with --engine ref" \
+    run '[1:]' --in in.npy --out new.npy --engine ref --stores cached
+expect_error 2 "--stores is not an option of 'slicegen plan'" plan '[1:]' --shape 4 --dtype f32 --stores auto
+expect_error 2 "option '--stores' needs a value" emit "$spec" "${small[@]}" -o k.o --stores
+"$SLICEGEN" aot --help | grep -q -- "--stores" && ok || bad "aot --help lacks --stores"
+
+finish stores
