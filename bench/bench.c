@@ -340,44 +340,11 @@ const char *sg_bench_format_bytes(char buf[32], uint64_t n)
     return buf;
 }
 
-/* The size of the last-level cache as Linux describes CPU 0's caches; 0 if
- * unknown. */
-static uint64_t last_level_cache(void)
-{
-    uint64_t best = 0;
-    int best_level = 0;
-    for (int i = 0; i < 16; i++) {
-        char path[96], text[64];
-        int level = 0;
-        unsigned long long size = 0;
-        char unit = 'K';
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-        FILE *f = fopen(path, "r");
-        if (f == NULL)
-            break;
-        if (fgets(text, sizeof text, f) != NULL)
-            level = atoi(text);
-        fclose(f);
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        if ((f = fopen(path, "r")) == NULL)
-            continue;
-        if (fgets(text, sizeof text, f) == NULL || sscanf(text, "%llu%c", &size, &unit) < 1)
-            size = 0;
-        fclose(f);
-        size *= unit == 'M' ? 1048576 : unit == 'G' ? 1073741824 : unit == 'K' ? 1024 : 1;
-        if (level > best_level && size > 0) {
-            best_level = level;
-            best = size;
-        }
-    }
-    return best;
-}
-
 /* The first line: the versions, the threads, the cache, the samples. */
 static void print_title(bench *b)
 {
     char llc[48] = "";
-    uint64_t llc_bytes = last_level_cache();
+    uint64_t llc_bytes = sg_host_llc_bytes();
     if (llc_bytes > 0)
         snprintf(llc, sizeof llc, ", last-level cache %" PRIu64 " %s",
                  llc_bytes % 1048576 ? llc_bytes >> 10 : llc_bytes >> 20,

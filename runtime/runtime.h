@@ -114,6 +114,11 @@ typedef struct sg_kernel_stats {
 void sg_kernel_cache_stats(sg_context *ctx, sg_kernel_stats *stats);
 void sg_kernel_cache_set_idle_max(sg_context *ctx, size_t idle_max);
 
+/* The size of the last-level cache one core of this machine sees; 0 if
+ * unknown (codegen/target.c, where it decides the streaming stores of
+ * kernels; the benchmark prints it). */
+uint64_t sg_host_llc_bytes(void);
+
 /* The reference interpreter (see sg_run_reference). */
 void sg_interpret(const sg_plan *plan, const void *in, void *out);
 
