@@ -59,6 +59,7 @@
 #include "aot_batch.h"
 #include "check.h"
 #include "gpu_engine.h"
+#include "nest_walk.h"
 
 enum { GUARD = 64, MAX_ELEMS = 1 << 15, MAX_FAILURES = 10 };
 
@@ -525,33 +526,6 @@ done:
 
 /* ---- directed nests ----------------------------------------------------------------- */
 
-/* The loop-nest semantics of planner.h, run directly: the oracle for plans
- * whose nest is written by hand. */
-static void walk(const sg_plan *p, size_t level, const unsigned char *in, unsigned char *out)
-{
-    if (level == p->nloops) {
-        memcpy(out, in, (size_t)p->run_bytes);
-        return;
-    }
-    const sg_loop *l = &p->loops[level];
-    if (l->nseg == 0) {
-        for (int64_t i = 0; i < l->extent; i++)
-            walk(p, level + 1, in + i * l->in_stride, out + i * l->out_stride);
-        return;
-    }
-    int64_t i = 0;
-    for (size_t k = l->seg0; i < l->extent; k = k + 1 < l->seg0 + l->nseg ? k + 1 : l->seg0) { /* periods */
-        const sg_segment *s = &p->segs[k];
-        for (int64_t j = 0; j < s->count && i < l->extent; j++, i++) {
-            if (s->fill)
-                for (int64_t b = 0; b < l->out_stride; b += (int64_t)p->elem_size)
-                    memcpy(out + i * l->out_stride + b, p->fill, p->elem_size);
-            else
-                walk(p, level + 1, in + s->in_offset + j * s->in_step, out + i * l->out_stride);
-        }
-    }
-}
-
 /* A random TrtSlice FILL plan as text: `levels` loops, each plain (stride
  * -2..3 elements) or segmented (`segs` segments, some FILL, steps -1..2
  * elements), every read inside the input. */
@@ -637,7 +611,7 @@ static void directed_text(rng *r, int levels, int segs, char *text, size_t cap)
     snprintf(text + n, cap - n, "run %" PRId64 "\n", e);
 }
 
-/* Runs a hand-written plan's kernel against walk(); 1 if they agree. */
+/* Runs a hand-written plan's kernel against nest_walk(); 1 if they agree. */
 static int run_directed(rng *r, sg_context *ctx, uint64_t seed, long index, const char *text)
 {
     sg_plan *plan = NULL;
@@ -659,7 +633,7 @@ static int run_directed(rng *r, sg_context *ctx, uint64_t seed, long index, cons
         in[i] = (unsigned char)next(r);
     memset(want, 0xA5, out_bytes + 2 * GUARD);
     memset(got, 0xA5, out_bytes + 2 * GUARD);
-    walk(plan, 0, in + plan->base, want + GUARD);
+    nest_walk(plan, 0, in + plan->base, want + GUARD);
     if (gpu) {
         uint64_t cuts[4] = {next(r), next(r), next(r), next(r)};
         long at = -1;

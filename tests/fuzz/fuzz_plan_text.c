@@ -14,34 +14,9 @@
  *     runs from the dim lines (the nest must follow from them).
  */
 #include "fuzz.h"
+#include "../nest_walk.h"
 
 enum { MAX_BYTES = 1 << 16 };
-
-/* Runs the loop nest from `level` on, as planner.h describes it. */
-static void walk(const sg_plan *p, size_t level, const uint8_t *in, uint8_t *out)
-{
-    if (level == p->nloops) {
-        memcpy(out, in, (size_t)p->run_bytes);
-        return;
-    }
-    const sg_loop *l = &p->loops[level];
-    if (l->nseg == 0) {
-        for (int64_t i = 0; i < l->extent; i++)
-            walk(p, level + 1, in + i * l->in_stride, out + i * l->out_stride);
-        return;
-    }
-    int64_t i = 0;
-    for (size_t k = l->seg0; i < l->extent; k = k + 1 < l->seg0 + l->nseg ? k + 1 : l->seg0) { /* periods */
-        const sg_segment *s = &p->segs[k];
-        for (int64_t j = 0; j < s->count && i < l->extent; j++, i++) {
-            if (s->fill)
-                for (int64_t b = 0; b < l->out_stride; b += (int64_t)p->elem_size)
-                    memcpy(out + i * l->out_stride + b, p->fill, p->elem_size);
-            else
-                walk(p, level + 1, in + s->in_offset + j * s->in_step, out + i * l->out_stride);
-        }
-    }
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -72,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (sg_run_reference(ctx, plan, in, out) != SG_OK)
             FUZZ_FAIL("reference run failed: %s", sg_context_last_error(ctx));
         if (out_bytes > 0) {
-            walk(plan, 0, in + plan->base, nest);
+            nest_walk(plan, 0, in + plan->base, nest);
             if (memcmp(out, nest, out_bytes) != 0)
                 FUZZ_FAIL("the loop nest writes another output than the dim lines say:\n%s", printed);
         }
