@@ -19,7 +19,7 @@ set -x
 "$slicegen" aot "$root/examples/model/model.xml" -o "$out/model.o" --header "$out/model.h" --prefix model
 { set +x; } 2> /dev/null
 echo "-- $out/model.h declares, per kernel:"
-sed -n '/^\/\* Layer /,/^extern const slicegen_kernel_info/p' "$out/model.h" | head -n 9
+sed -n '/^\/\* Layer /,/^extern const slicegen_kernel_info/{p;/^extern/q}' "$out/model.h" # the first kernel
 echo "-- and the table: $(grep '_kernels\[\];' "$out/model.h")"
 
 echo "== linking examples/aot_model.c against model.o and running it"
