@@ -72,16 +72,22 @@ const char *sg_op_name(sg_op op);
 typedef struct sg_ss_step {
     int64_t begin, end, stride;
     bool begin_mask, end_mask, new_axis, shrink, ellipsis;
+    /* Runtime values (see sg_spec.values): 0 where the number above is
+     * written in, k >= 1 where it is value k - 1, known at run time (the
+     * number is then 0). A shrink step's index is its begin. */
+    uint16_t begin_value, end_value, stride_value;
 } sg_ss_step;
 
 /* One Slice-8 entry. `axis` is as given (may be negative). */
 typedef struct sg_slice_axis {
     int64_t start, stop, step, axis;
+    uint16_t start_value, stop_value, step_value; /* as in sg_ss_step */
 } sg_slice_axis;
 
 /* One TensorRT dimension: x = y * stride + start, y in [0, size). */
 typedef struct sg_trt_dim {
     int64_t start, size, stride;
+    uint16_t start_value, size_value, stride_value; /* as in sg_ss_step */
 } sg_trt_dim;
 
 struct sg_spec {
@@ -93,7 +99,17 @@ struct sg_spec {
     sg_trt_dim *dims;      /* SG_OP_TRT_SLICE */
     sg_trt_mode mode;      /* SG_OP_TRT_SLICE */
     sg_scalar fill;        /* SG_OP_TRT_SLICE */
+    /* The names of the values known only at run time, in order of first
+     * appearance, left to right (NumPy: in the text; command-line words:
+     * in the order of the words, each list left to right). One name is one
+     * value. Each is an identifier of at most SG_VALUE_NAME_MAX bytes. */
+    size_t nvalues;
+    char **values;         /* malloc'd, each malloc'd; NULL when nvalues == 0 */
 };
+
+#define SG_VALUE_NAME_MAX 63
+/* The most runtime values a spec may name. */
+#define SG_MAX_VALUES 256
 
 /* Constructors: validate everything that does not need the input shape. */
 sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *args,
