@@ -19,6 +19,9 @@ typedef struct options {
     const char *json, *plot, *case_text, *device;
     /* run, emit and aot: --stores */
     const char *stores;
+    /* run: each --set NAME=VALUE, in order */
+    const char **sets;
+    int nsets;
     bool quick;
     bool no_cf_protection; /* emit and aot: --no-cf-protection */
     /* -O0..-O3; -1 when not given */
@@ -37,7 +40,7 @@ enum {
     OPT_DTYPE = 1 << 5, OPT_OUTPUT = 1 << 6, OPT_HEADER = 1 << 7, OPT_NAME = 1 << 8, OPT_TARGET = 1 << 9,
     OPT_CPU = 1 << 10, OPT_WEIGHTS = 1 << 11, OPT_PREFIX = 1 << 12, OPT_JSON = 1 << 13, OPT_PLOT = 1 << 14,
     OPT_CASE = 1 << 15, OPT_DEVICE = 1 << 16, OPT_STORES = 1 << 17, OPT_LEVEL = 1 << 18, OPT_QUICK = 1 << 19,
-    OPT_NO_CF = 1 << 20
+    OPT_NO_CF = 1 << 20, OPT_SET = 1 << 21
 };
 /* clang-format on */
 

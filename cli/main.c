@@ -150,7 +150,8 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
                             &o->case_text, &o->device, &o->stores};
     enum { NOPTIONS = sizeof names / sizeof names[0] };
     o->spec = calloc((size_t)argc + 1, sizeof *o->spec);
-    if (o->spec == NULL) {
+    o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
+    if (o->spec == NULL || o->sets == NULL) {
         fputs("slicegen: error: out of memory\n", stderr);
         return 1;
     }
@@ -171,6 +172,14 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
             if (!(allowed & (quick ? OPT_QUICK : OPT_NO_CF)))
                 return usage_error("%s is not an option of 'slicegen %s'", a, command);
             *(quick ? &o->quick : &o->no_cf_protection) = true;
+            continue;
+        }
+        if (strcmp(a, "--set") == 0 || strncmp(a, "--set=", 6) == 0) { /* may repeat */
+            if (!(allowed & OPT_SET))
+                return usage_error("--set is not an option of 'slicegen %s'", command);
+            if (a[5] == '\0' && i + 1 >= argc)
+                return usage_error("option '--set' needs a value");
+            o->sets[o->nsets++] = a[5] == '=' ? a + 6 : argv[++i];
             continue;
         }
         int k = -1;
@@ -247,9 +256,13 @@ int parse_shape(const char *text, int64_t *shape, size_t *rank)
     for (;;) {
         char *end;
         errno = 0;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || errno == ERANGE || v < 0 || (*end != ',' && *end != '\0'))
-            return usage_error("bad --shape '%s': expected comma-separated sizes >= 0", text);
+        long long v = *p == '?' ? -1 : strtoll(p, &end, 10);
+        if (*p == '?')
+            end = (char *)p + 1;
+        if (end == p || errno == ERANGE || (v < 0 && *p != '?') || (*end != ',' && *end != '\0'))
+            return usage_error("bad --shape '%s': expected comma-separated sizes >= 0, or ? for a size known "
+                               "only at run time",
+                               text);
         shape[(*rank)++] = v;
         if (*end == '\0')
             return -1;
@@ -336,6 +349,40 @@ static void advise_input(const sg_tensor *input, const sg_plan *plan)
         posix_madvise(input->map, input->map_bytes, POSIX_MADV_RANDOM);
 }
 
+/* The values of plan's names from the --set options, in the plan's order.
+ * Returns -1 on success, else an exit status. */
+static int parse_sets(const options *o, const sg_plan *plan, int64_t *values)
+{
+    size_t n = sg_plan_value_count(plan);
+    bool given[SG_MAX_RANK * 3 + 1] = {false};
+    for (int i = 0; i < o->nsets; i++) {
+        const char *eq = strchr(o->sets[i], '=');
+        size_t len = eq ? (size_t)(eq - o->sets[i]) : 0, k = 0;
+        if (eq == NULL || len == 0)
+            return usage_error("bad --set '%s': expected NAME=VALUE", o->sets[i]);
+        while (k < n && !(strlen(sg_plan_value_name(plan, k)) == len &&
+                          strncmp(sg_plan_value_name(plan, k), o->sets[i], len) == 0))
+            k++;
+        if (k == n)
+            return usage_error("--set names '%.*s', which the spec does not use%s", (int)len, o->sets[i],
+                               n ? "" : " (it names no runtime values)");
+        if (given[k])
+            return usage_error("--set gives '%.*s' twice", (int)len, o->sets[i]);
+        char *end;
+        errno = 0;
+        long long v = strtoll(eq + 1, &end, 10);
+        if (end == eq + 1 || *end != '\0' || errno == ERANGE)
+            return usage_error("bad --set '%s': the value must be a 64-bit integer", o->sets[i]);
+        values[k] = v;
+        given[k] = true;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!given[k])
+            return usage_error("the spec's runtime value '%s' needs --set %s=VALUE", sg_plan_value_name(plan, k),
+                               sg_plan_value_name(plan, k));
+    return -1;
+}
+
 static int cmd_run(sg_context *ctx, const options *o)
 {
     sg_spec *spec = NULL;
@@ -343,6 +390,7 @@ static int cmd_run(sg_context *ctx, const options *o)
     sg_kernel *kernel = NULL;
     sg_cuda_kernel *cuda_kernel = NULL;
     sg_tensor input = {0}, output = {0};
+    sg_args args;
     sg_status st;
     int rc = 2;
     if (!o->in || !o->out)
@@ -373,11 +421,29 @@ static int cmd_run(sg_context *ctx, const options *o)
     watch_input(o->in, &input);
     if ((st = sg_plan_create(ctx, spec, input.rank, input.shape, input.dtype, &plan)) != SG_OK)
         goto report;
+    int64_t values[SG_MAX_RANK * 3 + 1];
+    if ((rc = parse_sets(o, plan, values)) >= 0)
+        goto done;
+    if (sg_plan_is_symbolic(plan) && cuda) {
+        rc = usage_error("GPU kernels take no runtime values yet: give the numbers in the spec for --device cuda");
+        goto done;
+    }
+    if (sg_plan_is_symbolic(plan) && jit) { /* one kernel for every value */
+        if ((st = sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, stores, &kernel)) != SG_OK ||
+            (st = sg_kernel_prepare(ctx, kernel, input.shape, values, &args)) != SG_OK)
+            goto report;
+    } else if (sg_plan_is_symbolic(plan)) { /* the reference runs the spec with the numbers written in */
+        sg_plan *bound = NULL;
+        if ((st = sg_plan_specialize(ctx, plan, input.shape, values, &bound)) != SG_OK)
+            goto report;
+        sg_plan_destroy(plan);
+        plan = bound;
+    }
     advise_input(&input, plan);
     output.dtype = input.dtype;
     output.rank = sg_plan_output_rank(plan);
-    memcpy(output.shape, sg_plan_output_shape(plan), output.rank * sizeof *output.shape);
-    output.bytes = sg_plan_output_bytes(plan);
+    memcpy(output.shape, kernel ? args.out_shape : sg_plan_output_shape(plan), output.rank * sizeof *output.shape);
+    output.bytes = kernel ? (uint64_t)args.output_bytes : sg_plan_output_bytes(plan);
     output.data = malloc(output.bytes ? output.bytes : 1);
     if (output.data == NULL) {
         fprintf(stderr, "slicegen: error: out of memory for a %llu-byte output\n",
@@ -388,6 +454,9 @@ static int cmd_run(sg_context *ctx, const options *o)
     if (cuda) {
         if ((st = sg_cuda_kernel_compile(ctx, plan, 0, &cuda_kernel)) != SG_OK ||
             (st = sg_cuda_run(ctx, cuda_kernel, input.data, output.data)) != SG_OK)
+            goto report;
+    } else if (kernel) {
+        if ((st = sg_kernel_run_args(ctx, kernel, input.data, output.data, &args, threads)) != SG_OK)
             goto report;
     } else if (jit) {
         if ((st = sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, stores, &kernel)) != SG_OK ||
@@ -469,7 +538,7 @@ int main(int argc, char **argv)
         const char *help;
         int (*run)(sg_context *, const options *);
     } commands[] = {
-        {"run", OPT_IN | OPT_OUT | OPT_ENGINE | OPT_THREADS | OPT_DEVICE | OPT_STORES, run_help, cmd_run},
+        {"run", OPT_IN | OPT_OUT | OPT_ENGINE | OPT_THREADS | OPT_DEVICE | OPT_STORES | OPT_SET, run_help, cmd_run},
         {"plan", OPT_IN | OPT_SHAPE | OPT_DTYPE, plan_help, cmd_plan},
         {"ir", OPT_IN | OPT_SHAPE | OPT_DTYPE | OPT_LEVEL, ir_help, cmd_ir},
         {"emit",
@@ -496,6 +565,7 @@ int main(int argc, char **argv)
             rc = commands[c].run(ctx, &o);
         sg_context_destroy(ctx);
         free(o.spec);
+        free(o.sets);
         return rc;
     }
     return usage_error("unknown command '%s'", command);

@@ -100,7 +100,7 @@ void sg_nest_key_free(sg_nest_key *key);
  * one: levels 0), pieces of SG_RUN_PIECE bytes. Step i writes output
  * bytes [i * step_bytes, (i + 1) * step_bytes), the last piece of a run
  * fewer. An empty output has extent 0. */
-enum { SG_SPLIT_OUTPUT = 256 << 10, SG_SPLIT_STEPS = 64, SG_RUN_PIECE = 32 << 10 };
+enum { SG_SPLIT_OUTPUT = 256 << 10, SG_SPLIT_STEPS = 64 }; /* SG_RUN_PIECE: planner.h */
 typedef struct sg_outer {
     size_t levels;      /* loops taken together (0: one contiguous block) */
     int64_t extent;     /* steps */
@@ -219,6 +219,9 @@ bool sg_jit_streams(const sg_jit *jit, const sg_plan *plan, int stores);
  * (address space 0 for 1). Its outer range is sg_gpu_launch_of().threads. */
 sg_status sg_jit_compile_gpu_emulation(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
                                        sg_kernel_fn *fn, void **resource, sg_error *err);
+/* The address of `symbol`, defined by a kernel the jit has linked (a
+ * symbolic kernel's `<symbol>_prepare`). */
+sg_status sg_jit_lookup(sg_jit *jit, const char *symbol, void **address, sg_error *err);
 /* Unloads one kernel's code. Accepts NULL resource. */
 void sg_jit_free(sg_jit *jit, void *resource);
 
@@ -335,6 +338,10 @@ void sg_codegen_cf_protection(LLVMModuleRef m, const sg_target *t);
  * be renamed. */
 sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                                 sg_error *err);
+/* For a symbolic plan, the kernel's prologue `<symbol>_prepare` (prepare.c;
+ * sg_codegen_add_kernel adds it). */
+sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
+                                 sg_error *err);
 /* The GPU kernel (gpu.c): the NVPTX entry, or for another target the
  * emulation function of sg_jit_compile_gpu_emulation. */
 sg_status sg_gpu_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,

@@ -49,6 +49,11 @@ typedef struct gen {
                                 while emitting it, if it is worth prefetching; else 0 */
     bool table[SG_MAX_RANK]; /* this segmented loop walks a segment table */
     bool stream;             /* runs are copied with streaming stores (sg_codegen_streams) */
+    /* The nest's numbers: constants, or for a symbolic plan what the
+     * kernel loads from its args where they are known only at run time. */
+    LLVMValueRef extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
+    LLVMValueRef run;        /* bytes per innermost iteration */
+    int64_t run_k;           /* ... when constant, else -1 */
     sg_error *err;           /* set (and the module abandoned) on failure */
 } gen;
 
@@ -519,7 +524,7 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
 static void emit_shuffled_streaming(gen *g, const shuffle *sh, LLVMValueRef in, int64_t s, LLVMValueRef out,
                                     LLVMValueRef lo, LLVMValueRef hi, int64_t extent)
 {
-    int64_t r = g->plan->run_bytes, shift = 0, bytes = sh->VL * r;
+    int64_t r = g->run_k, shift = 0, bytes = sh->VL * r;
     while ((INT64_C(1) << shift) < r)
         shift++;
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, gep(g, out, mul(g, lo, ci(g, r))), g->ix, "");
@@ -554,7 +559,7 @@ static void emit_shuffled_streaming(gen *g, const shuffle *sh, LLVMValueRef in, 
 static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi,
                        int64_t extent)
 {
-    int64_t r = g->plan->run_bytes, a = 0, z = 0, n = -1;
+    int64_t r = g->run_k, a = 0, z = 0, n = -1;
     if (is_const(lo, &a) && is_const(hi, &z))
         n = z - a;
     if (n == 0)
@@ -613,22 +618,22 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
     loop_end(g, &l, false);
 }
 
-/* The innermost loop with a stride known only at run time (segment
- * tables): one memcpy when contiguous, else run by run. */
+/* The innermost loop with a stride or run known only at run time
+ * (segment tables, symbolic plans): one memcpy when contiguous, else run
+ * by run. */
 static void emit_inner_dynamic(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValueRef out, LLVMValueRef lo,
                                LLVMValueRef hi)
 {
-    int64_t r = g->plan->run_bytes;
+    LLVMValueRef r = g->run;
     LLVMBasicBlockRef dense = block(g, "dense"), runs = block(g, "runs"), done = block(g, "done");
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, s, ci(g, r), ""), dense, runs);
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, s, r, ""), dense, runs);
     LLVMPositionBuilderAtEnd(g->b, dense);
-    copy_bytes(g, gep(g, in, mul(g, lo, s)), gep(g, out, mul(g, lo, ci(g, r))),
-               mul(g, sub(g, hi, lo), ci(g, r)));
+    copy_bytes(g, gep(g, in, mul(g, lo, s)), gep(g, out, mul(g, lo, r)), mul(g, sub(g, hi, lo), r));
     LLVMBuildBr(g->b, done);
     LLVMPositionBuilderAtEnd(g->b, runs);
     loop l;
-    loop_begin(g, &l, lo, hi, 1, in, s, out, ci(g, r));
-    copy_bytes(g, l.in, l.out, ci(g, r));
+    loop_begin(g, &l, lo, hi, 1, in, s, out, r);
+    copy_bytes(g, l.in, l.out, r);
     loop_end(g, &l, false);
     LLVMBuildBr(g->b, done);
     LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
@@ -657,7 +662,7 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
     const sg_plan *p = g->plan;
     int64_t stride;
     if (level + 1 == p->nloops) {
-        if (is_const(s, &stride))
+        if (is_const(s, &stride) && g->run_k >= 0)
             emit_inner(g, in, stride, out, lo, hi, extent);
         else
             emit_inner_dynamic(g, in, s, out, lo, hi);
@@ -667,9 +672,9 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
     if (is_const(lo, &a) && is_const(hi, &z) && a >= z)
         return;
     loop l;
-    loop_begin(g, &l, lo, hi, 1, in, s, out, ci(g, p->loops[level].out_stride));
+    loop_begin(g, &l, lo, hi, 1, in, s, out, g->out_stride[level]);
     g->ahead = prefetch_ahead(g, level, s);
-    emit_level(g, level + 1, l.in, l.out, ci(g, 0), ci(g, p->loops[level + 1].extent));
+    emit_level(g, level + 1, l.in, l.out, ci(g, 0), g->extent[level + 1]);
     g->ahead = 0;
     loop_end(g, &l, false);
 }
@@ -813,12 +818,13 @@ static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
 {
     const sg_plan *p = g->plan;
     if (level == p->nloops) {
-        copy_bytes(g, in, out, ci(g, p->run_bytes));
+        copy_bytes(g, in, out, g->run);
         return;
     }
     const sg_loop *l = &p->loops[level];
+    int64_t extent;
     if (l->nseg == 0)
-        emit_affine(g, level, in, ci(g, l->in_stride), out, lo, hi, l->extent);
+        emit_affine(g, level, in, g->in_stride[level], out, lo, hi, is_const(g->extent[level], &extent) ? extent : -1);
     else if (l->period > 0)
         emit_periods(g, level, in, out, lo, hi);
     else if (g->table[level])
@@ -945,11 +951,63 @@ static void store_fence(gen *g, const sg_target *t)
     }
 }
 
+/* A number of the nest: the constant, or slot `slot` of args loaded. */
+static LLVMValueRef number(gen *g, LLVMValueRef args, sg_val v, int slot)
+{
+    if (sg_is_const(v))
+        return ci(g, v.k);
+    LLVMValueRef at = gep_c(g, args, 8 * (int64_t)slot);
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
+    LLVMValueRef x = LLVMBuildLoad2(g->b, i64, typed(g, at, i64), "");
+    LLVMSetAlignment(x, 8);
+    return LLVMGetIntTypeWidth(g->ix) < 64 ? LLVMBuildTrunc(g->b, x, g->ix, "") : x;
+}
+
+/* The nest's numbers (gen.extent ...): a static plan's constants, or a
+ * symbolic plan's from args. */
+static void nest_numbers(gen *g, LLVMValueRef args)
+{
+    const sg_plan *p = g->plan;
+    const sg_sym *s = p->sym;
+    for (size_t i = 0; i < p->nloops; i++) {
+        const sg_loop *l = &p->loops[i];
+        int slot = SG_ARG_LOOPS + 3 * (int)i;
+        g->extent[i] = s ? number(g, args, s->extent[i], slot) : ci(g, l->extent);
+        g->in_stride[i] = s ? number(g, args, s->in_stride[i], slot + 1) : ci(g, l->in_stride);
+        g->out_stride[i] = s ? number(g, args, s->out_stride[i], slot + 2) : ci(g, l->out_stride);
+    }
+    g->run = s ? number(g, args, s->run_bytes, SG_ARG_RUN_BYTES) : ci(g, p->run_bytes);
+    g->run_k = -1;
+    is_const(g->run, &g->run_k);
+}
+
+/* Pieces [begin, end) of `extent` pieces of `piece` bytes of one
+ * contiguous block of `bytes`, the last one shorter. */
+static void emit_pieces(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef begin, LLVMValueRef end,
+                        int64_t piece, LLVMValueRef extent, LLVMValueRef bytes)
+{
+    LLVMBasicBlockRef run = block(g, "run"), done = block(g, "done");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, begin, end, ""), run, done);
+    LLVMPositionBuilderAtEnd(g->b, run);
+    /* The last piece ends at the block's end; no product passes it. */
+    LLVMValueRef from = mul(g, begin, ci(g, piece));
+    LLVMValueRef inside = LLVMBuildICmp(g->b, LLVMIntSLT, end, extent, "");
+    LLVMValueRef to = LLVMBuildSelect(g->b, inside, mul(g, end, ci(g, piece)), bytes, "");
+    copy_bytes(g, gep(g, in, from), gep(g, out, from), sub(g, to, from));
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
 static void emit_function(gen *g, const char *symbol, const sg_target *t)
 {
     const sg_plan *p = g->plan;
-    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c), params[4] = {g->ptr, g->ptr, i64, i64};
-    g->fn = LLVMAddFunction(g->m, symbol, LLVMFunctionType(LLVMVoidTypeInContext(g->c), params, 4, 0));
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
+    /* (in, out, begin, end), or with runtime numbers (in, out, args, begin, end) */
+    LLVMTypeRef params[5] = {g->ptr, g->ptr, i64, i64, i64};
+    unsigned nparams = p->sym ? 5 : 4, first = nparams - 2;
+    if (p->sym)
+        params[2] = g->ptr;
+    g->fn = LLVMAddFunction(g->m, symbol, LLVMFunctionType(LLVMVoidTypeInContext(g->c), params, nparams, 0));
     add_attr(g, LLVMAttributeFunctionIndex, "nounwind");
     add_string_attr(g, "target-cpu", t->cpu);
     add_string_attr(g, "target-features", t->features);
@@ -966,39 +1024,44 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
         add_string_attr(g, "sign-return-address", "non-leaf");
         add_string_attr(g, "sign-return-address-key", "a_key");
     }
-    static const char *const names[4] = {"in", "out", "begin", "end"};
-    for (unsigned i = 0; i < 4; i++)
-        LLVMSetValueName2(LLVMGetParam(g->fn, i), names[i], strlen(names[i]));
-    for (unsigned i = 1; i <= 2; i++) {
+    static const char *const names[5] = {"in", "out", "args", "begin", "end"};
+    for (unsigned i = 0; i < nparams; i++) {
+        const char *name = names[i < 2 || p->sym ? i : i + 1];
+        LLVMSetValueName2(LLVMGetParam(g->fn, i), name, strlen(name));
+    }
+    for (unsigned i = 1; i <= (p->sym ? 3u : 2u); i++) {
         add_attr(g, i, "noalias");
         add_attr(g, i, "nocapture");
-        add_attr(g, i, i == 1 ? "readonly" : "writeonly");
+        add_attr(g, i, i == 2 ? "writeonly" : "readonly");
     }
     LLVMPositionBuilderAtEnd(g->b, block(g, "entry"));
-    LLVMValueRef in = gep_c(g, LLVMGetParam(g->fn, 0), p->base), out = LLVMGetParam(g->fn, 1);
+    LLVMValueRef args = p->sym ? LLVMGetParam(g->fn, 2) : NULL;
+    nest_numbers(g, args);
+    LLVMValueRef base = p->sym ? number(g, args, p->sym->base, SG_ARG_BASE) : ci(g, p->base);
+    LLVMValueRef in = gep(g, LLVMGetParam(g->fn, 0), base), out = LLVMGetParam(g->fn, 1);
     /* 0 <= begin <= end <= the outer extent, which fits the index type. */
-    LLVMValueRef begin = LLVMGetParam(g->fn, 2), end = LLVMGetParam(g->fn, 3);
+    LLVMValueRef begin = LLVMGetParam(g->fn, first), end = LLVMGetParam(g->fn, first + 1);
     if (LLVMGetIntTypeWidth(g->ix) < 64) {
         begin = LLVMBuildTrunc(g->b, begin, g->ix, "");
         end = LLVMBuildTrunc(g->b, end, g->ix, "");
     }
     sg_outer outer = sg_nest_outer(p);
-    if (p->out_count > 0 && outer.levels == 0) { /* one contiguous block, whole or in pieces */
-        LLVMBasicBlockRef run = block(g, "run"), done = block(g, "done");
-        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, begin, end, ""), run, done);
-        LLVMPositionBuilderAtEnd(g->b, run);
+    if (p->sym && p->nloops == 0) {
+        emit_pieces(g, in, out, begin, end, SG_RUN_PIECE,
+                    number(g, args, p->sym->outer_extent, SG_ARG_OUTER_EXTENT), g->run);
+    } else if (p->sym) {
+        emit_level(g, 0, in, out, begin, end);
+    } else if (p->out_count > 0 && outer.levels == 0) { /* one contiguous block, whole or in pieces */
         if (p->nloops == 0 && outer.extent == 1) {
+            LLVMBasicBlockRef run = block(g, "run"), done = block(g, "done");
+            LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, begin, end, ""), run, done);
+            LLVMPositionBuilderAtEnd(g->b, run);
             emit_level(g, 0, in, out, begin, end);
+            LLVMBuildBr(g->b, done);
+            LLVMPositionBuilderAtEnd(g->b, done);
         } else {
-            /* The last piece ends at the output's end; no product passes it. */
-            LLVMValueRef from = mul(g, begin, ci(g, outer.step_bytes));
-            LLVMValueRef inside = LLVMBuildICmp(g->b, LLVMIntSLT, end, ci(g, outer.extent), "");
-            LLVMValueRef to = LLVMBuildSelect(g->b, inside, mul(g, end, ci(g, outer.step_bytes)),
-                                              ci(g, (int64_t)p->out_bytes), "");
-            copy_bytes(g, gep(g, in, from), gep(g, out, from), sub(g, to, from));
+            emit_pieces(g, in, out, begin, end, outer.step_bytes, ci(g, outer.extent), ci(g, (int64_t)p->out_bytes));
         }
-        LLVMBuildBr(g->b, done);
-        LLVMPositionBuilderAtEnd(g->b, done);
     } else if (p->out_count > 0) {
         choose_tables(g);
         emit_collapsed(g, 0, outer.levels - 1, in, out, begin, end);
@@ -1060,6 +1123,11 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
                        " bytes, more than the %" PRId64 " a target with %u-bit pointers addresses",
                        symbol, t->triple, (int64_t)plan->in_bytes > most ? "input" : "output",
                        (int64_t)plan->in_bytes > most ? plan->in_bytes : plan->out_bytes, most, bits);
+    if (plan->sym && (sg_target_is_gpu(t) || t->gpu_emulation))
+        return sg_fail(err, SG_ERR_USAGE,
+                       "failed to compile kernel %s for %s: GPU kernels take no runtime values or dimensions yet "
+                       "(give every number)",
+                       symbol, t->triple);
     if (sg_target_is_gpu(t) || t->gpu_emulation)
         return sg_gpu_add_kernel(plan, symbol, t, m, err);
     for (size_t i = 0; i < plan->nloops; i++)
@@ -1081,6 +1149,8 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
     g.stream = sg_codegen_streams(plan, t);
     emit_function(&g, symbol, t);
     LLVMDisposeBuilder(g.b);
+    if (err->status == SG_OK && plan->sym)
+        sg_codegen_add_prepare(plan, symbol, t, m, err);
     return err->status;
 }
 

@@ -190,6 +190,16 @@ sg_status sg_jit_compile_gpu_emulation(sg_jit *jit, const sg_plan *plan, int opt
     return compile(jit, plan, opt_level, symbol, &emulated, fn, resource, err);
 }
 
+sg_status sg_jit_lookup(sg_jit *jit, const char *symbol, void **address, sg_error *err)
+{
+    LLVMOrcExecutorAddress a = 0;
+    LLVMErrorRef e = LLVMOrcLLJITLookup(jit->lljit, &a, symbol);
+    if (e)
+        return sg_llvm_fail(err, e, "link kernel");
+    *address = (void *)(uintptr_t)a;
+    return SG_OK;
+}
+
 /* Unloads the kernel, then drops the names nothing refers to any more from
  * the session's symbol string pool: every kernel's symbol is new (the
  * caller's serial), so without this the pool grows by one name per compile

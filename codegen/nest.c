@@ -9,6 +9,8 @@
 sg_outer sg_nest_outer(const sg_plan *plan)
 {
     sg_outer o = {0};
+    if (plan->sym) /* numbers from the prologue: the outermost loop, or pieces of the run */
+        return (sg_outer){plan->nloops ? 1 : 0, -1, plan->nloops ? -1 : SG_RUN_PIECE};
     bool split = plan->out_bytes >= SG_SPLIT_OUTPUT;
     if (plan->out_count == 0)
         return o;
@@ -53,8 +55,30 @@ static uint8_t *put(uint8_t *at, int64_t v)
     return at + sizeof v;
 }
 
+/* FNV-1a, then a final avalanche (splitmix64) so every bit depends on all. */
+static uint64_t hash_bytes(const uint8_t *bytes, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ bytes[i]) * 0x100000001b3u;
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9u;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebu;
+    h ^= h >> 31;
+    return h;
+}
+
 sg_status sg_nest_key_make(const sg_plan *plan, sg_nest_key *key, sg_error *err)
 {
+    if (plan->sym) { /* the prologue too: the whole plan, as its text */
+        char *text = sg_plan_to_text(plan);
+        if (text == NULL)
+            return sg_fail(err, SG_ERR_NOMEM, "failed to key kernel: out of memory");
+        size_t len = strlen(text);
+        *key = (sg_nest_key){.bytes = (uint8_t *)text, .len = len, .hash = hash_bytes((uint8_t *)text, len)};
+        return SG_OK;
+    }
     size_t nsegs = 0;
     for (size_t i = 0; i < plan->nloops; i++)
         nsegs += plan->loops[i].nseg;
@@ -85,16 +109,7 @@ sg_status sg_nest_key_make(const sg_plan *plan, sg_nest_key *key, sg_error *err)
             at = put(at, s->fill ? 0 : s->in_step);
         }
     }
-    /* FNV-1a, then a final avalanche (splitmix64) so every bit depends on all. */
-    uint64_t h = 0xcbf29ce484222325u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ bytes[i]) * 0x100000001b3u;
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9u;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebu;
-    h ^= h >> 31;
-    *key = (sg_nest_key){.bytes = bytes, .len = len, .hash = h};
+    *key = (sg_nest_key){.bytes = bytes, .len = len, .hash = hash_bytes(bytes, len)};
     return SG_OK;
 }
 
@@ -106,6 +121,9 @@ void sg_nest_key_free(sg_nest_key *key)
 
 void sg_codegen_symbol(const sg_plan *plan, const sg_nest_key *key, char symbol[SG_SYMBOL_MAX])
 {
-    snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_l%zu_r%" PRId64 "_%016" PRIx64, plan->elem_size, plan->nloops,
-             plan->run_bytes, key->hash);
+    if (plan->sym)
+        snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_l%zu_dyn_%016" PRIx64, plan->elem_size, plan->nloops, key->hash);
+    else
+        snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_l%zu_r%" PRId64 "_%016" PRIx64, plan->elem_size, plan->nloops,
+                 plan->run_bytes, key->hash);
 }

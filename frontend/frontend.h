@@ -125,6 +125,8 @@ sg_status sg_spec_parse_numpy(const char *expr, sg_spec **spec, sg_error *err);
 sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **spec,
                               sg_error *err);
 
+/* The same spec with the numbers written in: values[k] for value k. */
+sg_status sg_spec_bind(const sg_spec *spec, const int64_t *values, sg_spec **bound, sg_error *err);
 /* Checks the invariants every constructor establishes (asserts; a failure
  * is a bug in slicegen, not in the user's input). */
 void sg_spec_check(const sg_spec *spec);

@@ -287,6 +287,74 @@ SG_API int64_t sg_kernel_outer_extent(const sg_kernel *kernel);
 SG_API sg_status sg_kernel_run(sg_context *ctx, const sg_kernel *kernel, const void *in, void *out,
                                int threads);
 
+/* ---- runtime values: one kernel for many shapes and indices ---------------
+ *
+ * A spec may name values known only at run time (`[:, :, :t]`, `--end
+ * 0,0,t`: sg_spec_numpy, sg_spec_from_words) and an input shape may hold
+ * -1 for a dimension known only at run time (`?` on the command line).
+ * sg_plan_create then makes a symbolic plan: its output shape holds -1
+ * where a dimension depends on them, and its kernel compiles once for every
+ * value. A call gives the values (ordered by first appearance in the spec)
+ * and the input's whole shape; the numbers are checked exactly as the spec
+ * with them written in would be (errors: "failed to run kernel: ...", the
+ * values named). sg_kernel_prepare fills an sg_args for one call, which
+ * sg_kernel_run_args runs; sg_kernel_run_values does both. A symbolic
+ * kernel's sg_kernel_function is NULL and its outer extent -1; its
+ * functions are those of `slicegen emit` (docs/runtime-values.md):
+ *
+ *     int  prepare(sg_args *args, const int64_t *in_shape, const int64_t *values);
+ *     void kernel(const void *in, void *out, const sg_args *args, int64_t begin, int64_t end);
+ *
+ * prepare returns 0 or an SG_PREPARE_* code and then leaves args as they
+ * were; the kernel runs steps [begin, end) of [0, args->outer_extent). */
+
+/* The number of runtime values of a plan (0 for a static plan), and their names. */
+SG_API size_t sg_plan_value_count(const sg_plan *plan);
+SG_API const char *sg_plan_value_name(const sg_plan *plan, size_t index);
+/* Whether the plan has runtime values or dimensions. */
+SG_API int sg_plan_is_symbolic(const sg_plan *plan);
+/* The static plan of a symbolic plan's spec with the numbers written in:
+ * in_shape (its input rank entries) and values. The reference for a call
+ * (sg_run_reference runs it); its errors are those of the typed spec. */
+SG_API sg_status sg_plan_specialize(sg_context *ctx, const sg_plan *plan, const int64_t *in_shape,
+                                    const int64_t *values, sg_plan **specialized);
+
+/* What prepare returns when it refuses a call. */
+enum {
+    SG_PREPARE_SHAPE = 1, /* in_shape differs from a fixed dimension, or holds a negative one */
+    SG_PREPARE_INDEX = 2, /* an index or coordinate outside the input */
+    SG_PREPARE_STEP = 3,  /* a zero stride or step, a negative size */
+    SG_PREPARE_EMPTY = 4, /* a border mode reading an empty dimension */
+    SG_PREPARE_SIZE = 5   /* a tensor or coordinate too large for 64 bits (or the target's pointers) */
+};
+
+/* One call's numbers. The first fields are public; the rest is the
+ * kernel's. The generated header's slicegen_args is the same struct. */
+typedef struct sg_args {
+    int32_t out_rank;
+    int32_t reserved;
+    int64_t out_shape[SG_MAX_RANK];
+    int64_t outer_extent, input_bytes, output_bytes;
+    int64_t internal[2 + 3 * SG_MAX_RANK];
+} sg_args;
+
+typedef int (*sg_prepare_fn)(sg_args *args, const int64_t *in_shape, const int64_t *values);
+typedef void (*sg_kernel_args_fn)(const void *in, void *out, const sg_args *args, int64_t begin, int64_t end);
+
+/* The functions of a symbolic kernel (NULL for a static one). */
+SG_API sg_prepare_fn sg_kernel_prepare_function(const sg_kernel *kernel);
+SG_API sg_kernel_args_fn sg_kernel_args_function(const sg_kernel *kernel);
+SG_API size_t sg_kernel_value_count(const sg_kernel *kernel);
+/* Checks and prepares one call of a symbolic kernel. */
+SG_API sg_status sg_kernel_prepare(sg_context *ctx, const sg_kernel *kernel, const int64_t *in_shape,
+                                   const int64_t *values, sg_args *args);
+/* Runs a prepared call over `threads` threads (as sg_kernel_run). */
+SG_API sg_status sg_kernel_run_args(sg_context *ctx, const sg_kernel *kernel, const void *in, void *out,
+                                    const sg_args *args, int threads);
+/* sg_kernel_prepare, then sg_kernel_run_args; out holds args.output_bytes. */
+SG_API sg_status sg_kernel_run_values(sg_context *ctx, const sg_kernel *kernel, const void *in,
+                                      const int64_t *in_shape, const int64_t *values, void *out, int threads);
+
 /* The LLVM IR of plan's kernel as text: before any pass at opt_level 0,
  * after the pass pipeline otherwise. *text is malloc'd; free() it. */
 SG_API sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char **text);

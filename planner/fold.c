@@ -312,7 +312,7 @@ sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape, 
     if (p == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
     if (sg_infer_shape(spec, rank, shape, dtype, p, err) != SG_OK ||
-        sg_plan_fold(p, SIZE_MAX, err) != SG_OK) {
+        (p->sym ? sg_plan_fold_symbolic(p, err) : sg_plan_fold(p, SIZE_MAX, err)) != SG_OK) {
         sg_plan_free(p);
         return err->status;
     }
@@ -325,5 +325,6 @@ void sg_plan_free(sg_plan *plan)
     if (plan == NULL)
         return;
     free(plan->segs);
+    sg_sym_free(plan->sym);
     free(plan);
 }

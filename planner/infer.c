@@ -1,241 +1,447 @@
 /* Shape inference: spec + input shape -> per output dimension the input axis
  * and affine index (plan->map), shrunk axes (plan->fixed), counts and bytes.
  * Every invalid slice is rejected here; see docs/semantics.md. */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner.h"
 
-/* Ceil of a / b for a > 0, b > 0, without overflow. */
-static int64_t ceil_div(int64_t a, int64_t b) { return (a - 1) / b + 1; }
+/* Shape inference runs over sg_val (expr.h): with every number known it
+ * folds to constants, and its checks fail at once; with runtime numbers
+ * it builds their expressions and records its checks for run time. */
+typedef struct infer {
+    sg_plan *p;
+    sg_sym *s;
+    sg_exprs *e;
+    sg_error *err;
+    const char *op;
+} infer;
 
-static int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+static sg_val num(infer *in, int64_t number, uint16_t value)
+{
+    return value ? sg_x_value(in->e, value - 1u) : sg_const(number);
+}
+
+static sg_val dim(infer *in, int axis)
+{
+    return in->p->in_shape[axis] < 0 ? sg_x_dim(in->e, (size_t)axis) : sg_const(in->p->in_shape[axis]);
+}
+
+static sg_val clamp(infer *in, sg_val v, sg_val lo, sg_val hi)
+{
+    return sg_x_min(in->e, sg_x_max(in->e, v, lo), hi);
+}
+
+/* v < 0 ? v + d : v */
+static sg_val from_end(infer *in, sg_val v, sg_val d)
+{
+    return sg_x_select(in->e, sg_x_lt(in->e, v, sg_const(0)), sg_x_add(in->e, v, d), v);
+}
+
+/* a <= b */
+static sg_val le(infer *in, sg_val a, sg_val b) { return sg_x_not(in->e, sg_x_lt(in->e, b, a)); }
+
+static sg_status check(infer *in, sg_val cond, sg_xcode code, sg_status status, sg_val a0, sg_val a1, sg_val a2,
+                       const char *format, ...)
+    __attribute__((format(printf, 8, 9)));
+
+/* A check with the numbers a0..a2 (shown where format has %%lld). */
+static sg_status check(infer *in, sg_val cond, sg_xcode code, sg_status status, sg_val a0, sg_val a1, sg_val a2,
+                       const char *format, ...)
+{
+    char text[sizeof in->err->message];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(text, sizeof text, format, ap);
+    va_end(ap);
+    const sg_val args[4] = {a0, a1, a2, sg_const(0)};
+    return sg_exprs_check(in->e, cond, code, status, in->err, args, "%s", text);
+}
+
+/* One output dimension: axis, index of its first element, step, count. */
+typedef struct range {
+    sg_val start, step, count;
+} range;
+
+/* |stride| for a stride < 0, INT64_MAX for INT64_MIN (the count is the
+ * same: every distance is at most INT64_MAX). */
+static sg_val magnitude(infer *in, sg_val stride)
+{
+    return sg_x_select(in->e, sg_x_eq(in->e, stride, sg_const(INT64_MIN)), sg_const(INT64_MAX),
+                       sg_x_sub(in->e, sg_const(0), stride));
+}
+
+/* The count of a range from b towards e by stride, and its start (0 when
+ * empty): forward when `forward` (stride > 0), else backward. */
+static range make_range(infer *in, bool forward, sg_val b, sg_val e, sg_val stride)
+{
+    sg_exprs *x = in->e;
+    range r = {.step = stride};
+    r.count = forward ? sg_x_select(x, sg_x_lt(x, b, e), sg_x(x, SG_X_CDIV, sg_x_sub(x, e, b), stride), sg_const(0))
+                      : sg_x_select(x, sg_x_lt(x, e, b),
+                                    sg_x(x, SG_X_CDIV, sg_x_sub(x, b, e), magnitude(in, stride)), sg_const(0));
+    r.start = sg_x_select(x, sg_x_lt(x, sg_const(0), r.count), b, sg_const(0));
+    return r;
+}
+
+/* A range for either sign of stride: the one its sign picks. Only the
+ * branches a constant stride can take are built. */
+static range either_sign(infer *in, sg_val stride, range (*build)(infer *, bool, const void *), const void *arg)
+{
+    if (sg_is_const(stride))
+        return build(in, stride.k > 0, arg);
+    range up = build(in, true, arg), down = build(in, false, arg);
+    sg_val pos = sg_x_lt(in->e, sg_const(0), stride);
+    return (range){sg_x_select(in->e, pos, up.start, down.start), stride,
+                   sg_x_select(in->e, pos, up.count, down.count)};
+}
+
+typedef struct bounds {
+    sg_val d, begin, end, stride;
+    bool begin_masked, end_masked;
+} bounds;
 
 /* OpenVINO's rule for one ordinary step (SEMANTICS.md StridedSlice 1, Slice-8 2). */
-static sg_axis_map openvino_range(int axis, int64_t d, int64_t begin, bool begin_masked,
-                                  int64_t end, bool end_masked, int64_t stride)
+static range openvino_branch(infer *in, bool forward, const void *arg)
 {
-    sg_axis_map m = {.in_axis = axis, .start = 0, .step = stride, .count = 0};
-    if (d == 0)
-        return m;
-    int64_t b, e;
-    if (stride > 0) {
-        b = begin_masked ? 0 : begin < 0 ? begin + d : begin;
-        e = end_masked ? d : end < 0 ? end + d : end;
-        b = clamp(b, 0, d);
-        e = clamp(e, 0, d);
-        m.count = e > b ? ceil_div(e - b, stride) : 0;
-    } else {
-        b = begin_masked ? d - 1 : begin < 0 ? begin + d : begin;
-        e = end_masked ? -1 : end < 0 ? end + d : end;
-        b = clamp(b, 0, d - 1);
-        e = clamp(e, -1, d);
-        m.count = b > e ? ceil_div(b - e, stride == INT64_MIN ? INT64_MAX : -stride) : 0;
-    }
-    m.start = m.count > 0 ? b : 0;
-    return m;
+    const bounds *k = arg;
+    sg_val d = k->d, dm1 = sg_x_sub(in->e, d, sg_const(1));
+    sg_val b = k->begin_masked ? (forward ? sg_const(0) : dm1) : from_end(in, k->begin, d);
+    sg_val e = k->end_masked ? (forward ? d : sg_const(-1)) : from_end(in, k->end, d);
+    b = forward ? clamp(in, b, sg_const(0), d) : clamp(in, b, sg_const(0), dm1);
+    e = forward ? clamp(in, e, sg_const(0), d) : clamp(in, e, sg_const(-1), d);
+    return make_range(in, forward, b, e, k->stride);
 }
 
 /* Python's slice.indices() rule, for NumPy expressions. */
-static sg_axis_map numpy_range(int axis, int64_t d, const sg_ss_step *s)
+static range numpy_branch(infer *in, bool forward, const void *arg)
 {
-    sg_axis_map m = {.in_axis = axis, .start = 0, .step = s->stride, .count = 0};
-    int64_t lo = s->stride > 0 ? 0 : -1, hi = s->stride > 0 ? d : d - 1;
-    int64_t b = s->begin_mask ? (s->stride > 0 ? 0 : d - 1) : s->begin;
-    int64_t e = s->end_mask ? (s->stride > 0 ? d : -1) : s->end;
-    if (!s->begin_mask)
-        b = clamp(b < 0 ? b + d : b, lo, hi);
-    if (!s->end_mask)
-        e = clamp(e < 0 ? e + d : e, lo, hi);
-    if (s->stride > 0)
-        m.count = e > b ? ceil_div(e - b, s->stride) : 0;
-    else
-        m.count = b > e ? ceil_div(b - e, -s->stride) : 0;
-    m.start = m.count > 0 ? b : 0;
-    return m;
+    const bounds *k = arg;
+    sg_val d = k->d, lo = sg_const(forward ? 0 : -1), hi = forward ? d : sg_x_sub(in->e, d, sg_const(1));
+    sg_val b = k->begin_masked ? (forward ? sg_const(0) : hi) : clamp(in, from_end(in, k->begin, d), lo, hi);
+    sg_val e = k->end_masked ? (forward ? d : sg_const(-1)) : clamp(in, from_end(in, k->end, d), lo, hi);
+    return make_range(in, forward, b, e, k->stride);
 }
 
-static sg_status push_dim(sg_plan *p, sg_axis_map m, const char *op, sg_error *err)
+static sg_status push_dim(infer *in, int axis, range r)
 {
+    sg_plan *p = in->p;
     if (p->out_rank == SG_MAX_RANK)
-        return sg_fail(err, SG_ERR_SLICE, "failed to plan %s: output rank exceeds the limit of %d", op,
+        return sg_fail(in->err, SG_ERR_SLICE, "failed to plan %s: output rank exceeds the limit of %d", in->op,
                        SG_MAX_RANK);
-    p->map[p->out_rank] = m;
-    p->out_shape[p->out_rank++] = m.count;
+    size_t i = p->out_rank++;
+    p->map[i].in_axis = axis;
+    in->s->start[i] = r.start;
+    in->s->step[i] = r.step;
+    in->s->count[i] = r.count;
     return SG_OK;
 }
 
-static sg_status infer_steps(const sg_spec *spec, sg_plan *p, sg_error *err)
+static range whole(infer *in, int axis) { return (range){sg_const(0), sg_const(1), dim(in, axis)}; }
+
+static sg_status infer_steps(infer *in, const sg_spec *spec)
 {
-    const char *op = sg_op_name(spec->op);
+    sg_plan *p = in->p;
     size_t consuming = 0;
     for (size_t i = 0; i < spec->len; i++) {
         const sg_ss_step *s = &spec->steps[i];
         consuming += !s->new_axis && (s->shrink || !s->ellipsis);
     }
     if (consuming > p->in_rank)
-        return sg_fail(err, SG_ERR_SLICE,
+        return sg_fail(in->err, SG_ERR_SLICE,
                        "failed to plan %s: too many indices (%zu steps consume input dimensions, the input has rank %zu)",
-                       op, consuming, p->in_rank);
+                       in->op, consuming, p->in_rank);
     int axis = 0;
     for (size_t i = 0; i < spec->len; i++) {
         const sg_ss_step *s = &spec->steps[i];
         if (s->new_axis) { /* new_axis wins over shrink and ellipsis */
-            if (push_dim(p, (sg_axis_map){.in_axis = -1, .count = 1}, op, err) != SG_OK)
-                return err->status;
+            if (push_dim(in, -1, (range){sg_const(0), sg_const(0), sg_const(1)}) != SG_OK)
+                return in->err->status;
         } else if (s->shrink) { /* shrink wins over ellipsis */
-            int64_t d = p->in_shape[axis];
-            int64_t index = s->begin < 0 ? s->begin + d : s->begin;
-            if (index < 0 || index >= d)
-                return sg_fail(err, SG_ERR_SLICE,
-                               "failed to plan %s: index out of range (step %zu: index %lld, input dimension %d has size %lld)",
-                               op, i, (long long)s->begin, axis, (long long)d);
-            p->fixed[p->nfixed++] = (sg_fixed_axis){axis, index};
-            axis++;
+            sg_val d = dim(in, axis), begin = num(in, s->begin, s->begin_value);
+            sg_val index = from_end(in, begin, d);
+            if (check(in, sg_x_or(in->e, sg_x_lt(in->e, index, sg_const(0)), le(in, d, index)), SG_XC_INDEX,
+                      SG_ERR_SLICE, begin, d, sg_const(0),
+                      "failed to plan %s: index out of range (step %zu: index %%lld, input dimension %d has size %%lld)",
+                      in->op, i, axis) != SG_OK)
+                return in->err->status;
+            p->fixed[p->nfixed].in_axis = axis++;
+            in->s->fixed[p->nfixed++] = index;
         } else if (s->ellipsis) {
             for (size_t k = 0; k < p->in_rank - consuming; k++, axis++)
-                if (push_dim(p, (sg_axis_map){axis, 0, 1, p->in_shape[axis]}, op, err) != SG_OK)
-                    return err->status;
+                if (push_dim(in, axis, whole(in, axis)) != SG_OK)
+                    return in->err->status;
         } else {
-            int64_t d = p->in_shape[axis];
-            sg_axis_map m = spec->op == SG_OP_NUMPY
-                                ? numpy_range(axis, d, s)
-                                : openvino_range(axis, d, s->begin, s->begin_mask, s->end, s->end_mask,
-                                                 s->stride);
-            if (push_dim(p, m, op, err) != SG_OK)
-                return err->status;
+            bounds b = {dim(in, axis), num(in, s->begin, s->begin_value), num(in, s->end, s->end_value),
+                        num(in, s->stride, s->stride_value), s->begin_mask, s->end_mask};
+            range r = either_sign(in, b.stride, spec->op == SG_OP_NUMPY ? numpy_branch : openvino_branch, &b);
+            if (push_dim(in, axis, r) != SG_OK)
+                return in->err->status;
             axis++;
         }
     }
     for (; (size_t)axis < p->in_rank; axis++) /* the implicit ellipsis at the end */
-        if (push_dim(p, (sg_axis_map){axis, 0, 1, p->in_shape[axis]}, op, err) != SG_OK)
-            return err->status;
+        if (push_dim(in, axis, whole(in, axis)) != SG_OK)
+            return in->err->status;
     return SG_OK;
 }
 
-static sg_status infer_slice(const sg_spec *spec, sg_plan *p, sg_error *err)
+static sg_status infer_slice(infer *in, const sg_spec *spec)
 {
+    sg_plan *p = in->p;
     int64_t r = (int64_t)p->in_rank;
     int owner[SG_MAX_RANK];
+    range ranges[SG_MAX_RANK];
     if (r == 0)
-        return sg_fail(err, SG_ERR_SLICE, "failed to plan Slice: the input must have rank 1 or more (it has rank 0)");
+        return sg_fail(in->err, SG_ERR_SLICE, "failed to plan Slice: the input must have rank 1 or more (it has rank 0)");
     for (int64_t a = 0; a < r; a++) {
         owner[a] = -1;
-        p->map[a] = (sg_axis_map){(int)a, 0, 1, p->in_shape[a]};
+        ranges[a] = whole(in, (int)a);
     }
     for (size_t i = 0; i < spec->len; i++) {
         const sg_slice_axis *s = &spec->axes[i];
         if (s->axis < -r || s->axis >= r)
-            return sg_fail(err, SG_ERR_SLICE,
+            return sg_fail(in->err, SG_ERR_SLICE,
                            "failed to plan Slice: axis out of range (axes[%zu] = %lld, input rank %lld allows %lld..%lld)",
                            i, (long long)s->axis, (long long)r, (long long)-r, (long long)(r - 1));
         int a = (int)(s->axis < 0 ? s->axis + r : s->axis);
         if (owner[a] >= 0)
-            return sg_fail(err, SG_ERR_SLICE,
+            return sg_fail(in->err, SG_ERR_SLICE,
                            "failed to plan Slice: axes must be unique (axes[%d] = %lld and axes[%zu] = %lld both name axis %d)",
                            owner[a], (long long)spec->axes[owner[a]].axis, i, (long long)s->axis, a);
         owner[a] = (int)i;
-        p->map[a] = openvino_range(a, p->in_shape[a], s->start, false, s->stop, false, s->step);
+        bounds b = {dim(in, a), num(in, s->start, s->start_value), num(in, s->stop, s->stop_value),
+                    num(in, s->step, s->step_value), false, false};
+        ranges[a] = either_sign(in, b.stride, openvino_branch, &b);
     }
-    p->out_rank = p->in_rank;
-    for (size_t a = 0; a < p->in_rank; a++)
-        p->out_shape[a] = p->map[a].count;
+    for (int64_t a = 0; a < r; a++)
+        push_dim(in, (int)a, ranges[a]);
     return SG_OK;
 }
 
-static sg_status infer_trt(const sg_spec *spec, sg_plan *p, sg_error *err)
+static sg_status infer_trt(infer *in, const sg_spec *spec)
 {
+    sg_plan *p = in->p;
+    sg_exprs *x = in->e;
     if (spec->len != p->in_rank)
-        return sg_fail(err, SG_ERR_SLICE,
+        return sg_fail(in->err, SG_ERR_SLICE,
                        "failed to plan TrtSlice: start, size and stride need one entry per input dimension (%zu given, input rank %zu)",
                        spec->len, p->in_rank);
     for (size_t a = 0; a < p->in_rank; a++) {
         const sg_trt_dim *t = &spec->dims[a];
-        int64_t d = p->in_shape[a];
-        p->map[a] = (sg_axis_map){(int)a, t->start, t->stride, t->size};
-        p->out_shape[a] = t->size;
-        if (t->size == 0)
-            continue;
-        int64_t last;
-        if (__builtin_mul_overflow(t->size - 1, t->stride, &last) ||
-            __builtin_add_overflow(last, t->start, &last))
-            return sg_fail(err, SG_ERR_SLICE,
-                           "failed to plan TrtSlice: coordinate overflows 64 bits (dimension %zu: start %lld + (size %lld - 1) * stride %lld)",
-                           a, (long long)t->start, (long long)t->size, (long long)t->stride);
+        sg_val d = dim(in, (int)a), start = num(in, t->start, t->start_value);
+        sg_val size = num(in, t->size, t->size_value), stride = num(in, t->stride, t->stride_value);
+        push_dim(in, (int)a, (range){start, stride, size});
+        sg_val some = sg_x_lt(x, sg_const(0), size), n1 = sg_x_sub(x, size, sg_const(1));
+        sg_val span = sg_x_mul(x, n1, stride), last = sg_x_add(x, span, start);
+        sg_val overflow = sg_x_or(x, sg_x(x, SG_X_MUL_OVF, n1, stride), sg_x(x, SG_X_ADD_OVF, span, start));
+        if (check(in, sg_x_and(x, some, overflow), SG_XC_SIZE, SG_ERR_SLICE, start, size, stride,
+                  "failed to plan TrtSlice: coordinate overflows 64 bits (dimension %zu: start %%lld + (size %%lld - 1) * stride %%lld)",
+                  a) != SG_OK)
+            return in->err->status;
         if (spec->mode == SG_TRT_STRICT) {
-            int64_t bad = t->start < 0 || t->start >= d ? t->start : last < 0 || last >= d ? last : -1;
-            if (t->start < 0 || t->start >= d || last < 0 || last >= d)
-                return sg_fail(err, SG_ERR_SLICE,
-                               "failed to plan TrtSlice: strict mode coordinate outside the input (dimension %zu: coordinate %lld, size %lld)",
-                               a, (long long)bad, (long long)d);
-        } else if (d == 0 && spec->mode != SG_TRT_FILL) {
-            return sg_fail(err, SG_ERR_SLICE,
-                           "failed to plan TrtSlice: %s mode cannot read an empty input dimension (dimension %zu has size 0, output size %lld)",
-                           sg_trt_mode_name(spec->mode), a, (long long)t->size);
+            sg_val start_out = sg_x_or(x, sg_x_lt(x, start, sg_const(0)), le(in, d, start));
+            sg_val last_out = sg_x_or(x, sg_x_lt(x, last, sg_const(0)), le(in, d, last));
+            if (check(in, sg_x_and(x, some, sg_x_or(x, start_out, last_out)), SG_XC_INDEX, SG_ERR_SLICE,
+                      sg_x_select(x, start_out, start, last), d, sg_const(0),
+                      "failed to plan TrtSlice: strict mode coordinate outside the input (dimension %zu: coordinate %%lld, size %%lld)",
+                      a) != SG_OK)
+                return in->err->status;
+        } else if (spec->mode != SG_TRT_FILL &&
+                   check(in, sg_x_and(x, some, sg_x_eq(x, d, sg_const(0))), SG_XC_EMPTY, SG_ERR_SLICE, size,
+                         sg_const(0), sg_const(0),
+                         "failed to plan TrtSlice: %s mode cannot read an empty input dimension (dimension %zu has size 0, output size %%lld)",
+                         sg_trt_mode_name(spec->mode), a) != SG_OK) {
+            return in->err->status;
         }
     }
-    p->out_rank = p->in_rank;
     p->mode = spec->mode;
-    if (spec->mode == SG_TRT_FILL && sg_scalar_to_bytes(&spec->fill, p->dtype, p->fill, err) != SG_OK)
-        return err->status;
+    if (spec->mode == SG_TRT_FILL && sg_scalar_to_bytes(&spec->fill, p->dtype, p->fill, in->err) != SG_OK)
+        return in->err->status;
     return SG_OK;
 }
 
-/* Product of `n` extents; 0 if any is 0. Fails when the extents other
- * than 0 multiply, with the element size, past 2^63 - 1: strides must fit
- * even in an empty tensor (NumPy refuses such shapes too). */
-static sg_status count_elements(const int64_t *shape, size_t n, size_t elem, const char *what,
-                                int64_t *count, uint64_t *bytes, sg_error *err)
+/* The count of elements of `n` extents (0 if any is 0) and their bytes.
+ * Fails when the extents other than 0 multiply, with the element size, past
+ * 2^63 - 1: strides must fit even in an empty tensor (NumPy refuses such
+ * shapes too). */
+static sg_status count_elements(infer *in, const sg_val *shape, size_t n, const char *what, sg_val *count,
+                                sg_val *bytes)
 {
-    int64_t c = 1, b;
-    bool overflow = false, empty = false;
+    sg_exprs *x = in->e;
+    sg_val c = sg_const(1), overflow = sg_const(0), empty = sg_const(0);
     for (size_t i = 0; i < n; i++) {
-        empty |= shape[i] == 0;
-        overflow |= __builtin_mul_overflow(c, shape[i] ? shape[i] : 1, &c);
+        sg_val factor = sg_x_max(x, shape[i], sg_const(1));
+        empty = sg_x_or(x, empty, sg_x_eq(x, shape[i], sg_const(0)));
+        overflow = sg_x_or(x, overflow, sg_x(x, SG_X_MUL_OVF, c, factor));
+        c = sg_x_mul(x, c, factor);
     }
-    if ((overflow || __builtin_mul_overflow(c, (int64_t)elem, &b)) && !empty)
-        return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: the %s has more than 2^63 - 1 bytes", what);
-    if (overflow || __builtin_mul_overflow(c, (int64_t)elem, &b))
-        return sg_fail(err, SG_ERR_SLICE,
-                       "failed to plan slice: the %s's dimensions other than 0 multiply to more than 2^63 - 1 "
-                       "bytes",
-                       what);
-    *count = empty ? 0 : c;
-    *bytes = empty ? 0 : (uint64_t)b;
+    sg_val elem = sg_const((int64_t)in->p->elem_size);
+    overflow = sg_x_or(x, overflow, sg_x(x, SG_X_MUL_OVF, c, elem));
+    if (check(in, sg_x_and(x, overflow, sg_x_not(x, empty)), SG_XC_SIZE, SG_ERR_SLICE, sg_const(0), sg_const(0),
+              sg_const(0), "failed to plan slice: the %s has more than 2^63 - 1 bytes", what) != SG_OK ||
+        check(in, overflow, SG_XC_SIZE, SG_ERR_SLICE, sg_const(0), sg_const(0), sg_const(0),
+              "failed to plan slice: the %s's dimensions other than 0 multiply to more than 2^63 - 1 bytes",
+              what) != SG_OK)
+        return in->err->status;
+    *count = sg_x_select(x, empty, sg_const(0), c);
+    *bytes = sg_x_select(x, empty, sg_const(0), sg_x_mul(x, c, elem));
     return SG_OK;
 }
 
-sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
-                         sg_plan *p, sg_error *err)
+/* The checks a spec's constructors make of its numbers, for the numbers
+ * given at run time: they come first, as they do for a typed spec. */
+static sg_status check_values(infer *in, const sg_spec *spec)
+{
+    sg_exprs *x = in->e;
+    for (size_t i = 0; i < spec->len; i++) {
+        uint16_t ref = spec->op == SG_OP_SLICE       ? spec->axes[i].step_value
+                       : spec->op == SG_OP_TRT_SLICE ? spec->dims[i].size_value
+                                                     : spec->steps[i].stride_value;
+        if (ref == 0)
+            continue;
+        sg_val v = num(in, 0, ref);
+        sg_status st;
+        if (spec->op == SG_OP_SLICE)
+            st = check(in, sg_x_eq(x, v, sg_const(0)), SG_XC_STEP, SG_ERR_SPEC, v, sg_const(0), sg_const(0),
+                       "failed to make Slice: step must not be zero (step[%zu] = %%lld)", i);
+        else if (spec->op == SG_OP_TRT_SLICE)
+            st = check(in, sg_x_lt(x, v, sg_const(0)), SG_XC_STEP, SG_ERR_SPEC, v, sg_const(0), sg_const(0),
+                       "failed to make TrtSlice: size must not be negative (size[%zu] = %%lld)", i);
+        else if (spec->op == SG_OP_NUMPY)
+            st = check(in, sg_x_eq(x, v, sg_const(0)), SG_XC_STEP, SG_ERR_SPEC, v, sg_const(0), sg_const(0),
+                       "failed to make NumPy: slice step cannot be zero (step %zu: %%lld)", i);
+        else
+            st = check(in, sg_x_eq(x, v, sg_const(0)), SG_XC_STEP, SG_ERR_SPEC, v, sg_const(0), sg_const(0),
+                       "failed to make StridedSlice: stride must not be zero (stride[%zu] = %%lld)", i);
+        if (st != SG_OK)
+            return st;
+    }
+    return SG_OK;
+}
+
+static bool has_values(const sg_spec *spec, size_t rank, const int64_t *shape)
+{
+    for (size_t i = 0; i < rank; i++)
+        if (shape[i] < 0)
+            return true;
+    return spec->nvalues > 0;
+}
+
+static sg_status infer_all(infer *in, const sg_spec *spec, size_t rank, const int64_t *shape)
+{
+    sg_plan *p = in->p;
+    sg_exprs *x = in->e;
+    if (check_values(in, spec) != SG_OK)
+        return in->err->status;
+    sg_val in_dims[SG_MAX_RANK];
+    for (size_t i = 0; i < rank; i++) {
+        in_dims[i] = dim(in, (int)i);
+        if (shape[i] < 0 && check(in, sg_x_lt(x, in_dims[i], sg_const(0)), SG_XC_SHAPE, SG_ERR_SLICE, in_dims[i],
+                                  sg_const(0), sg_const(0),
+                                  "failed to plan slice: input dimension %zu has negative size %%lld", i) != SG_OK)
+            return in->err->status;
+    }
+    if (count_elements(in, in_dims, rank, "input", &in->s->in_count, &in->s->in_bytes) != SG_OK)
+        return in->err->status;
+    sg_status st;
+    switch (spec->op) {
+    case SG_OP_SLICE: st = infer_slice(in, spec); break;
+    case SG_OP_TRT_SLICE: st = infer_trt(in, spec); break;
+    default: st = infer_steps(in, spec); break;
+    }
+    if (st != SG_OK)
+        return st;
+    return count_elements(in, in->s->count, p->out_rank, "output", &in->s->out_count, &in->s->out_bytes);
+}
+
+static void *copy_of(const void *items, size_t n, size_t size)
+{
+    void *copy = items ? malloc(n ? n * size : 1) : NULL;
+    if (copy && n)
+        memcpy(copy, items, n * size);
+    return copy;
+}
+
+static sg_status copy_spec(const sg_spec *spec, sg_spec **out, sg_error *err)
+{
+    sg_spec *c = calloc(1, sizeof *c);
+    bool ok = c != NULL;
+    if (ok) {
+        *c = *spec;
+        c->steps = copy_of(spec->steps, spec->len, sizeof *spec->steps);
+        c->axes = copy_of(spec->axes, spec->len, sizeof *spec->axes);
+        c->dims = copy_of(spec->dims, spec->len, sizeof *spec->dims);
+        c->values = spec->nvalues ? calloc(spec->nvalues, sizeof *c->values) : NULL;
+        ok = (c->steps || !spec->steps) && (c->axes || !spec->axes) && (c->dims || !spec->dims) &&
+             (c->values || !spec->nvalues);
+        for (size_t i = 0; ok && i < spec->nvalues; i++)
+            ok = (c->values[i] = strdup(spec->values[i])) != NULL;
+        if (!ok && c->values == NULL)
+            c->nvalues = 0;
+    }
+    if (!ok) {
+        sg_spec_free(c);
+        return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
+    }
+    *out = c;
+    return SG_OK;
+}
+
+sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan *p,
+                         sg_error *err)
 {
     if (sg_dtype_size(dtype) == 0)
         return sg_fail(err, SG_ERR_USAGE, "failed to plan slice: unknown element type %d", (int)dtype);
     if (rank > SG_MAX_RANK)
-        return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: input rank %zu exceeds the limit of %d",
-                       rank, SG_MAX_RANK);
+        return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: input rank %zu exceeds the limit of %d", rank,
+                       SG_MAX_RANK);
+    bool symbolic = has_values(spec, rank, shape);
     for (size_t i = 0; i < rank; i++)
-        if (shape[i] < 0)
-            return sg_fail(err, SG_ERR_SLICE,
-                           "failed to plan slice: input dimension %zu has negative size %lld", i,
-                           (long long)shape[i]);
+        if (shape[i] < -1 || (shape[i] == -1 && !symbolic))
+            return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: input dimension %zu has negative size %lld",
+                           i, (long long)shape[i]);
     p->op = spec->op;
     p->dtype = dtype;
     p->elem_size = sg_dtype_size(dtype);
     p->in_rank = rank;
     if (rank)
         memcpy(p->in_shape, shape, rank * sizeof *shape);
-    if (count_elements(p->in_shape, rank, p->elem_size, "input", &p->in_count, &p->in_bytes, err))
-        return err->status;
-    sg_status st;
-    switch (spec->op) {
-    case SG_OP_SLICE: st = infer_slice(spec, p, err); break;
-    case SG_OP_TRT_SLICE: st = infer_trt(spec, p, err); break;
-    default: st = infer_steps(spec, p, err); break;
-    }
-    if (st != SG_OK)
+    sg_sym *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
+    infer in = {p, s, &s->ex, err, sg_op_name(spec->op)};
+    sg_status st = infer_all(&in, spec, rank, shape);
+    if (st == SG_OK && s->ex.nomem)
+        st = sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
+    if (st == SG_OK && symbolic) {
+        s->nvalues = spec->nvalues;
+        for (size_t i = 0; i < p->out_rank; i++)
+            p->out_shape[i] = sg_is_const(s->count[i]) ? s->count[i].k : -1;
+        if (copy_spec(spec, &s->spec, err) != SG_OK)
+            st = err->status;
+        p->sym = s;
         return st;
-    return count_elements(p->out_shape, p->out_rank, p->elem_size, "output", &p->out_count,
-                          &p->out_bytes, err);
+    }
+    if (st == SG_OK) { /* everything folded: a static plan */
+        for (size_t i = 0; i < p->out_rank; i++) {
+            p->map[i].start = s->start[i].k;
+            p->map[i].step = s->step[i].k;
+            p->map[i].count = p->out_shape[i] = s->count[i].k;
+        }
+        for (size_t f = 0; f < p->nfixed; f++)
+            p->fixed[f].index = s->fixed[f].k;
+        p->in_count = s->in_count.k;
+        p->in_bytes = (uint64_t)s->in_bytes.k;
+        p->out_count = s->out_count.k;
+        p->out_bytes = (uint64_t)s->out_bytes.k;
+    }
+    sg_exprs_free(&s->ex);
+    free(s);
+    return st;
 }
 
 /* The TensorRT formulas (SEMANTICS.md TensorRT 2-3), applied per element by

@@ -48,10 +48,13 @@
 #ifndef SG_PLANNER_H
 #define SG_PLANNER_H
 
-#include "../frontend/frontend.h"
+#include "expr.h"
 
 /* The largest run a nest without loops keeps whole (see chunk_large_run). */
 #define SG_CHUNK_BYTES ((int64_t)1 << 20)
+/* The bytes of a step of a kernel's outer range over one contiguous block
+ * (codegen.h, sg_nest_outer). */
+enum { SG_RUN_PIECE = 32 << 10 };
 
 /* One output dimension as shape inference sees it. */
 typedef struct sg_axis_map {
@@ -108,11 +111,76 @@ struct sg_plan {
     sg_loop loops[SG_MAX_RANK];
     size_t nsegs;
     sg_segment *segs;                 /* malloc'd, nsegs entries */
+
+    struct sg_sym *sym;               /* NULL: every number is known (a static plan) */
 };
 
-/* Shape inference only (infer.c): fills the first layer of a zeroed plan. */
+/* ---- plans with runtime values ------------------------------------------------
+ *
+ * A spec with named values, or an input with `?` dimensions (-1 in
+ * in_shape), makes a symbolic plan: the numbers of both layers that depend
+ * on them are expressions (sg_val) over the runtime numbers, and the
+ * struct's plain fields hold what is known: in_shape and out_shape with -1
+ * where a dimension is known only at run time, map[].in_axis, and nloops,
+ * the depth of a loop nest whose structure is fixed (which loops exist,
+ * which merged, which run) while its extents and strides may not be.
+ * Shape inference is the static planner's own (infer.c, over sg_val), so
+ * a symbolic plan's numbers, once evaluated, are those of the static plan
+ * of the spec with the numbers written in.
+ *
+ * The numbers a call needs are computed by the prologue (sg_plan_prepare
+ * in C, NAME_prepare in IR) into an array of SG_ARG_COUNT int64 slots, the
+ * `slicegen_args` of the generated header: */
+enum {
+    SG_ARG_OUT_RANK = 0, /* int32 out_rank in its first 4 bytes, then int32 0 */
+    SG_ARG_OUT_SHAPE = 1, /* SG_MAX_RANK slots */
+    SG_ARG_OUTER_EXTENT = SG_ARG_OUT_SHAPE + SG_MAX_RANK,
+    SG_ARG_INPUT_BYTES,
+    SG_ARG_OUTPUT_BYTES,
+    /* private: the nest */
+    SG_ARG_BASE,
+    SG_ARG_RUN_BYTES,
+    SG_ARG_LOOPS, /* per loop: extent, in_stride, out_stride */
+    SG_ARG_COUNT = SG_ARG_LOOPS + 3 * SG_MAX_RANK
+};
+
+typedef struct sg_sym {
+    sg_exprs ex;
+    sg_spec *spec;            /* a copy of the spec (names: spec->values) */
+    size_t nvalues;
+    /* shape inference */
+    sg_val start[SG_MAX_RANK], step[SG_MAX_RANK], count[SG_MAX_RANK]; /* per output dimension */
+    sg_val fixed[SG_MAX_RANK]; /* index of plan->fixed[i] */
+    sg_val in_count, out_count, in_bytes, out_bytes;
+    /* the nest: plain affine loops only, the outer range the outermost
+     * loop's iterations (levels 1), or with no loop pieces of the run of
+     * SG_RUN_PIECE bytes (codegen.h) */
+    sg_val base, run_bytes, outer_extent;
+    sg_val extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
+} sg_sym;
+
+/* Evaluates a symbolic plan for one call: in_shape (every dimension; the
+ * fixed ones must match) and values (sym->nvalues). SG_OK and args filled
+ * (SG_ARG_COUNT slots), or the error of the spec with these numbers
+ * written in, "failed to run kernel: ..." with the values named, and its
+ * code (sg_xcode) in *code; args are then untouched. */
+sg_status sg_plan_prepare(const sg_plan *plan, const int64_t *in_shape, const int64_t *values, int64_t *args,
+                          int *code, sg_error *err);
+/* Writes the symbolic plan's text (sg_plan_write's for a symbolic plan). */
+void sg_plan_write_symbolic(const sg_plan *plan, FILE *out);
+void sg_sym_free(sg_sym *sym);
+/* The static plan of a symbolic plan's spec with the numbers written in:
+ * values (sym->nvalues) and the input shape in_shape. */
+sg_status sg_plan_bind(const sg_plan *plan, const int64_t *in_shape, const int64_t *values, sg_plan **bound,
+                       sg_error *err);
+
+/* Shape inference only (infer.c): fills the first layer of a zeroed plan.
+ * With runtime values in spec or shape (-1 dimensions), the plan is
+ * symbolic: sym (malloc'd) gets its expressions. */
 sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
                          sg_plan *plan, sg_error *err);
+/* The loop nest of a symbolic plan (symbolic.c). */
+sg_status sg_plan_fold_symbolic(sg_plan *plan, sg_error *err);
 
 /* Folding (fold.c): builds the loop nest (base, loops, segs, run_bytes) of
  * a plan whose first layer and sizes are set and pass sg_plan_check, in the

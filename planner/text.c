@@ -25,6 +25,10 @@ void sg_plan_write(const sg_plan *p, FILE *out)
         memcpy(&bits, p->fill, p->elem_size);
         fprintf(out, "fill 0x%0*" PRIx64 "\n", (int)(2 * p->elem_size), bits);
     }
+    if (p->sym) {
+        sg_plan_write_symbolic(p, out);
+        return;
+    }
     write_shape(out, "input", p->in_shape, p->in_rank);
     write_shape(out, "output", p->out_shape, p->out_rank);
     for (size_t i = 0; i < p->out_rank; i++) {

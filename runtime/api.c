@@ -111,8 +111,32 @@ sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan)
     REPORT(ctx, sg_plan_read(text, plan, err));
 }
 
+size_t sg_plan_value_count(const sg_plan *plan) { return plan->sym ? plan->sym->nvalues : 0; }
+int sg_plan_is_symbolic(const sg_plan *plan) { return plan->sym != NULL; }
+
+const char *sg_plan_value_name(const sg_plan *plan, size_t index)
+{
+    return index < sg_plan_value_count(plan) ? plan->sym->spec->values[index] : NULL;
+}
+
+sg_status sg_plan_specialize(sg_context *ctx, const sg_plan *plan, const int64_t *in_shape, const int64_t *values,
+                             sg_plan **specialized)
+{
+    if (plan->sym == NULL) {
+        sg_error err = {0};
+        sg_fail(&err, SG_ERR_USAGE, "failed to specialize plan: it has no runtime values or dimensions");
+        return sg_context_report(ctx, &err);
+    }
+    REPORT(ctx, sg_plan_bind(plan, in_shape, values, specialized, err));
+}
+
 sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan, const void *in, void *out)
 {
+    if (plan->sym) {
+        sg_error err = {0};
+        sg_fail(&err, SG_ERR_USAGE, "failed to run plan: it has runtime values or dimensions (specialize it first)");
+        return sg_context_report(ctx, &err);
+    }
     if ((in == NULL && plan->in_bytes > 0) || (out == NULL && plan->out_bytes > 0)) {
         sg_error err = {0};
         sg_fail(&err, SG_ERR_USAGE, "failed to run plan: the %s buffer is NULL", in == NULL ? "input" : "output");

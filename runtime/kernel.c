@@ -17,6 +17,8 @@
 
 enum { MAX_THREADS = 256 };
 
+_Static_assert(sizeof(sg_args) == SG_ARG_COUNT * sizeof(int64_t), "sg_args holds the prologue's slots");
+
 struct sg_kernel {
     sg_cache_entry entry; /* first: the cache's entry is the kernel */
     sg_context *ctx;
@@ -24,6 +26,11 @@ struct sg_kernel {
     int stores; /* SG_STORES_CACHED or SG_STORES_STREAMING: what AUTO chose */
     sg_kernel_fn fn;
     int64_t outer_extent;
+    /* a symbolic kernel: its functions, and its own plan for the messages
+     * of refused calls (NULL for a static kernel) */
+    sg_prepare_fn prepare;
+    sg_kernel_args_fn fn_args;
+    sg_plan *plan;
     bool reads; /* the nest reads the input */
     sg_jit *jit;
     void *code; /* sg_jit resource */
@@ -60,6 +67,7 @@ static void free_kernel(sg_cache_entry *entry)
     sg_kernel *k = (sg_kernel *)entry;
     if (k->code)
         sg_jit_free(k->jit, k->code);
+    sg_plan_free(k->plan);
     free(k->entry.key);
     free(k);
 }
@@ -100,6 +108,17 @@ static sg_status compile_entry(sg_context *ctx, sg_kernel_cache *c, sg_kernel *k
     snprintf(symbol, sizeof symbol, "%s_O%d_%llu", base, k->opt_level, (unsigned long long)k->entry.serial);
     sg_status status =
         sg_jit_compile_stores(c->jit, plan, k->opt_level, k->stores, symbol, &k->fn, &k->code, err);
+    if (status == SG_OK && plan->sym) {
+        char name[sizeof symbol + 16];
+        void *prepare = NULL;
+        snprintf(name, sizeof name, "%s_prepare", symbol);
+        status = sg_jit_lookup(c->jit, name, &prepare, err);
+        k->prepare = (sg_prepare_fn)(uintptr_t)prepare;
+        k->fn_args = (sg_kernel_args_fn)(uintptr_t)k->fn;
+        k->fn = NULL;
+        if (status == SG_OK)
+            status = sg_plan_build(plan->sym->spec, plan->in_rank, plan->in_shape, plan->dtype, &k->plan, err);
+    }
     sg_cache_publish(&c->cache, &ctx->lock, &k->entry, status == SG_OK ? NULL : err, free_kernel);
     return status;
 }
@@ -144,7 +163,7 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg
     k->ctx = ctx;
     k->opt_level = opt_level;
     k->stores = chosen;
-    k->outer_extent = sg_nest_outer_extent(plan);
+    k->outer_extent = sg_nest_outer_extent(plan); /* -1 for a symbolic plan */
     k->reads = nest_reads(plan);
     k->jit = c->jit;
     pthread_mutex_unlock(&ctx->lock);
@@ -194,14 +213,32 @@ sg_kernel_fn sg_kernel_function(const sg_kernel *kernel)
     return kernel->fn;
 }
 
+sg_prepare_fn sg_kernel_prepare_function(const sg_kernel *kernel)
+{
+    return kernel->prepare;
+}
+
+sg_kernel_args_fn sg_kernel_args_function(const sg_kernel *kernel)
+{
+    return kernel->fn_args;
+}
+
+size_t sg_kernel_value_count(const sg_kernel *kernel)
+{
+    return kernel->plan ? kernel->plan->sym->nvalues : 0;
+}
+
 int64_t sg_kernel_outer_extent(const sg_kernel *kernel)
 {
     return kernel->outer_extent;
 }
 
-/* One threaded run: part i runs [i * extent / parts, (i + 1) * extent / parts). */
+/* One threaded run: part i runs [i * extent / parts, (i + 1) * extent / parts)
+ * of fn, or of fn_args with args. */
 typedef struct range_job {
     sg_kernel_fn fn;
+    sg_kernel_args_fn fn_args;
+    const sg_args *args;
     const void *in;
     void *out;
     int64_t extent, parts;
@@ -216,7 +253,11 @@ static int64_t split(int64_t extent, int64_t n, int64_t i)
 static void run_part(void *arg, int part)
 {
     const range_job *job = arg;
-    job->fn(job->in, job->out, split(job->extent, job->parts, part), split(job->extent, job->parts, part + 1));
+    int64_t begin = split(job->extent, job->parts, part), end = split(job->extent, job->parts, part + 1);
+    if (job->fn_args)
+        job->fn_args(job->in, job->out, job->args, begin, end);
+    else
+        job->fn(job->in, job->out, begin, end);
 }
 
 static sg_pool *context_pool(sg_context *ctx)
@@ -229,30 +270,77 @@ static sg_pool *context_pool(sg_context *ctx)
     return pool;
 }
 
-sg_status sg_kernel_run(sg_context *ctx, const sg_kernel *kernel, const void *in, void *out, int threads)
+/* Runs job (fn or fn_args, in, out, extent set) over `threads` threads. */
+static sg_status run_job(sg_context *ctx, range_job *job, bool reads, int threads)
 {
     sg_error err = {0};
-    int64_t extent = kernel->outer_extent;
     if (threads < 1) {
         sg_fail(&err, SG_ERR_USAGE, "failed to run kernel: %d threads (at least 1)", threads);
         return sg_context_report(ctx, &err);
     }
-    if ((in == NULL && kernel->reads) || (out == NULL && extent > 0)) {
+    if ((job->in == NULL && reads) || (job->out == NULL && job->extent > 0)) {
         sg_fail(&err, SG_ERR_USAGE, "failed to run kernel: the %s buffer is NULL",
-                in == NULL && kernel->reads ? "input" : "output");
+                job->in == NULL && reads ? "input" : "output");
         return sg_context_report(ctx, &err);
     }
     int64_t n = threads < MAX_THREADS ? threads : MAX_THREADS;
-    n = n < extent ? n : extent;
+    n = n < job->extent ? n : job->extent;
     sg_pool *pool = n > 1 ? context_pool(ctx) : NULL;
-    if (pool == NULL) { /* one thread, or no memory for a pool */
-        if (extent > 0)
-            kernel->fn(in, out, 0, extent);
-        return SG_OK;
-    }
-    range_job job = {kernel->fn, in, out, extent, n};
-    sg_pool_run(pool, (int)n, run_part, &job);
+    job->parts = pool ? n : 1; /* one thread, or no memory for a pool */
+    if (pool == NULL && job->extent > 0)
+        run_part(job, 0);
+    else if (pool != NULL)
+        sg_pool_run(pool, (int)n, run_part, job);
     return SG_OK;
+}
+
+static sg_status wrong_kind(sg_context *ctx, const sg_kernel *kernel)
+{
+    sg_error err = {0};
+    sg_fail(&err, SG_ERR_USAGE, kernel->plan ? "failed to run kernel: it takes runtime values (%zu) and the input's shape: give them"
+                                             : "failed to run kernel: it takes no runtime values (%zu)",
+            sg_kernel_value_count(kernel));
+    return sg_context_report(ctx, &err);
+}
+
+sg_status sg_kernel_run(sg_context *ctx, const sg_kernel *kernel, const void *in, void *out, int threads)
+{
+    if (kernel->plan)
+        return wrong_kind(ctx, kernel);
+    range_job job = {.fn = kernel->fn, .in = in, .out = out, .extent = kernel->outer_extent};
+    return run_job(ctx, &job, kernel->reads, threads);
+}
+
+sg_status sg_kernel_prepare(sg_context *ctx, const sg_kernel *kernel, const int64_t *in_shape,
+                            const int64_t *values, sg_args *args)
+{
+    if (kernel->plan == NULL)
+        return wrong_kind(ctx, kernel);
+    if (kernel->prepare(args, in_shape, values) == 0)
+        return SG_OK;
+    sg_error err = {0};
+    int code;
+    sg_args unused;
+    if (sg_plan_prepare(kernel->plan, in_shape, values, (int64_t *)&unused, &code, &err) == SG_OK)
+        sg_fail(&err, SG_ERR_INTERNAL, "failed to run kernel: its prologue refused a call the planner accepts");
+    return sg_context_report(ctx, &err);
+}
+
+sg_status sg_kernel_run_args(sg_context *ctx, const sg_kernel *kernel, const void *in, void *out,
+                             const sg_args *args, int threads)
+{
+    if (kernel->plan == NULL)
+        return wrong_kind(ctx, kernel);
+    range_job job = {.fn_args = kernel->fn_args, .args = args, .in = in, .out = out, .extent = args->outer_extent};
+    return run_job(ctx, &job, args->input_bytes > 0 && args->output_bytes > 0, threads);
+}
+
+sg_status sg_kernel_run_values(sg_context *ctx, const sg_kernel *kernel, const void *in, const int64_t *in_shape,
+                               const int64_t *values, void *out, int threads)
+{
+    sg_args args;
+    sg_status st = sg_kernel_prepare(ctx, kernel, in_shape, values, &args);
+    return st != SG_OK ? st : sg_kernel_run_args(ctx, kernel, in, out, &args, threads);
 }
 
 sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char **text)

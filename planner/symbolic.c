@@ -1,0 +1,233 @@
+/* Plans with runtime values (planner.h): the loop nest of a symbolic plan,
+ * its evaluation for one call, binding to a static plan, and its text. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner.h"
+
+/* ---- the loop nest ----------------------------------------------------------
+ *
+ * The static fold's steps on expressions: one affine loop per output
+ * dimension, the output dense; loops of extent known to be 1 dropped;
+ * neighbours merged where their strides are equal expressions (so always,
+ * whatever the values); the innermost loop made the run when it is
+ * contiguous. Which loops exist is fixed; their numbers may not be. */
+
+sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
+{
+    sg_sym *s = p->sym;
+    sg_exprs *x = &s->ex;
+    if (p->op == SG_OP_TRT_SLICE && p->mode != SG_TRT_STRICT)
+        return sg_fail(err, SG_ERR_SLICE,
+                       "failed to plan TrtSlice: runtime values or dimensions in %s mode are not supported yet "
+                       "(strict mode is)",
+                       sg_trt_mode_name(p->mode));
+    sg_val axis_stride[SG_MAX_RANK], stride = sg_const((int64_t)p->elem_size);
+    for (size_t a = p->in_rank; a-- > 0;) {
+        axis_stride[a] = stride;
+        stride = sg_x_mul(x, stride, p->in_shape[a] < 0 ? sg_x_dim(x, a) : sg_const(p->in_shape[a]));
+    }
+    sg_val base = sg_const(0);
+    for (size_t f = 0; f < p->nfixed; f++)
+        base = sg_x_add(x, base, sg_x_mul(x, s->fixed[f], axis_stride[p->fixed[f].in_axis]));
+    sg_val out = sg_const((int64_t)p->elem_size);
+    sg_val extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
+    for (size_t i = p->out_rank; i-- > 0;) {
+        int a = p->map[i].in_axis;
+        extent[i] = s->count[i];
+        out_stride[i] = out;
+        out = sg_x_mul(x, out, s->count[i]);
+        in_stride[i] = a < 0 ? sg_const(0) : sg_x_mul(x, s->step[i], axis_stride[a]);
+        if (a >= 0)
+            base = sg_x_add(x, base, sg_x_mul(x, s->start[i], axis_stride[a]));
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < p->out_rank; i++) {
+        if (sg_is_const(extent[i]) && extent[i].k == 1)
+            continue;
+        if (n > 0 && sg_same(in_stride[n - 1], sg_x_mul(x, extent[i], in_stride[i])) &&
+            sg_same(out_stride[n - 1], sg_x_mul(x, extent[i], out_stride[i]))) {
+            extent[n - 1] = sg_x_mul(x, extent[n - 1], extent[i]);
+            in_stride[n - 1] = in_stride[i];
+            out_stride[n - 1] = out_stride[i];
+            continue;
+        }
+        extent[n] = extent[i], in_stride[n] = in_stride[i], out_stride[n] = out_stride[i];
+        n++;
+    }
+    sg_val elem = sg_const((int64_t)p->elem_size);
+    s->run_bytes = elem;
+    if (n > 0 && sg_same(in_stride[n - 1], elem) && sg_same(out_stride[n - 1], elem)) {
+        n--;
+        s->run_bytes = sg_x_mul(x, extent[n], elem);
+    }
+    p->nloops = n;
+    for (size_t i = 0; i < n; i++)
+        s->extent[i] = extent[i], s->in_stride[i] = in_stride[i], s->out_stride[i] = out_stride[i];
+    s->base = base;
+    s->outer_extent = n > 0 ? sg_x_select(x, sg_x_eq(x, s->out_count, sg_const(0)), sg_const(0), extent[0])
+                            : sg_x(x, SG_X_CDIV, s->run_bytes, sg_const(SG_RUN_PIECE));
+    if (x->nomem)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
+    return SG_OK;
+}
+
+/* ---- one call ------------------------------------------------------------------ */
+
+static sg_status check_shape(const sg_plan *p, const int64_t *in_shape, int *code, sg_error *err)
+{
+    for (size_t i = 0; i < p->in_rank; i++) {
+        if (p->in_shape[i] >= 0 && in_shape[i] != p->in_shape[i]) {
+            *code = SG_XC_SHAPE;
+            return sg_fail(err, SG_ERR_USAGE,
+                           "failed to run kernel: input dimension %zu has size %lld, the kernel's has %lld", i,
+                           (long long)in_shape[i], (long long)p->in_shape[i]);
+        }
+    }
+    return SG_OK;
+}
+
+/* "failed to run kernel: <what the check says> (t = 9, s = -1)" from the
+ * check's message "failed to <verb> <op>: <what>". */
+static void name_values(const sg_sym *s, const int64_t *values, sg_error *err)
+{
+    char text[sizeof err->message];
+    const char *what = strstr(err->message, ": ");
+    int at = snprintf(text, sizeof text, "failed to run kernel: %s", what ? what + 2 : err->message);
+    for (size_t i = 0; i < s->nvalues && at > 0 && (size_t)at < sizeof text; i++)
+        at += snprintf(text + at, sizeof text - (size_t)at, "%s%s = %lld", i ? ", " : " (", s->spec->values[i],
+                       (long long)values[i]);
+    if (s->nvalues > 0 && at > 0 && (size_t)at < sizeof text)
+        snprintf(text + at, sizeof text - (size_t)at, ")");
+    snprintf(err->message, sizeof err->message, "%s", text);
+}
+
+sg_status sg_plan_prepare(const sg_plan *p, const int64_t *in_shape, const int64_t *values, int64_t *args,
+                          int *code, sg_error *err)
+{
+    const sg_sym *s = p->sym;
+    *code = 0;
+    if (check_shape(p, in_shape, code, err) != SG_OK)
+        return err->status;
+    int64_t local[256], *nodes = s->ex.n <= 256 ? local : malloc(s->ex.n * sizeof *nodes);
+    if (nodes == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to run kernel: out of memory");
+    sg_exprs_eval(&s->ex, in_shape, values, nodes, code, err);
+    if (*code != 0) {
+        name_values(s, values, err);
+    } else {
+        int32_t rank[2] = {(int32_t)p->out_rank, 0};
+        memcpy(&args[SG_ARG_OUT_RANK], rank, sizeof rank);
+        for (size_t i = 0; i < SG_MAX_RANK; i++)
+            args[SG_ARG_OUT_SHAPE + i] = i < p->out_rank ? sg_val_of(s->count[i], nodes) : 0;
+        args[SG_ARG_OUTER_EXTENT] = sg_val_of(s->outer_extent, nodes);
+        args[SG_ARG_INPUT_BYTES] = sg_val_of(s->in_bytes, nodes);
+        args[SG_ARG_OUTPUT_BYTES] = sg_val_of(s->out_bytes, nodes);
+        args[SG_ARG_BASE] = sg_val_of(s->base, nodes);
+        args[SG_ARG_RUN_BYTES] = sg_val_of(s->run_bytes, nodes);
+        for (size_t i = 0; i < p->nloops; i++) {
+            args[SG_ARG_LOOPS + 3 * i] = sg_val_of(s->extent[i], nodes);
+            args[SG_ARG_LOOPS + 3 * i + 1] = sg_val_of(s->in_stride[i], nodes);
+            args[SG_ARG_LOOPS + 3 * i + 2] = sg_val_of(s->out_stride[i], nodes);
+        }
+    }
+    if (nodes != local)
+        free(nodes);
+    return err->status;
+}
+
+sg_status sg_plan_bind(const sg_plan *p, const int64_t *in_shape, const int64_t *values, sg_plan **bound,
+                       sg_error *err)
+{
+    int code;
+    sg_spec *spec = NULL;
+    if (check_shape(p, in_shape, &code, err) != SG_OK || sg_spec_bind(p->sym->spec, values, &spec, err) != SG_OK)
+        return err->status;
+    sg_status st = sg_plan_build(spec, p->in_rank, in_shape, p->dtype, bound, err);
+    sg_spec_free(spec);
+    return st;
+}
+
+/* ---- text ------------------------------------------------------------------------ */
+
+static const char *const op_names[SG_X_COUNT] = {
+    [SG_X_DIM] = "dim",   [SG_X_VALUE] = "value", [SG_X_ADD] = "add",       [SG_X_SUB] = "sub",
+    [SG_X_MUL] = "mul",   [SG_X_CDIV] = "cdiv",   [SG_X_SREM] = "rem",      [SG_X_MIN] = "min",
+    [SG_X_MAX] = "max",   [SG_X_LT] = "lt",       [SG_X_EQ] = "eq",         [SG_X_AND] = "and",
+    [SG_X_OR] = "or",     [SG_X_SELECT] = "select", [SG_X_ADD_OVF] = "add_overflows",
+    [SG_X_MUL_OVF] = "mul_overflows",
+};
+
+static const char *const code_names[] = {"", "shape", "index", "step", "empty", "size"};
+
+static void write_dims(FILE *out, const char *label, const int64_t *shape, size_t rank)
+{
+    fprintf(out, "%s [", label);
+    for (size_t i = 0; i < rank; i++)
+        shape[i] < 0 ? fprintf(out, "%s?", i ? "," : "") : fprintf(out, "%s%" PRId64, i ? "," : "", shape[i]);
+    fputs("]\n", out);
+}
+
+void sg_plan_write_symbolic(const sg_plan *p, FILE *out)
+{
+    const sg_sym *s = p->sym;
+    char a[SG_VAL_TEXT], b[SG_VAL_TEXT], c[SG_VAL_TEXT];
+    fputs("values", out);
+    for (size_t i = 0; i < s->nvalues; i++)
+        fprintf(out, " %s", s->spec->values[i]);
+    fputc('\n', out);
+    write_dims(out, "input", p->in_shape, p->in_rank);
+    write_dims(out, "output", p->out_shape, p->out_rank);
+    for (size_t i = 0; i < s->ex.n; i++) {
+        const sg_xnode *x = &s->ex.nodes[i];
+        fprintf(out, "%%%zu = %s", i + 1, op_names[x->op]);
+        if (x->op == SG_X_DIM)
+            fprintf(out, " %" PRId64 "\n", x->k);
+        else if (x->op == SG_X_VALUE)
+            fprintf(out, " %s\n", s->spec->values[x->k]);
+        else if (x->op == SG_X_SELECT)
+            fprintf(out, " %s %s %s\n", sg_val_text(x->a, a), sg_val_text(x->b, b), sg_val_text(x->c, c));
+        else
+            fprintf(out, " %s %s\n", sg_val_text(x->a, a), sg_val_text(x->b, b));
+    }
+    for (size_t i = 0; i < s->ex.nchecks; i++) {
+        const sg_xcheck *k = &s->ex.checks[i];
+        fprintf(out, "check %s if %s:", code_names[k->code], sg_val_text(k->cond, a));
+        for (int j = 0; j < k->nargs; j++)
+            fprintf(out, " %s", sg_val_text(k->args[j], b));
+        fprintf(out, " \"%s\"\n", k->format);
+    }
+    for (size_t i = 0; i < p->out_rank; i++) {
+        if (p->map[i].in_axis < 0)
+            fprintf(out, "dim %zu new\n", i);
+        else
+            fprintf(out, "dim %zu axis %d start %s step %s count %s\n", i, p->map[i].in_axis,
+                    sg_val_text(s->start[i], a), sg_val_text(s->step[i], b), sg_val_text(s->count[i], c));
+    }
+    for (size_t f = 0; f < p->nfixed; f++)
+        fprintf(out, "fixed axis %d index %s\n", p->fixed[f].in_axis, sg_val_text(s->fixed[f], a));
+    fprintf(out, "base %s\n", sg_val_text(s->base, a));
+    for (size_t i = 0; i < p->nloops; i++)
+        fprintf(out, "loop extent %s in %s out %s\n", sg_val_text(s->extent[i], a), sg_val_text(s->in_stride[i], b),
+                sg_val_text(s->out_stride[i], c));
+    fprintf(out, "run %s\n", sg_val_text(s->run_bytes, a));
+    fprintf(out, "outer %s\n", sg_val_text(s->outer_extent, a));
+}
+
+void sg_sym_free(sg_sym *s)
+{
+    if (s == NULL)
+        return;
+    sg_exprs_free(&s->ex);
+    sg_spec_free(s->spec);
+    free(s);
+}
+
+/* TEMPORARY until the frontend's bind lands */
+__attribute__((weak)) sg_status sg_spec_bind(const sg_spec *spec, const int64_t *values, sg_spec **bound, sg_error *err)
+{
+    (void)spec, (void)values, (void)bound;
+    return sg_fail(err, SG_ERR_INTERNAL, "bind missing");
+}
