@@ -102,6 +102,13 @@ static LLVMValueRef i64(meta *x, int64_t v)
     return LLVMConstInt(x->i64, (unsigned long long)v, 1);
 }
 
+/* Kernel `name` of m: its function, or the alias of another's. */
+static LLVMValueRef kernel_symbol(LLVMModuleRef m, const char *name)
+{
+    LLVMValueRef fn = LLVMGetNamedFunction(m, name);
+    return fn ? fn : LLVMGetNamedGlobalAlias(m, name, strlen(name));
+}
+
 /* NAME_info for kernel k, whose function is fn, as *info. */
 static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, const sg_target *t,
                           LLVMValueRef *info, sg_error *err)
@@ -115,12 +122,31 @@ static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, cons
         free(name);
         return sg_fail(err, SG_ERR_NOMEM, "failed to describe kernel %s: out of memory", k->name);
     }
+    const sg_sym *sym = p->sym;
+    LLVMValueRef names = LLVMConstNull(x->ptr);
+    if (sym && sym->nvalues > 0) {
+        LLVMValueRef v[SG_MAX_VALUES];
+        for (size_t i = 0; i < sym->nvalues; i++)
+            v[i] = string(x, sym->spec->values[i]);
+        names = private_constant(x, LLVMConstArray(x->ptr, v, (unsigned)sym->nvalues), 8);
+    }
+    LLVMValueRef prepare = LLVMConstNull(x->ptr);
+    if (sym) {
+        char *prep = sg_prepare_symbol(k->name);
+        if (prep == NULL) {
+            free(plan);
+            free(name);
+            return sg_fail(err, SG_ERR_NOMEM, "failed to describe kernel %s: out of memory", k->name);
+        }
+        prepare = as_ptr(x, kernel_symbol(x->m, prep));
+        free(prep);
+    }
     LLVMValueRef fields[] = {
-        i32(x, 1),
+        i32(x, 2),
         string(x, k->name),
         string(x, k->layer),
         i64(x, k->layer ? k->layer_id : -1),
-        as_ptr(x, fn),
+        sym ? LLVMConstNull(x->ptr) : as_ptr(x, fn),
         string(x, sg_dtype_name(p->dtype)),
         i32(x, (int64_t)p->elem_size),
         i32(x, (int64_t)p->in_rank),
@@ -128,14 +154,18 @@ static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, cons
         i32(x, (int64_t)p->out_rank),
         shape(x, p->out_shape, p->out_rank),
         i64(x, sg_nest_outer_extent(p)),
-        i64(x, (int64_t)p->in_bytes),
-        i64(x, (int64_t)p->out_bytes),
+        i64(x, sym ? -1 : (int64_t)p->in_bytes),
+        i64(x, sym ? -1 : (int64_t)p->out_bytes),
         string(x, k->spec),
         string(x, plan),
         string(x, t->triple),
         string(x, t->cpu),
         string(x, t->features),
         i64(x, sg_nest_outer(p).step_bytes),
+        prepare,
+        i32(x, sym ? (int64_t)sym->nvalues : 0),
+        names,
+        sym ? as_ptr(x, fn) : LLVMConstNull(x->ptr),
     };
     free(plan);
     memcpy(name, k->name, len);
@@ -160,7 +190,8 @@ static LLVMTypeRef info_type(meta *x)
         x->i32, /* out_rank */     x->ptr, /* out_shape */    x->i64, /* outer_extent */
         x->i64, /* input_bytes */  x->i64, /* output_bytes */ x->ptr, /* spec */
         x->ptr, /* plan */         x->ptr, /* target */       x->ptr, /* cpu */
-        x->ptr, /* features */     x->i64, /* step_bytes */
+        x->ptr, /* features */     x->i64, /* step_bytes */   x->ptr, /* prepare */
+        x->i32, /* value_count */  x->ptr, /* value_names */  x->ptr, /* run */
     };
     /* clang-format on */
     LLVMStructSetBody(t, fields, sizeof fields / sizeof fields[0], 0);
@@ -293,16 +324,19 @@ static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const s
             continue;
         LLVMValueRef fn = LLVMGetNamedFunction(m, kernels[shares[i]].name);
         LLVMAddAlias2(m, LLVMGlobalGetValueType(fn), 0, fn, kernels[i].name);
+        char *from = kernels[i].plan->sym ? sg_prepare_symbol(kernels[shares[i]].name) : NULL;
+        char *to = from ? sg_prepare_symbol(kernels[i].name) : NULL;
+        if (to != NULL) { /* and its prologue */
+            fn = LLVMGetNamedFunction(m, from);
+            LLVMAddAlias2(m, LLVMGlobalGetValueType(fn), 0, fn, to);
+        } else if (kernels[i].plan->sym) {
+            sg_fail(err, SG_ERR_NOMEM, "failed to compile kernels: out of memory");
+        }
+        free(from);
+        free(to);
     }
     free(shares);
     return err->status;
-}
-
-/* Kernel `name` of m: its function, or the alias of another's. */
-static LLVMValueRef kernel_symbol(LLVMModuleRef m, const char *name)
-{
-    LLVMValueRef fn = LLVMGetNamedFunction(m, name);
-    return fn ? fn : LLVMGetNamedGlobalAlias(m, name, strlen(name));
 }
 
 static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
@@ -338,10 +372,10 @@ static const char **defined_symbols(const sg_aot_kernel *kernels, size_t count, 
 {
     size_t bytes = 0;
     for (size_t i = 0; i < count; i++)
-        bytes += 2 * strlen(kernels[i].name) + sizeof "_info" + 1;
+        bytes += 3 * strlen(kernels[i].name) + sizeof "_info" + sizeof "_prepare" + 1;
     if (prefix)
         bytes += 2 * strlen(prefix) + sizeof "_kernels" + sizeof "_kernel_count";
-    const char **symbols = malloc((2 * count + 2) * sizeof *symbols);
+    const char **symbols = malloc((3 * count + 2) * sizeof *symbols);
     char *s = *storage = malloc(bytes);
     if (symbols == NULL || s == NULL) {
         free(symbols);
@@ -354,6 +388,10 @@ static const char **defined_symbols(const sg_aot_kernel *kernels, size_t count, 
         s += sprintf(s, "%s", kernels[i].name) + 1;
         symbols[n++] = s;
         s += sprintf(s, "%s_info", kernels[i].name) + 1;
+        if (kernels[i].plan->sym) {
+            symbols[n++] = s;
+            s += sprintf(s, "%s_prepare", kernels[i].name) + 1;
+        }
     }
     if (prefix) {
         symbols[n++] = s;

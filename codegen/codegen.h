@@ -115,6 +115,10 @@ int64_t sg_nest_outer_extent(const sg_plan *plan);
 #define SG_SYMBOL_MAX 96
 void sg_codegen_symbol(const sg_plan *plan, const sg_nest_key *key, char symbol[SG_SYMBOL_MAX]);
 
+/* The symbol of the prologue of a kernel with runtime numbers,
+ * "<kernel>_prepare", malloc'd (NULL when out of memory). */
+char *sg_prepare_symbol(const char *kernel);
+
 /* ---- IR, objects, versions -------------------------------------------------- */
 
 /* The kernel's IR for the host target as text (symbol as sg_codegen_symbol):

@@ -80,18 +80,18 @@ static const char struct_text[] =
     "#define SLICEGEN_KERNEL_INFO_DEFINED\n"
     "/* What a generated kernel is, as compiled into the object. */\n"
     "typedef struct slicegen_kernel_info {\n"
-    "    uint32_t version;          /* 1 */\n"
+    "    uint32_t version;          /* 2 */\n"
     "    const char *name;          /* the kernel's symbol */\n"
     "    const char *layer;         /* the model's layer name, or NULL */\n"
     "    int64_t layer_id;          /* the model's layer id, or -1 */\n"
-    "    void (*fn)(const void *in, void *out, int64_t begin, int64_t end);\n"
+    "    void (*fn)(const void *in, void *out, int64_t begin, int64_t end); /* NULL: see run */\n"
     "    const char *dtype;         /* element type: \"f32\", \"bf16\", ... */\n"
     "    int32_t elem_size;         /* bytes per element */\n"
     "    int32_t in_rank;\n"
-    "    const int64_t *in_shape;   /* in_rank sizes (NULL for rank 0) */\n"
+    "    const int64_t *in_shape;   /* in_rank sizes (NULL for rank 0); -1: known at run time */\n"
     "    int32_t out_rank;\n"
-    "    const int64_t *out_shape;  /* out_rank sizes (NULL for rank 0) */\n"
-    "    int64_t outer_extent;      /* fn(in, out, 0, outer_extent) runs the whole slice */\n"
+    "    const int64_t *out_shape;  /* out_rank sizes (NULL for rank 0); -1: known at run time */\n"
+    "    int64_t outer_extent;      /* fn(in, out, 0, outer_extent) runs the whole slice (-1: see run) */\n"
     "    int64_t input_bytes;\n"
     "    int64_t output_bytes;\n"
     "    const char *spec;          /* the slice in slicegen's command-line form */\n"
@@ -99,9 +99,52 @@ static const char struct_text[] =
     "    const char *target;        /* the LLVM target triple */\n"
     "    const char *cpu;           /* the CPU the code was compiled for */\n"
     "    const char *features;      /* its features as given to LLVM (\"\": the CPU's own) */\n"
-    "    int64_t step_bytes;        /* output bytes a step writes (the last one may write fewer) */\n"
+    "    int64_t step_bytes;        /* output bytes a step writes (the last one may write fewer; -1:\n"
+    "                                  each step an iteration of the outermost loop) */\n"
+    "    /* A kernel with runtime values or dimensions (NULL, 0, NULL, NULL for others): */\n"
+    "    int (*prepare)(slicegen_args *args, const int64_t *in_shape, const int64_t *values);\n"
+    "    int32_t value_count;\n"
+    "    const char *const *value_names; /* in the order of `values` */\n"
+    "    void (*run)(const void *in, void *out, const slicegen_args *args, int64_t begin, int64_t end);\n"
     "} slicegen_kernel_info;\n"
     "#endif\n";
+
+static const char args_text[] =
+    "#ifndef SLICEGEN_ARGS_DEFINED\n"
+    "#define SLICEGEN_ARGS_DEFINED\n"
+    "/* One call of a kernel with runtime values: NAME_prepare fills it, NAME reads it. */\n"
+    "typedef struct slicegen_args {\n"
+    "    int32_t out_rank;\n"
+    "    int32_t reserved;\n"
+    "    int64_t out_shape[64];\n"
+    "    int64_t outer_extent;      /* NAME(in, out, args, 0, outer_extent) runs the whole call */\n"
+    "    int64_t input_bytes;\n"
+    "    int64_t output_bytes;\n"
+    "    int64_t internal[194];     /* the kernel's */\n"
+    "} slicegen_args;\n"
+    "/* What NAME_prepare returns when it refuses a call (args then untouched). */\n"
+    "#define SLICEGEN_PREPARE_SHAPE 1 /* in_shape differs from a fixed dimension, or has a negative one */\n"
+    "#define SLICEGEN_PREPARE_INDEX 2 /* an index or coordinate outside the input */\n"
+    "#define SLICEGEN_PREPARE_STEP 3  /* a zero stride or step, a negative size */\n"
+    "#define SLICEGEN_PREPARE_EMPTY 4 /* a border mode reading an empty dimension */\n"
+    "#define SLICEGEN_PREPARE_SIZE 5  /* a tensor or coordinate too large for 64 bits or the target */\n"
+    "#endif\n";
+
+static const char how_to_prepare[] =
+    " *\n"
+    " * A kernel NAME with runtime values or dimensions (`?`, names) takes them\n"
+    " * per call, after its prologue checks them:\n"
+    " *\n"
+    " *     slicegen_args args;                       (caller-allocated)\n"
+    " *     int64_t in_shape[] = {...}, values[NAME_VALUE_COUNT] = {...};\n"
+    " *     if (NAME_prepare(&args, in_shape, values) == 0)\n"
+    " *         NAME(in, out, &args, 0, args.outer_extent);\n"
+    " *\n"
+    " * in_shape holds every input dimension (the fixed ones must match), values\n"
+    " * the values in the order NAME_info.value_names lists them; args then\n"
+    " * holds the output's shape and sizes. A nonzero SLICEGEN_PREPARE_* code\n"
+    " * means the slice is invalid for these numbers. Threads split\n"
+    " * [0, args.outer_extent) as above.\n";
 
 static const char how_to_call[] =
     " * How to call a kernel NAME declared here:\n"
@@ -196,6 +239,15 @@ static void calls(FILE *f, const sg_aot_code *code)
     fputs("\n * and nothing else.\n", f);
 }
 
+/* A dimension list, `?` for one known at run time. */
+static void dims_or_runtime(FILE *f, const int64_t *shape, size_t rank)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < rank; i++)
+        shape[i] < 0 ? fprintf(f, "%s?", i ? ", " : "") : fprintf(f, "%s%" PRId64, i ? ", " : "", shape[i]);
+    fputc(']', f);
+}
+
 static void describe(FILE *f, const sg_aot_kernel *k)
 {
     const sg_plan *p = k->plan;
@@ -207,6 +259,17 @@ static void describe(FILE *f, const sg_aot_kernel *k)
         fprintf(f, "' (id %" PRId64 "): ", k->layer_id);
     }
     comment_text(f, k->spec ? k->spec : k->name);
+    if (p->sym) {
+        fprintf(f, "\n *     input  %s ", type);
+        dims_or_runtime(f, p->in_shape, p->in_rank);
+        fprintf(f, "\n *     output %s ", type);
+        dims_or_runtime(f, p->out_shape, p->out_rank);
+        fputs("\n *     values", f);
+        for (size_t i = 0; i < p->sym->nvalues; i++)
+            fprintf(f, "%s%s", i ? ", " : " ", p->sym->spec->values[i]);
+        fputs(p->sym->nvalues ? "\n */\n" : " none\n */\n", f);
+        return;
+    }
     fprintf(f, "\n *     input  %s ", type);
     dims(f, p->in_shape, p->in_rank);
     fprintf(f, ", %" PRIu64 " bytes\n *     output %s ", p->in_bytes, type);
@@ -219,6 +282,13 @@ static void kernel_block(FILE *f, const sg_aot_kernel *k)
     const sg_plan *p = k->plan;
     const char *n = k->name;
     describe(f, k);
+    if (p->sym) {
+        fprintf(f, "#define %s_VALUE_COUNT %zu\n", n, p->sym->nvalues);
+        fprintf(f, "int %s_prepare(slicegen_args *args, const int64_t *in_shape, const int64_t *values);\n", n);
+        fprintf(f, "void %s(const void *in, void *out, const slicegen_args *args, int64_t begin, int64_t end);\n", n);
+        fprintf(f, "extern const slicegen_kernel_info %s_info;\n\n", n);
+        return;
+    }
     fprintf(f, "void %s(const void *in, void *out, int64_t begin, int64_t end);\n", n);
     sg_outer outer = sg_nest_outer(p);
     fprintf(f, "#define %s_OUTER_EXTENT ((int64_t)%" PRId64 ")\n", n, outer.extent);
@@ -271,6 +341,11 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
     fputs(".\n *\n", f);
     bool gpu = strncmp(code->triple, "nvptx", 5) == 0;
     fputs(gpu ? how_to_launch : how_to_call, f);
+    bool symbolic = false;
+    for (size_t i = 0; i < count; i++)
+        symbolic = symbolic || kernels[i].plan->sym;
+    if (symbolic)
+        fputs(how_to_prepare, f);
     if (!gpu)
         calls(f, code);
     fputs(" */\n", f);
@@ -280,6 +355,10 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
             guard_kind, guard, GUARD_HASH_HOLE);
     fputs("#include <stddef.h>\n#include <stdint.h>\n\n", f);
     fputs("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", f);
+    if (!gpu) {
+        fputs(args_text, f);
+        fputc('\n', f);
+    }
     fputs(gpu ? gpu_struct_text : struct_text, f);
     fputc('\n', f);
     for (size_t i = 0; i < count; i++)

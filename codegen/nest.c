@@ -127,3 +127,14 @@ void sg_codegen_symbol(const sg_plan *plan, const sg_nest_key *key, char symbol[
         snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_l%zu_r%" PRId64 "_%016" PRIx64, plan->elem_size, plan->nloops,
                  plan->run_bytes, key->hash);
 }
+
+char *sg_prepare_symbol(const char *kernel)
+{
+    size_t len = strlen(kernel);
+    char *name = malloc(len + sizeof "_prepare");
+    if (name != NULL) {
+        memcpy(name, kernel, len);
+        memcpy(name + len, "_prepare", sizeof "_prepare");
+    }
+    return name;
+}

@@ -141,10 +141,14 @@ sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const 
     p.nodes = malloc((s->ex.n ? s->ex.n : 1) * sizeof *p.nodes);
     if (p.nodes == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel: out of memory");
-    char name[SG_SYMBOL_MAX + 40];
-    snprintf(name, sizeof name, "%s_prepare", symbol);
+    char *name = sg_prepare_symbol(symbol);
+    if (name == NULL) {
+        free(p.nodes);
+        return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel: out of memory");
+    }
     LLVMTypeRef params[3] = {p.ptr, p.ptr, p.ptr};
     p.fn = LLVMAddFunction(m, name, LLVMFunctionType(p.i32, params, 3, 0));
+    free(name);
     static const char *const names[3] = {"args", "in_shape", "values"};
     for (unsigned i = 0; i < 3; i++) {
         LLVMSetValueName2(LLVMGetParam(p.fn, i), names[i], strlen(names[i]));

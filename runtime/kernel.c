@@ -109,10 +109,11 @@ static sg_status compile_entry(sg_context *ctx, sg_kernel_cache *c, sg_kernel *k
     sg_status status =
         sg_jit_compile_stores(c->jit, plan, k->opt_level, k->stores, symbol, &k->fn, &k->code, err);
     if (status == SG_OK && plan->sym) {
-        char name[sizeof symbol + 16];
+        char *name = sg_prepare_symbol(symbol);
         void *prepare = NULL;
-        snprintf(name, sizeof name, "%s_prepare", symbol);
-        status = sg_jit_lookup(c->jit, name, &prepare, err);
+        status = name ? sg_jit_lookup(c->jit, name, &prepare, err)
+                      : sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel: out of memory");
+        free(name);
         k->prepare = (sg_prepare_fn)(uintptr_t)prepare;
         k->fn_args = (sg_kernel_args_fn)(uintptr_t)k->fn;
         k->fn = NULL;
