@@ -308,6 +308,9 @@ SG_API sg_status sg_kernel_run(sg_context *ctx, const sg_kernel *kernel, const v
  * prepare returns 0 or an SG_PREPARE_* code and then leaves args as they
  * were; the kernel runs steps [begin, end) of [0, args->outer_extent). */
 
+/* The input's rank and shape (-1 for a dimension known at run time). */
+SG_API size_t sg_plan_input_rank(const sg_plan *plan);
+SG_API const int64_t *sg_plan_input_shape(const sg_plan *plan);
 /* The number of runtime values of a plan (0 for a static plan), and their names. */
 SG_API size_t sg_plan_value_count(const sg_plan *plan);
 SG_API const char *sg_plan_value_name(const sg_plan *plan, size_t index);

@@ -111,6 +111,8 @@ sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan)
     REPORT(ctx, sg_plan_read(text, plan, err));
 }
 
+size_t sg_plan_input_rank(const sg_plan *plan) { return plan->in_rank; }
+const int64_t *sg_plan_input_shape(const sg_plan *plan) { return plan->in_shape; }
 size_t sg_plan_value_count(const sg_plan *plan) { return plan->sym ? plan->sym->nvalues : 0; }
 int sg_plan_is_symbolic(const sg_plan *plan) { return plan->sym != NULL; }
 

@@ -15,6 +15,12 @@ typedef struct aot_case {
     char *label;
     sg_plan *plan;
     unsigned char *in, *expected;
+    size_t in_bytes, out_bytes;
+    /* a call of a kernel with runtime values: what its prologue is given
+     * and must return */
+    bool call;
+    int code;
+    int64_t in_shape[SG_MAX_RANK], values[16];
 } aot_case;
 
 struct aot_batch {
@@ -51,7 +57,7 @@ static void *copy(const void *p, size_t n)
     return n ? memcpy(c, p, n) : c;
 }
 
-void aot_batch_add(aot_batch *b, const char *label, sg_plan *plan, const void *in, const void *expected)
+static aot_case *grow(aot_batch *b)
 {
     if (b->n == b->cap) {
         b->cap = b->cap ? 2 * b->cap : 64;
@@ -61,12 +67,38 @@ void aot_batch_add(aot_batch *b, const char *label, sg_plan *plan, const void *i
             exit(1);
         }
     }
-    b->cases[b->n++] = (aot_case){
+    return &b->cases[b->n++];
+}
+
+void aot_batch_add(aot_batch *b, const char *label, sg_plan *plan, const void *in, const void *expected)
+{
+    *grow(b) = (aot_case){
         .label = copy(label, strlen(label) + 1),
         .plan = plan,
         .in = copy(in, sg_plan_input_bytes(plan)),
         .expected = copy(expected, sg_plan_output_bytes(plan)),
+        .in_bytes = sg_plan_input_bytes(plan),
+        .out_bytes = sg_plan_output_bytes(plan),
     };
+}
+
+void aot_batch_add_call(aot_batch *b, const char *label, sg_plan *plan, const int64_t *in_shape,
+                        const int64_t *values, int code, const void *in, size_t in_bytes, const void *expected,
+                        size_t out_bytes)
+{
+    aot_case *c = grow(b);
+    *c = (aot_case){
+        .label = copy(label, strlen(label) + 1),
+        .plan = plan,
+        .in = copy(in, in_bytes),
+        .expected = copy(expected, out_bytes),
+        .in_bytes = in_bytes,
+        .out_bytes = out_bytes,
+        .call = true,
+        .code = code,
+    };
+    memcpy(c->in_shape, in_shape, sg_plan_input_rank(plan) * sizeof *in_shape);
+    memcpy(c->values, values, sg_plan_value_count(plan) * sizeof *values);
 }
 
 size_t aot_batch_size(const aot_batch *b)
@@ -127,22 +159,32 @@ static int split(char *words, char **argv, int max)
     return n;
 }
 
-static bool write_inputs(const aot_batch *b, const char *path)
+/* in.bin: the inputs; calls.bin: per call, its code, input bytes, input
+ * shape and values (int64 each). */
+static bool write_inputs(const aot_batch *b, const char *path, const char *calls_path)
 {
-    FILE *f = fopen(path, "wb");
-    bool ok = f != NULL;
+    FILE *f = fopen(path, "wb"), *calls = fopen(calls_path, "wb");
+    bool ok = f != NULL && calls != NULL;
     for (size_t i = 0; ok && i < b->n; i++) {
-        size_t n = sg_plan_input_bytes(b->cases[i].plan);
-        ok = fwrite(b->cases[i].in, 1, n, f) == n;
+        const aot_case *c = &b->cases[i];
+        ok = fwrite(c->in, 1, c->in_bytes, f) == c->in_bytes;
+        if (ok && c->call) {
+            int64_t head[2] = {c->code, (int64_t)c->in_bytes};
+            size_t rank = sg_plan_input_rank(c->plan), nvalues = sg_plan_value_count(c->plan);
+            ok = fwrite(head, sizeof head, 1, calls) == 1 &&
+                 fwrite(c->in_shape, sizeof(int64_t), rank, calls) == rank &&
+                 fwrite(c->values, sizeof(int64_t), nvalues, calls) == nvalues;
+        }
     }
-    return f && fclose(f) == 0 && ok;
+    bool closed = (f == NULL || fclose(f) == 0) & (calls == NULL || fclose(calls) == 0);
+    return ok && closed;
 }
 
 void aot_batch_run(aot_batch *b, sg_context *ctx, const aot_config *config, int *passed, int *failed)
 {
     const char *where = config->target ? config->target : "the host";
     char dir[] = "/tmp/slicegen-aot-XXXXXX", object[64], header[64], input[64], program[64], output[64],
-         log[64];
+         log[64], calls[64];
     if (b->n == 0)
         return;
     if (mkdtemp(dir) == NULL) {
@@ -156,6 +198,7 @@ void aot_batch_run(aot_batch *b, sg_context *ctx, const aot_config *config, int 
     snprintf(program, sizeof program, "%s/runner", dir);
     snprintf(output, sizeof output, "%s/out.bin", dir);
     snprintf(log, sizeof log, "%s/log.txt", dir);
+    snprintf(calls, sizeof calls, "%s/calls.bin", dir);
 
     sg_aot_kernel *kernels = calloc(b->n, sizeof *kernels);
     char(*names)[32] = calloc(b->n, sizeof *names);
@@ -175,7 +218,7 @@ void aot_batch_run(aot_batch *b, sg_context *ctx, const aot_config *config, int 
         (*failed)++;
         goto done;
     }
-    if (!write_inputs(b, input)) {
+    if (!write_inputs(b, input, calls)) {
         fprintf(stderr, "FAIL aot (%s): cannot write %s\n", where, input);
         (*failed)++;
         goto done;
@@ -213,7 +256,7 @@ void aot_batch_run(aot_batch *b, sg_context *ctx, const aot_config *config, int 
     out = fopen(output, "rb");
     for (size_t i = 0; i < b->n; i++) {
         const aot_case *c = &b->cases[i];
-        size_t bytes = sg_plan_output_bytes(c->plan);
+        size_t bytes = c->out_bytes;
         unsigned char *got = malloc(bytes ? bytes : 1);
         if (out == NULL || got == NULL || fread(got, 1, bytes, out) != bytes) {
             fprintf(stderr, "FAIL aot (%s): %s: output missing\n", where, c->label);
@@ -234,7 +277,7 @@ done:
         fclose(out);
     free(kernels);
     free(names);
-    const char *files[] = {object, header, input, program, output, log};
+    const char *files[] = {object, header, input, program, output, log, calls};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         unlink(files[i]);
     rmdir(dir);

@@ -30,6 +30,13 @@ aot_batch *aot_batch_create(void);
 /* Adds a case; the batch takes the plan (destroyed with the batch) and
  * copies the buffers. `label` names the case in failure messages. */
 void aot_batch_add(aot_batch *batch, const char *label, sg_plan *plan, const void *in, const void *expected);
+/* A call of a kernel with runtime values: the batch takes the (symbolic)
+ * plan; the runner calls NAME_prepare with in_shape and values, which must
+ * return `code`, and when 0 the kernel, whose out_bytes of output must be
+ * `expected`. */
+void aot_batch_add_call(aot_batch *batch, const char *label, sg_plan *plan, const int64_t *in_shape,
+                        const int64_t *values, int code, const void *in, size_t in_bytes, const void *expected,
+                        size_t out_bytes);
 size_t aot_batch_size(const aot_batch *batch);
 /* Runs every case as described above. Prints a line per failing case (or
  * per failing step) to stderr and adds to *passed and *failed. */
