@@ -16,7 +16,7 @@
 
 static const char usage_text[] =
     "usage: slicegen run   SPEC --in IN.npy --out OUT.npy [--engine jit|ref] [--threads N]\n"
-    "                      [--device cpu|cuda] [--stores auto|cached|streaming]\n"
+    "                      [--device cpu|cuda] [--stores auto|cached|streaming] [--set NAME=VALUE ...]\n"
     "       slicegen plan  SPEC (--in IN.npy | --shape D0,D1,... --dtype T)\n"
     "       slicegen ir    SPEC (--in IN.npy | --shape D0,D1,... --dtype T) [-O0|-O1|-O2|-O3]\n"
     "       slicegen emit  SPEC (--in IN.npy | --shape D0,D1,... --dtype T) -o OUT [--header K.h]\n"
@@ -37,6 +37,8 @@ static const char usage_text[] =
     "  --op TrtSlice --start L --size L [--stride L] [--mode strict|wrap|clamp|fill|reflect]\n"
     "       [--fill VALUE]\n"
     "L is a comma-separated list of 64-bit integers, B a list of 0s and 1s; either may be ''.\n"
+    "A name in L or in an expression ('[:, :t]', --end 0,t) is a value given at run time\n"
+    "(run --set t=5), and '?' in --shape a dimension known only at run time.\n"
     "Element types T: bool i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64.\n"
     "\n"
     "Run 'slicegen COMMAND --help' for one command. Exit status: 0 success, 2 bad usage,\n"
@@ -44,7 +46,7 @@ static const char usage_text[] =
 
 static const char run_help[] =
     "usage: slicegen run SPEC --in IN.npy --out OUT.npy [--engine jit|ref] [--threads N]\n"
-    "                    [--device cpu|cuda] [--stores auto|cached|streaming]\n"
+    "                    [--device cpu|cuda] [--stores auto|cached|streaming] [--set NAME=VALUE ...]\n"
     "\n"
     "Slices IN.npy and writes the result to OUT.npy, whole or not at all: to\n"
     "OUT.npy.slicegen-tmp-XXXXXX first, renamed once complete, removed if the run\n"
@@ -62,8 +64,12 @@ static const char run_help[] =
     "                 output back (needs the NVIDIA driver, libcuda.so.1)\n"
     "  --stores auto|cached|streaming  the kernel's stores, as for emit (jit on the\n"
     "                 CPU only; auto, the default, uses this machine's last-level cache)\n"
+    "  --set NAME=VALUE  the value of a name the spec uses for a number ('[:t]',\n"
+    "                 --end 0,t): one --set per name; the kernel is compiled once for\n"
+    "                 every value (see docs/runtime-values.md; not with --device cuda)\n"
     "\n"
     "example: slicegen run '[::-1, 1:]' --in a.npy --out b.npy\n"
+    "         slicegen run '[:, :, :t]' --in cache.npy --out past.npy --set t=17\n"
     "         slicegen run --op TrtSlice --start -1,0 --size 4,3 --mode reflect --in a.npy --out b.npy\n"
     "         slicegen run '[:, ::2]' --in a.npy --out b.npy --device cuda\n";
 
@@ -72,7 +78,9 @@ static const char plan_help[] =
     "\n"
     "Prints the plan: output shape, the per-dimension index map and the folded loop\n"
     "nest (see docs/plan-format.md). The input shape and type come from IN.npy's\n"
-    "header, or from --shape (comma-separated; '' for rank 0) and --dtype.\n"
+    "header, or from --shape (comma-separated; '' for rank 0; ? for a size known\n"
+    "only at run time) and --dtype. With runtime values or dimensions the plan shows\n"
+    "the expressions its kernel computes per call (docs/runtime-values.md).\n"
     "\n"
     "example: slicegen plan --op Slice --start 1 --stop 8 --step 2 --shape 10 --dtype f32\n";
 

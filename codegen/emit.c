@@ -52,6 +52,7 @@ typedef struct gen {
     /* The nest's numbers: constants, or for a symbolic plan what the
      * kernel loads from its args where they are known only at run time. */
     LLVMValueRef extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
+    LLVMValueRef map_start[SG_MAX_RANK], map_step[SG_MAX_RANK], map_dim[SG_MAX_RANK]; /* i64; mapped loops */
     LLVMValueRef run;        /* bytes per innermost iteration */
     int64_t run_k;           /* ... when constant, else -1 */
     sg_error *err;           /* set (and the module abandoned) on failure */
@@ -789,6 +790,76 @@ static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
     loop_end(g, &e, false);
 }
 
+/* The input index TensorRT's mode reads for coordinate x of a dimension of
+ * d > 0 elements (i64; SEMANTICS.md TensorRT 2-3); *inside, for FILL, whether
+ * it reads at all. */
+static LLVMValueRef mode_index(gen *g, LLVMValueRef x, LLVMValueRef d, LLVMValueRef *inside)
+{
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
+    LLVMValueRef zero = LLVMConstInt(i64, 0, 0), one = LLVMConstInt(i64, 1, 0);
+    LLVMBuilderRef b = g->b;
+    switch (g->plan->mode) {
+    case SG_TRT_CLAMP: {
+        LLVMValueRef up = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""), zero, x, "");
+        LLVMValueRef last = LLVMBuildSub(b, d, one, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, up, last, ""), last, up, "");
+    }
+    case SG_TRT_FILL:
+        *inside = LLVMBuildICmp(b, LLVMIntULT, x, d, ""); /* 0 <= x < d */
+        return x;
+    case SG_TRT_WRAP: {
+        LLVMValueRef r = LLVMBuildSRem(b, x, d, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, r, zero, ""), LLVMBuildAdd(b, r, d, ""), r, "");
+    }
+    case SG_TRT_REFLECT: { /* |x| mod (2d - 2), folded back above d - 1; 0 when d == 1 */
+        LLVMValueRef period = LLVMBuildSub(b, LLVMBuildAdd(b, d, d, ""), LLVMConstInt(i64, 2, 0), "");
+        period = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, d, one, ""), one, period, "");
+        LLVMValueRef mag = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""), LLVMBuildSub(b, zero, x, ""),
+                                           x, "");
+        LLVMValueRef c = LLVMBuildURem(b, mag, period, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, c, d, ""), LLVMBuildSub(b, period, c, ""), c, "");
+    }
+    case SG_TRT_STRICT: break;
+    }
+    return x;
+}
+
+/* Iterations [lo, hi) of a mapped loop (a symbolic plan's TensorRT border
+ * mode, planner.h): iteration y reads the input row of index
+ * mode(start + y * step), or fills its part of the output. */
+static void emit_mapped(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi)
+{
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
+    loop l;
+    loop_begin(g, &l, lo, hi, 1, NULL, NULL, out, g->out_stride[level]);
+    LLVMValueRef y = LLVMGetIntTypeWidth(g->ix) < 64 ? LLVMBuildZExt(g->b, l.i, i64, "") : l.i;
+    LLVMValueRef x = LLVMBuildAdd(g->b, g->map_start[level], LLVMBuildMul(g->b, y, g->map_step[level], ""), "");
+    LLVMValueRef inside = NULL, index = mode_index(g, x, g->map_dim[level], &inside);
+    if (LLVMGetIntTypeWidth(g->ix) < 64) /* index < d: it fits */
+        index = LLVMBuildTrunc(g->b, index, g->ix, "");
+    LLVMBasicBlockRef next = NULL;
+    if (inside != NULL) {
+        LLVMBasicBlockRef reads = block(g, "reads"), fills = block(g, "fills");
+        next = block(g, "mapped");
+        LLVMBuildCondBr(g->b, inside, reads, fills);
+        LLVMPositionBuilderAtEnd(g->b, fills);
+        fill(g, l.out, g->out_stride[level]);
+        LLVMBuildBr(g->b, next);
+        LLVMPositionBuilderAtEnd(g->b, reads);
+    }
+    LLVMValueRef src = gep(g, in, mul(g, index, g->in_stride[level]));
+    if (level + 1 == g->plan->nloops)
+        copy_bytes(g, src, l.out, g->run);
+    else
+        emit_mapped(g, level + 1, src, l.out, ci(g, 0), g->extent[level + 1]);
+    if (next != NULL) {
+        LLVMBuildBr(g->b, next);
+        LLVMMoveBasicBlockAfter(next, LLVMGetLastBasicBlock(g->fn));
+        LLVMPositionBuilderAtEnd(g->b, next);
+    }
+    loop_end(g, &l, false);
+}
+
 /* Level `level` of the nest over iterations [lo, hi); in and out point at
  * the level's iteration 0. Below the nest: the run. */
 /* A periodic segmented loop: its segments describe `period` iterations that
@@ -819,6 +890,10 @@ static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
     const sg_plan *p = g->plan;
     if (level == p->nloops) {
         copy_bytes(g, in, out, g->run);
+        return;
+    }
+    if (p->sym && p->sym->mapped) {
+        emit_mapped(g, level, in, out, lo, hi);
         return;
     }
     const sg_loop *l = &p->loops[level];
@@ -951,15 +1026,25 @@ static void store_fence(gen *g, const sg_target *t)
     }
 }
 
-/* A number of the nest: the constant, or slot `slot` of args loaded. */
+/* A number of the nest as an i64: the constant, or slot `slot` of args loaded. */
+static LLVMValueRef number64(gen *g, LLVMValueRef args, sg_val v, int slot)
+{
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
+    if (sg_is_const(v))
+        return LLVMConstInt(i64, (unsigned long long)v.k, 1);
+    LLVMValueRef at = gep_c(g, args, 8 * (int64_t)slot);
+    LLVMValueRef x = LLVMBuildLoad2(g->b, i64, typed(g, at, i64), "");
+    LLVMSetAlignment(x, 8);
+    return x;
+}
+
+/* The same as an index (sizes and offsets fit the index type: the
+ * prologue refuses tensors the target cannot address). */
 static LLVMValueRef number(gen *g, LLVMValueRef args, sg_val v, int slot)
 {
     if (sg_is_const(v))
         return ci(g, v.k);
-    LLVMValueRef at = gep_c(g, args, 8 * (int64_t)slot);
-    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
-    LLVMValueRef x = LLVMBuildLoad2(g->b, i64, typed(g, at, i64), "");
-    LLVMSetAlignment(x, 8);
+    LLVMValueRef x = number64(g, args, v, slot);
     return LLVMGetIntTypeWidth(g->ix) < 64 ? LLVMBuildTrunc(g->b, x, g->ix, "") : x;
 }
 
@@ -971,10 +1056,15 @@ static void nest_numbers(gen *g, LLVMValueRef args)
     const sg_sym *s = p->sym;
     for (size_t i = 0; i < p->nloops; i++) {
         const sg_loop *l = &p->loops[i];
-        int slot = SG_ARG_LOOPS + 3 * (int)i;
-        g->extent[i] = s ? number(g, args, s->extent[i], slot) : ci(g, l->extent);
-        g->in_stride[i] = s ? number(g, args, s->in_stride[i], slot + 1) : ci(g, l->in_stride);
-        g->out_stride[i] = s ? number(g, args, s->out_stride[i], slot + 2) : ci(g, l->out_stride);
+        int slot = SG_ARG_LOOPS + SG_LOOP_SLOTS * (int)i;
+        g->extent[i] = s ? number(g, args, s->extent[i], slot + SG_LOOP_EXTENT) : ci(g, l->extent);
+        g->in_stride[i] = s ? number(g, args, s->in_stride[i], slot + SG_LOOP_IN_STRIDE) : ci(g, l->in_stride);
+        g->out_stride[i] = s ? number(g, args, s->out_stride[i], slot + SG_LOOP_OUT_STRIDE) : ci(g, l->out_stride);
+        if (s && s->mapped) {
+            g->map_start[i] = number64(g, args, s->map_start[i], slot + SG_LOOP_START);
+            g->map_step[i] = number64(g, args, s->map_step[i], slot + SG_LOOP_STEP);
+            g->map_dim[i] = number64(g, args, s->map_dim[i], slot + SG_LOOP_DIM);
+        }
     }
     g->run = s ? number(g, args, s->run_bytes, SG_ARG_RUN_BYTES) : ci(g, p->run_bytes);
     g->run_k = -1;

@@ -192,20 +192,11 @@ sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const 
                 SG_XC_SIZE);
     }
 
-    LLVMValueRef rank = LLVMConstInt(p.i64, plan->out_rank, 0); /* int32 out_rank, int32 0: little-endian */
-    store(&p, rank, args, SG_ARG_OUT_RANK);
-    for (size_t i = 0; i < SG_MAX_RANK; i++)
-        store(&p, i < plan->out_rank ? val(&p, s->count[i]) : k64(&p, 0), args, SG_ARG_OUT_SHAPE + (int64_t)i);
-    store(&p, val(&p, s->outer_extent), args, SG_ARG_OUTER_EXTENT);
-    store(&p, val(&p, s->in_bytes), args, SG_ARG_INPUT_BYTES);
-    store(&p, val(&p, s->out_bytes), args, SG_ARG_OUTPUT_BYTES);
-    store(&p, val(&p, s->base), args, SG_ARG_BASE);
-    store(&p, val(&p, s->run_bytes), args, SG_ARG_RUN_BYTES);
-    for (size_t i = 0; i < plan->nloops; i++) {
-        store(&p, val(&p, s->extent[i]), args, SG_ARG_LOOPS + 3 * (int64_t)i);
-        store(&p, val(&p, s->in_stride[i]), args, SG_ARG_LOOPS + 3 * (int64_t)i + 1);
-        store(&p, val(&p, s->out_stride[i]), args, SG_ARG_LOOPS + 3 * (int64_t)i + 2);
-    }
+    sg_val vals[SG_ARG_COUNT];
+    int slots[SG_ARG_COUNT];
+    size_t n = sg_sym_slots(plan, vals, slots);
+    for (size_t i = 0; i < n; i++)
+        store(&p, val(&p, vals[i]), args, slots[i]);
     LLVMBuildRet(p.b, LLVMConstInt(p.i32, 0, 0));
     LLVMDisposeBuilder(p.b);
     free(p.nodes);

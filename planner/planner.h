@@ -140,8 +140,13 @@ enum {
     /* private: the nest */
     SG_ARG_BASE,
     SG_ARG_RUN_BYTES,
-    SG_ARG_LOOPS, /* per loop: extent, in_stride, out_stride */
-    SG_ARG_COUNT = SG_ARG_LOOPS + 3 * SG_MAX_RANK
+    SG_ARG_LOOPS, /* per loop SG_LOOP_SLOTS slots: */
+    SG_ARG_COUNT = SG_ARG_LOOPS + 6 * SG_MAX_RANK
+};
+enum {
+    SG_LOOP_EXTENT, SG_LOOP_IN_STRIDE, SG_LOOP_OUT_STRIDE,
+    SG_LOOP_START, SG_LOOP_STEP, SG_LOOP_DIM, /* mapped loops only */
+    SG_LOOP_SLOTS
 };
 
 typedef struct sg_sym {
@@ -152,12 +157,21 @@ typedef struct sg_sym {
     sg_val start[SG_MAX_RANK], step[SG_MAX_RANK], count[SG_MAX_RANK]; /* per output dimension */
     sg_val fixed[SG_MAX_RANK]; /* index of plan->fixed[i] */
     sg_val in_count, out_count, in_bytes, out_bytes;
-    /* the nest: plain affine loops only, the outer range the outermost
-     * loop's iterations (levels 1), or with no loop pieces of the run of
-     * SG_RUN_PIECE bytes (codegen.h) */
+    /* the nest: affine loops, or for TensorRT's border modes mapped loops
+     * (one per output dimension, none merged): iteration y reads input
+     * index mode(start + y * step) of a dimension of `dim`, in_stride
+     * bytes apart, or writes the fill value. The outer range is the
+     * outermost loop's iterations (levels 1), or with no loop pieces of the
+     * run of SG_RUN_PIECE bytes (codegen.h). */
+    bool mapped;
     sg_val base, run_bytes, outer_extent;
     sg_val extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
+    sg_val map_start[SG_MAX_RANK], map_step[SG_MAX_RANK], map_dim[SG_MAX_RANK];
 } sg_sym;
+
+/* The numbers a symbolic plan's prologue writes to args: n of them, each
+ * with its slot (values and slots hold SG_ARG_COUNT). */
+size_t sg_sym_slots(const sg_plan *plan, sg_val *values, int *slots);
 
 /* Evaluates a symbolic plan for one call: in_shape (every dimension; the
  * fixed ones must match) and values (sym->nvalues). SG_OK and args filled

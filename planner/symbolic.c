@@ -19,12 +19,8 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
 {
     sg_sym *s = p->sym;
     sg_exprs *x = &s->ex;
-    if (p->op == SG_OP_TRT_SLICE && p->mode != SG_TRT_STRICT)
-        return sg_fail(err, SG_ERR_SLICE,
-                       "failed to plan TrtSlice: runtime values or dimensions in %s mode are not supported yet "
-                       "(strict mode is)",
-                       sg_trt_mode_name(p->mode));
     sg_val axis_stride[SG_MAX_RANK], stride = sg_const((int64_t)p->elem_size);
+    s->mapped = p->op == SG_OP_TRT_SLICE && p->mode != SG_TRT_STRICT;
     for (size_t a = p->in_rank; a-- > 0;) {
         axis_stride[a] = stride;
         stride = sg_x_mul(x, stride, p->in_shape[a] < 0 ? sg_x_dim(x, a) : sg_const(p->in_shape[a]));
@@ -43,6 +39,21 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
         if (a >= 0)
             base = sg_x_add(x, base, sg_x_mul(x, s->start[i], axis_stride[a]));
     }
+    sg_val elem = sg_const((int64_t)p->elem_size);
+    if (s->mapped) { /* every dimension a mapped loop; the run one element */
+        for (size_t i = 0; i < p->out_rank; i++) {
+            int a = p->map[i].in_axis;
+            s->extent[i] = extent[i], s->out_stride[i] = out_stride[i], s->in_stride[i] = axis_stride[a];
+            s->map_start[i] = s->start[i], s->map_step[i] = s->step[i];
+            s->map_dim[i] = p->in_shape[a] < 0 ? sg_x_dim(x, (size_t)a) : sg_const(p->in_shape[a]);
+        }
+        p->nloops = p->out_rank;
+        s->base = sg_const(0);
+        s->run_bytes = elem;
+        s->outer_extent = p->nloops ? sg_x_select(x, sg_x_eq(x, s->out_count, sg_const(0)), sg_const(0), extent[0])
+                                    : sg_const(1);
+        return x->nomem ? sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory") : SG_OK;
+    }
     size_t n = 0;
     for (size_t i = 0; i < p->out_rank; i++) {
         if (sg_is_const(extent[i]) && extent[i].k == 1)
@@ -57,7 +68,6 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
         extent[n] = extent[i], in_stride[n] = in_stride[i], out_stride[n] = out_stride[i];
         n++;
     }
-    sg_val elem = sg_const((int64_t)p->elem_size);
     s->run_bytes = elem;
     if (n > 0 && sg_same(in_stride[n - 1], elem) && sg_same(out_stride[n - 1], elem)) {
         n--;
@@ -72,6 +82,35 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
     if (x->nomem)
         return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
     return SG_OK;
+}
+
+size_t sg_sym_slots(const sg_plan *p, sg_val *values, int *slots)
+{
+    const sg_sym *s = p->sym;
+    size_t n = 0;
+#define SLOT(v, slot) (values[n] = (v), slots[n++] = (int)(slot))
+    /* int32 out_rank and int32 0, as one int64 on a little-endian target */
+    SLOT(sg_const((int64_t)p->out_rank), SG_ARG_OUT_RANK);
+    for (size_t i = 0; i < SG_MAX_RANK; i++)
+        SLOT(i < p->out_rank ? s->count[i] : sg_const(0), SG_ARG_OUT_SHAPE + i);
+    SLOT(s->outer_extent, SG_ARG_OUTER_EXTENT);
+    SLOT(s->in_bytes, SG_ARG_INPUT_BYTES);
+    SLOT(s->out_bytes, SG_ARG_OUTPUT_BYTES);
+    SLOT(s->base, SG_ARG_BASE);
+    SLOT(s->run_bytes, SG_ARG_RUN_BYTES);
+    for (size_t i = 0; i < p->nloops; i++) {
+        size_t at = SG_ARG_LOOPS + SG_LOOP_SLOTS * i;
+        SLOT(s->extent[i], at + SG_LOOP_EXTENT);
+        SLOT(s->in_stride[i], at + SG_LOOP_IN_STRIDE);
+        SLOT(s->out_stride[i], at + SG_LOOP_OUT_STRIDE);
+        if (s->mapped) {
+            SLOT(s->map_start[i], at + SG_LOOP_START);
+            SLOT(s->map_step[i], at + SG_LOOP_STEP);
+            SLOT(s->map_dim[i], at + SG_LOOP_DIM);
+        }
+    }
+#undef SLOT
+    return n;
 }
 
 /* ---- one call ------------------------------------------------------------------ */
@@ -118,20 +157,11 @@ sg_status sg_plan_prepare(const sg_plan *p, const int64_t *in_shape, const int64
     if (*code != 0) {
         name_values(s, values, err);
     } else {
-        int32_t rank[2] = {(int32_t)p->out_rank, 0};
-        memcpy(&args[SG_ARG_OUT_RANK], rank, sizeof rank);
-        for (size_t i = 0; i < SG_MAX_RANK; i++)
-            args[SG_ARG_OUT_SHAPE + i] = i < p->out_rank ? sg_val_of(s->count[i], nodes) : 0;
-        args[SG_ARG_OUTER_EXTENT] = sg_val_of(s->outer_extent, nodes);
-        args[SG_ARG_INPUT_BYTES] = sg_val_of(s->in_bytes, nodes);
-        args[SG_ARG_OUTPUT_BYTES] = sg_val_of(s->out_bytes, nodes);
-        args[SG_ARG_BASE] = sg_val_of(s->base, nodes);
-        args[SG_ARG_RUN_BYTES] = sg_val_of(s->run_bytes, nodes);
-        for (size_t i = 0; i < p->nloops; i++) {
-            args[SG_ARG_LOOPS + 3 * i] = sg_val_of(s->extent[i], nodes);
-            args[SG_ARG_LOOPS + 3 * i + 1] = sg_val_of(s->in_stride[i], nodes);
-            args[SG_ARG_LOOPS + 3 * i + 2] = sg_val_of(s->out_stride[i], nodes);
-        }
+        sg_val vals[SG_ARG_COUNT];
+        int slots[SG_ARG_COUNT];
+        size_t n = sg_sym_slots(p, vals, slots);
+        for (size_t i = 0; i < n; i++)
+            args[slots[i]] = sg_val_of(vals[i], nodes);
     }
     if (nodes != local)
         free(nodes);
@@ -209,9 +239,14 @@ void sg_plan_write_symbolic(const sg_plan *p, FILE *out)
     for (size_t f = 0; f < p->nfixed; f++)
         fprintf(out, "fixed axis %d index %s\n", p->fixed[f].in_axis, sg_val_text(s->fixed[f], a));
     fprintf(out, "base %s\n", sg_val_text(s->base, a));
-    for (size_t i = 0; i < p->nloops; i++)
-        fprintf(out, "loop extent %s in %s out %s\n", sg_val_text(s->extent[i], a), sg_val_text(s->in_stride[i], b),
+    for (size_t i = 0; i < p->nloops; i++) {
+        fprintf(out, "loop extent %s in %s out %s", sg_val_text(s->extent[i], a), sg_val_text(s->in_stride[i], b),
                 sg_val_text(s->out_stride[i], c));
+        if (s->mapped)
+            fprintf(out, " %s start %s step %s dim %s", sg_trt_mode_name(p->mode), sg_val_text(s->map_start[i], a),
+                    sg_val_text(s->map_step[i], b), sg_val_text(s->map_dim[i], c));
+        fputc('\n', out);
+    }
     fprintf(out, "run %s\n", sg_val_text(s->run_bytes, a));
     fprintf(out, "outer %s\n", sg_val_text(s->outer_extent, a));
 }
