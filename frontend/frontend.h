@@ -111,26 +111,85 @@ struct sg_spec {
 /* The most runtime values a spec may name. */
 #define SG_MAX_VALUES 256
 
-/* Constructors: validate everything that does not need the input shape. */
-sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *args,
+/* ---- runtime value names (values.c) ---- */
+
+/* The length of the identifier [A-Za-z_][A-Za-z0-9_]* that starts at p (of
+ * any length); 0 when none does. */
+size_t sg_identifier_length(const char *p);
+
+/* The names of the runtime values of a spec being made, value k at
+ * names[k], in the order they were first met. */
+typedef struct sg_value_table {
+    size_t count;
+    char **names; /* malloc'd, each malloc'd; NULL when count == 0 */
+} sg_value_table;
+
+/* Sets *ref to k + 1 for the value named name[0, len) (an identifier):
+ * value k of the table, which gains it as its next value when it is new.
+ * Fails, leaving the table as it was, with SG_ERR_SPEC when the name is
+ * longer than SG_VALUE_NAME_MAX bytes or would be value SG_MAX_VALUES + 1,
+ * or SG_ERR_NOMEM; *why is then the reason, for the caller's message. */
+sg_status sg_value_table_ref(sg_value_table *table, const char *name, size_t len, uint16_t *ref,
+                             const char **why);
+void sg_value_table_free(sg_value_table *table);
+
+/* Which numbers of a constructor's lists are runtime values: refs[l][i] is
+ * 0 where item i of the constructor's l-th number list is written in, and
+ * k >= 1 where it is value k - 1 of `table` (its number is then ignored).
+ * The number lists: StridedSlice begin, end, stride; Slice start, stop,
+ * step; TrtSlice start, size, stride. A NULL refs[l] names no value; it
+ * must be NULL where the list itself is. Every value of the table is named
+ * somewhere, and the table holds them in order of first appearance; the
+ * spec gets a copy of the names. */
+typedef struct sg_value_refs {
+    const uint16_t *refs[3];
+    const sg_value_table *table;
+} sg_value_refs;
+
+/* Constructors: validate everything that does not need the input shape,
+ * except what needs a runtime value (a zero stride or step, a negative
+ * TrtSlice size: sg_spec_bind checks them, the planner at run time).
+ * `values` may be NULL: every number is written in. */
+sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *args, const sg_value_refs *values,
                                      sg_spec **spec, sg_error *err);
-sg_status sg_spec_make_slice(size_t len, const int64_t *start, const int64_t *stop,
-                             const int64_t *step, const int64_t *axes,
-                             sg_spec **spec, sg_error *err);
-sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start,
-                                 const int64_t *size, const int64_t *stride,
-                                 sg_trt_mode mode, const sg_scalar *fill,
+sg_status sg_spec_make_slice(size_t len, const int64_t *start, const int64_t *stop, const int64_t *step,
+                             const int64_t *axes, const sg_value_refs *values, sg_spec **spec, sg_error *err);
+sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start, const int64_t *size, const int64_t *stride,
+                                 sg_trt_mode mode, const sg_scalar *fill, const sg_value_refs *values,
                                  sg_spec **spec, sg_error *err);
+/* A NumPy expression; an identifier where an integer may stand (a slice
+ * bound or step, an integer index) names a runtime value. */
 sg_status sg_spec_parse_numpy(const char *expr, sg_spec **spec, sg_error *err);
+/* Command-line SPEC words; an identifier item of an L list of --begin --end
+ * --stride --start --stop --step --size names a runtime value, numbered in
+ * the order of the words, each list left to right. */
 sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **spec,
                               sg_error *err);
 
-/* The same spec with the numbers written in: values[k] for value k. */
+/* A deep copy of spec, names included. Fails only for lack of memory. */
+sg_status sg_spec_copy(const sg_spec *spec, sg_spec **copy, sg_error *err);
+/* The spec with values[k] written in for value k (spec->nvalues of them;
+ * values may be NULL when there are none): no names left, and validated as
+ * its constructor validates the spec typed with those numbers. It fails as
+ * reading its printed form (sg_spec_to_text) with the numbers in place of
+ * the names fails, status and message: for an --op spec, the message of
+ * the words typed with those numbers ("stride must not be zero (stride[1]
+ * = 0)"); for a NumPy expression, one that quotes the printed expression
+ * and a column of it. A spec without values is copied. */
 sg_status sg_spec_bind(const sg_spec *spec, const int64_t *values, sg_spec **bound, sg_error *err);
+
 /* Checks the invariants every constructor establishes (asserts; a failure
  * is a bug in slicegen, not in the user's input). */
 void sg_spec_check(const sg_spec *spec);
-/* What sg_spec_print writes, as a malloc'd string; NULL when out of memory. */
+/* Whether a and b are the same spec: op, entries with their value
+ * references, names in order, Slice's axes_given, TrtSlice's mode and fill
+ * value (as sg_scalar_format writes it). */
+bool sg_spec_same(const sg_spec *a, const sg_spec *b);
+/* What sg_spec_print writes, as a malloc'd string; NULL when out of memory.
+ * Runtime values are printed as their names, and the text makes the same
+ * spec again, names numbered alike (through sg_spec_parse_numpy for
+ * SG_OP_NUMPY, else sg_spec_parse_words on the words between spaces, ''
+ * being the empty word). */
 char *sg_spec_to_text(const sg_spec *spec);
 void sg_spec_free(sg_spec *spec);
 
@@ -143,6 +202,12 @@ sg_status sg_parse_int_list(const char *text, const char *what,
 /* "B": like L, but every value must be 0 or 1. */
 sg_status sg_parse_mask_list(const char *text, const char *what,
                              int64_t **values, size_t *len, sg_error *err);
+/* L (B when `bits`) whose items may also be identifiers, names of runtime
+ * values: such an item is value k of `table` (which gains the name when it
+ * is new; see sg_value_table_ref), its number 0 and (*refs)[i] k + 1;
+ * (*refs)[i] is 0 for a number. *refs is malloc'd as *values is. */
+sg_status sg_parse_value_list(const char *text, const char *what, bool bits, sg_value_table *table,
+                              int64_t **values, uint16_t **refs, size_t *len, sg_error *err);
 /* A whole decimal int64 (optional sign, no spaces). 1 on success. */
 int sg_parse_int64(const char *text, int64_t *value);
 sg_status sg_scalar_from_text(const char *text, sg_scalar *value, sg_error *err);

@@ -1,6 +1,8 @@
 /* NumPy basic-indexing expressions: "[1:, ..., ::-1, None, 0]", "x[2:-1:2]".
  * Each item becomes one StridedSlice-style step; the planner applies NumPy's
- * clamping rules to them (op SG_OP_NUMPY). Errors name the 1-based column,
+ * clamping rules to them (op SG_OP_NUMPY). An identifier where an integer
+ * may stand ("[:, :t]", "[i, ::s]") names a runtime value; None there is
+ * an omitted bound or step, as in Python. Errors name the 1-based column,
  * counted in characters (a UTF-8 sequence is one, see sg_quote), and quote
  * the expression, or a window of it around that column when it is long. */
 #include <ctype.h>
@@ -13,6 +15,7 @@ typedef struct parser {
     const char *text;
     const char *p;
     sg_error *err;
+    sg_value_table values; /* the runtime values met so far */
 } parser;
 
 /* The expression as a message quotes it: a window around byte `at` when long. */
@@ -61,6 +64,11 @@ static sg_status parse_int(parser *ps, bool saturate, int64_t *value, bool *foun
         skip_space(ps);
     }
     if (!isdigit((unsigned char)*ps->p)) {
+        if (ps->p != start && sg_identifier_length(ps->p) > 0) {
+            ps->p = start;
+            return syntax_error(ps,
+                                "a runtime value cannot take a sign (give the negated value at run time)");
+        }
         if (ps->p != start)
             return syntax_error(ps, "expected digits after the sign");
         return SG_OK;
@@ -98,7 +106,48 @@ static sg_status parse_int(parser *ps, bool saturate, int64_t *value, bool *foun
     return SG_OK;
 }
 
-/* One item: `...`, None, an integer, or a slice. */
+/* None, np.newaxis or numpy.newaxis, a whole word at ps->p (consumed). */
+static bool accept_none(parser *ps)
+{
+    return accept_word(ps, "None") || accept_word(ps, "np.newaxis") || accept_word(ps, "numpy.newaxis");
+}
+
+/* One number of an item: an integer (as parse_int) or the name of a
+ * runtime value (*ref = k + 1 for value k, *value = 0). None is an omitted
+ * number (*none, and not *found). */
+static sg_status parse_number(parser *ps, bool saturate, int64_t *value, uint16_t *ref, bool *found,
+                              bool *none)
+{
+    const char *at = ps->p;
+    size_t len = sg_identifier_length(ps->p);
+    *ref = 0;
+    *found = false;
+    *none = accept_none(ps);
+    if (*none)
+        return SG_OK;
+    if (len == 0)
+        return parse_int(ps, saturate, value, found);
+    if ((len == 4 && strncmp(at, "True", 4) == 0) || (len == 5 && strncmp(at, "False", 5) == 0))
+        return syntax_error(ps, "True and False are not slice bounds (write 1 or 0)");
+    const char *why = NULL;
+    sg_status status = sg_value_table_ref(&ps->values, at, len, ref, &why);
+    if (status == SG_ERR_NOMEM)
+        return sg_fail(ps->err, status, "failed to parse index expression: out of memory");
+    if (status != SG_OK)
+        return syntax_error(ps, why);
+    ps->p += len;
+    *value = 0;
+    *found = true;
+    const char *after = ps->p;
+    skip_space(ps);
+    if (*ps->p != '\0' && strchr("+-*/%", *ps->p) != NULL)
+        return syntax_error(ps,
+                            "arithmetic on a runtime value is not supported (give its result at run time)");
+    ps->p = after;
+    return SG_OK;
+}
+
+/* One item: `...`, None, an integer, or a slice; integers may be names. */
 static sg_status parse_item(parser *ps, sg_ss_step *step, int *ellipses)
 {
     *step = (sg_ss_step){.stride = 1};
@@ -110,37 +159,45 @@ static sg_status parse_item(parser *ps, sg_ss_step *step, int *ellipses)
         step->ellipsis = true;
         return SG_OK;
     }
-    if (accept_word(ps, "None") || accept_word(ps, "np.newaxis") || accept_word(ps, "numpy.newaxis")) {
-        step->new_axis = true;
-        return SG_OK;
-    }
     if (*ps->p == '[' || *ps->p == '(')
         return syntax_error(ps, "advanced (array or tuple) indexing is not supported");
-    if (accept_word(ps, "True") || accept_word(ps, "False")) {
+    if (accept_word(ps, "True") || accept_word(ps, "False")) { /* x[True:] is a slice: parse_number says */
+        skip_space(ps);
+        bool bound = *ps->p == ':';
         ps->p = item;
-        return syntax_error(ps, "boolean indexing is not supported");
+        if (!bound)
+            return syntax_error(ps, "boolean indexing is not supported");
     }
-    bool found;
+    bool found, none;
     int64_t value = 0;
-    if (parse_int(ps, true, &value, &found) != SG_OK)
+    uint16_t ref;
+    if (parse_number(ps, true, &value, &ref, &found, &none) != SG_OK)
         return SG_ERR_SPEC;
     skip_space(ps);
     if (*ps->p != ':') {
+        if (none) {
+            step->new_axis = true;
+            return SG_OK;
+        }
         if (!found)
             return syntax_error(ps, "expected an integer, a slice, '...' or None");
-        ps->p = item; /* re-read strictly: an integer index must fit */
-        if (parse_int(ps, false, &value, &found) != SG_OK)
-            return SG_ERR_SPEC;
+        if (ref == 0) {
+            ps->p = item; /* re-read strictly: an integer index must fit */
+            if (parse_int(ps, false, &value, &found) != SG_OK)
+                return SG_ERR_SPEC;
+        }
         step->shrink = true;
         step->begin = value;
-        step->end = value == INT64_MAX ? value : value + 1;
+        step->begin_value = ref;
+        step->end = ref != 0 || value == INT64_MAX ? value : value + 1;
         return SG_OK;
     }
     step->begin = value;
+    step->begin_value = ref;
     step->begin_mask = !found;
     ps->p++;
     skip_space(ps);
-    if (parse_int(ps, true, &step->end, &found) != SG_OK)
+    if (parse_number(ps, true, &step->end, &step->end_value, &found, &none) != SG_OK)
         return SG_ERR_SPEC;
     step->end_mask = !found;
     skip_space(ps);
@@ -149,9 +206,12 @@ static sg_status parse_item(parser *ps, sg_ss_step *step, int *ellipses)
     ps->p++;
     skip_space(ps);
     const char *stride_at = ps->p;
-    if (parse_int(ps, true, &value, &found) != SG_OK)
+    if (parse_number(ps, true, &value, &ref, &found, &none) != SG_OK)
         return SG_ERR_SPEC;
-    if (found) {
+    if (found && ref != 0) {
+        step->stride = 0;
+        step->stride_value = ref;
+    } else if (found) {
         if (value == 0) {
             ps->p = stride_at;
             return syntax_error(ps, "slice step cannot be zero");
@@ -163,7 +223,7 @@ static sg_status parse_item(parser *ps, sg_ss_step *step, int *ellipses)
 
 sg_status sg_spec_parse_numpy(const char *expr, sg_spec **out, sg_error *err)
 {
-    parser ps = {expr, expr, err};
+    parser ps = {expr, expr, err, {0}};
     size_t cap = 1;
     for (const char *q = expr; *q; q++)
         cap += *q == ',';
@@ -230,10 +290,13 @@ sg_status sg_spec_parse_numpy(const char *expr, sg_spec **out, sg_error *err)
     spec->op = SG_OP_NUMPY;
     spec->len = n;
     spec->steps = steps;
+    spec->nvalues = ps.values.count;
+    spec->values = ps.values.names;
     sg_spec_check(spec);
     *out = spec;
     return SG_OK;
 fail:
+    sg_value_table_free(&ps.values);
     free(steps);
     free(spec);
     return err->status;

@@ -1015,10 +1015,10 @@ static sg_status make_spec(reader *r, const op_info *op, slice_in *s, sg_spec **
             .shrink_axis_mask = {s->masks[3], s->mask_len[3]},
             .ellipsis_mask = {s->masks[4], s->mask_len[4]},
         };
-        sg_spec_make_strided_slice(&a, spec, &lerr);
+        sg_spec_make_strided_slice(&a, NULL, spec, &lerr);
     } else {
         sg_spec_make_slice(s->len[1], s->index[1], s->index[2], s->index[3],
-                           s->connected[4] ? s->index[4] : NULL, spec, &lerr);
+                           s->connected[4] ? s->index[4] : NULL, NULL, spec, &lerr);
     }
     if (lerr.status == SG_ERR_NOMEM)
         return nomem(r);

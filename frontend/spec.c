@@ -2,6 +2,7 @@
  * shape, printing in command-line form. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,11 +37,100 @@ int sg_trt_mode_parse(const char *name, sg_trt_mode *mode)
     return 0;
 }
 
-/* Allocates a spec with `len` zeroed entries of `entry` bytes in *array. */
-static sg_spec *spec_alloc(sg_op op, size_t len, size_t entry, void **array)
+/* The bytes of one entry of the array an op uses. */
+static size_t entry_size(sg_op op)
+{
+    return op == SG_OP_SLICE       ? sizeof(sg_slice_axis)
+           : op == SG_OP_TRT_SLICE ? sizeof(sg_trt_dim)
+                                   : sizeof(sg_ss_step);
+}
+
+/* The array the spec's op uses. */
+static void *entries(const sg_spec *spec)
+{
+    return spec->op == SG_OP_SLICE       ? (void *)spec->axes
+           : spec->op == SG_OP_TRT_SLICE ? (void *)spec->dims
+                                         : (void *)spec->steps;
+}
+
+/* One list of an op, as printed: its option, and where an entry keeps the number (an
+ * int64_t at offset `at`, a bool when `flag`) and its value reference (a
+ * uint16_t at offset `ref`; 0 when the list takes no values). */
+typedef struct list_field {
+    const char *option;
+    size_t at, ref;
+    bool flag;
+} list_field;
+
+#define NUMBER(type, option, field)                                                                          \
+    {                                                                                                        \
+        option, offsetof(type, field), offsetof(type, field##_value), false                                  \
+    }
+#define FLAG(option, field)                                                                                  \
+    {                                                                                                        \
+        option, offsetof(sg_ss_step, field), 0, true                                                         \
+    }
+
+/* Per op, its lists in the order printed: the three that take values
+ * first. They cover every field of an entry. */
+static const list_field ss_lists[] = {
+    NUMBER(sg_ss_step, "--begin", begin),   NUMBER(sg_ss_step, "--end", end),
+    NUMBER(sg_ss_step, "--stride", stride), FLAG("--begin-mask", begin_mask),
+    FLAG("--end-mask", end_mask),           FLAG("--new-axis-mask", new_axis),
+    FLAG("--shrink-axis-mask", shrink),     FLAG("--ellipsis-mask", ellipsis),
+};
+static const list_field slice_lists[] = {
+    NUMBER(sg_slice_axis, "--start", start),
+    NUMBER(sg_slice_axis, "--stop", stop),
+    NUMBER(sg_slice_axis, "--step", step),
+    {"--axes", offsetof(sg_slice_axis, axis), 0, false},
+};
+static const list_field trt_lists[] = {
+    NUMBER(sg_trt_dim, "--start", start),
+    NUMBER(sg_trt_dim, "--size", size),
+    NUMBER(sg_trt_dim, "--stride", stride),
+};
+
+/* Entry i's number and reference of list f. */
+static int64_t list_number(const sg_spec *spec, const list_field *f, size_t i, uint16_t *ref)
+{
+    const char *entry = (const char *)entries(spec) + i * entry_size(spec->op);
+    int64_t number = 0;
+    bool flag;
+    if (f->flag) {
+        memcpy(&flag, entry + f->at, sizeof flag);
+        number = flag;
+    } else {
+        memcpy(&number, entry + f->at, sizeof number);
+    }
+    *ref = 0;
+    if (f->ref != 0)
+        memcpy(ref, entry + f->ref, sizeof *ref);
+    return number;
+}
+
+static const list_field *op_lists(sg_op op, size_t *count)
+{
+    switch (op) {
+    case SG_OP_SLICE:
+        *count = sizeof slice_lists / sizeof *slice_lists;
+        return slice_lists;
+    case SG_OP_TRT_SLICE:
+        *count = sizeof trt_lists / sizeof *trt_lists;
+        return trt_lists;
+    case SG_OP_STRIDED_SLICE:
+    case SG_OP_NUMPY:
+        break;
+    }
+    *count = sizeof ss_lists / sizeof *ss_lists;
+    return ss_lists;
+}
+
+/* Allocates a spec with `len` zeroed entries in the array its op uses. */
+static sg_spec *spec_alloc(sg_op op, size_t len)
 {
     sg_spec *spec = calloc(1, sizeof *spec);
-    void *items = calloc(len ? len : 1, entry);
+    void *items = calloc(len ? len : 1, entry_size(op));
     if (spec == NULL || items == NULL) {
         free(spec);
         free(items);
@@ -48,7 +138,12 @@ static sg_spec *spec_alloc(sg_op op, size_t len, size_t entry, void **array)
     }
     spec->op = op;
     spec->len = len;
-    *array = items;
+    if (op == SG_OP_SLICE)
+        spec->axes = items;
+    else if (op == SG_OP_TRT_SLICE)
+        spec->dims = items;
+    else
+        spec->steps = items;
     return spec;
 }
 
@@ -59,7 +154,51 @@ void sg_spec_free(sg_spec *spec)
     free(spec->steps);
     free(spec->axes);
     free(spec->dims);
+    sg_value_table_free(&(sg_value_table){spec->nvalues, spec->values});
     free(spec);
+}
+
+/* Gives spec copies of the names; fails (and frees spec) for lack of memory. */
+static sg_status copy_names(sg_spec *spec, size_t count, char *const *names, sg_error *err)
+{
+    sg_value_table table = {0};
+    for (size_t k = 0; k < count; k++) {
+        uint16_t ref;
+        const char *why;
+        if (sg_value_table_ref(&table, names[k], strlen(names[k]), &ref, &why) != SG_OK) {
+            sg_fail(err, SG_ERR_NOMEM, "failed to make %s: out of memory", sg_op_name(spec->op));
+            sg_value_table_free(&table);
+            sg_spec_free(spec);
+            return SG_ERR_NOMEM;
+        }
+    }
+    spec->nvalues = table.count;
+    spec->values = table.names;
+    return SG_OK;
+}
+
+/* A constructor's last step: the names of `values`, the checks, *out. */
+static sg_status finish(sg_spec *spec, const sg_value_refs *values, sg_spec **out, sg_error *err)
+{
+    if (values != NULL && values->table != NULL &&
+        copy_names(spec, values->table->count, values->table->names, err) != SG_OK)
+        return err->status;
+    sg_spec_check(spec);
+    *out = spec;
+    return SG_OK;
+}
+
+/* The reference of item i of number list l (0: written in). */
+static uint16_t ref_of(const sg_value_refs *values, int l, size_t i)
+{
+    return values != NULL && values->refs[l] != NULL ? values->refs[l][i] : 0;
+}
+
+/* Item i of number list l as the spec keeps it: 0 when it is a value, and
+ * `absent` when the list is not given. */
+static int64_t number_of(const int64_t *list, const sg_value_refs *values, int l, size_t i, int64_t absent)
+{
+    return list == NULL ? absent : ref_of(values, l, i) ? 0 : list[i];
 }
 
 static sg_status check_mask(const sg_mask *mask, const char *name, sg_error *err)
@@ -80,7 +219,8 @@ static bool mask_bit(const sg_mask *mask, size_t i)
     return i < mask->len && mask->bits[i] == 1;
 }
 
-sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *a, sg_spec **out, sg_error *err)
+sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *a, const sg_value_refs *values,
+                                     sg_spec **out, sg_error *err)
 {
     const sg_mask *masks[5] = {&a->begin_mask, &a->end_mask, &a->new_axis_mask,
                                &a->shrink_axis_mask, &a->ellipsis_mask};
@@ -93,7 +233,7 @@ sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *a, sg_spec **o
             return err->status;
     size_t ellipses = 0;
     for (size_t i = 0; i < a->len; i++) {
-        if (a->stride != NULL && a->stride[i] == 0)
+        if (a->stride != NULL && a->stride[i] == 0 && !ref_of(values, 2, i))
             return sg_fail(err, SG_ERR_SPEC,
                            "failed to make StridedSlice: stride must not be zero (stride[%zu] = 0)", i);
         ellipses += mask_bit(&a->ellipsis_mask, i);
@@ -102,49 +242,54 @@ sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *a, sg_spec **o
         return sg_fail(err, SG_ERR_SPEC,
                        "failed to make StridedSlice: at most one ellipsis is allowed (ellipsis_mask has %zu bits set)",
                        ellipses);
-    void *array;
-    sg_spec *spec = spec_alloc(SG_OP_STRIDED_SLICE, a->len, sizeof(sg_ss_step), &array);
+    sg_spec *spec = spec_alloc(SG_OP_STRIDED_SLICE, a->len);
     if (spec == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to make StridedSlice: out of memory");
-    spec->steps = array;
     for (size_t i = 0; i < a->len; i++) {
         spec->steps[i] = (sg_ss_step){
-            .begin = a->begin[i], .end = a->end[i], .stride = a->stride ? a->stride[i] : 1,
-            .begin_mask = mask_bit(&a->begin_mask, i), .end_mask = mask_bit(&a->end_mask, i),
-            .new_axis = mask_bit(&a->new_axis_mask, i), .shrink = mask_bit(&a->shrink_axis_mask, i),
+            .begin = number_of(a->begin, values, 0, i, 0),
+            .end = number_of(a->end, values, 1, i, 0),
+            .stride = number_of(a->stride, values, 2, i, 1),
+            .begin_mask = mask_bit(&a->begin_mask, i),
+            .end_mask = mask_bit(&a->end_mask, i),
+            .new_axis = mask_bit(&a->new_axis_mask, i),
+            .shrink = mask_bit(&a->shrink_axis_mask, i),
             .ellipsis = mask_bit(&a->ellipsis_mask, i),
+            .begin_value = ref_of(values, 0, i),
+            .end_value = ref_of(values, 1, i),
+            .stride_value = ref_of(values, 2, i),
         };
     }
-    sg_spec_check(spec);
-    *out = spec;
-    return SG_OK;
+    return finish(spec, values, out, err);
 }
 
-sg_status sg_spec_make_slice(size_t len, const int64_t *start, const int64_t *stop,
-                             const int64_t *step, const int64_t *axes, sg_spec **out,
-                             sg_error *err)
+sg_status sg_spec_make_slice(size_t len, const int64_t *start, const int64_t *stop, const int64_t *step,
+                             const int64_t *axes, const sg_value_refs *values, sg_spec **out, sg_error *err)
 {
     if (len > 0 && (start == NULL || stop == NULL))
         return sg_fail(err, SG_ERR_USAGE, "failed to make Slice: start and stop are required");
-    for (size_t i = 0; step != NULL && i < len; i++)
-        if (step[i] == 0)
+    for (size_t i = 0; i < len; i++)
+        if (step != NULL && step[i] == 0 && !ref_of(values, 2, i))
             return sg_fail(err, SG_ERR_SPEC, "failed to make Slice: step must not be zero (step[%zu] = 0)", i);
-    void *array;
-    sg_spec *spec = spec_alloc(SG_OP_SLICE, len, sizeof(sg_slice_axis), &array);
+    sg_spec *spec = spec_alloc(SG_OP_SLICE, len);
     if (spec == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to make Slice: out of memory");
-    spec->axes = array;
     spec->axes_given = axes != NULL;
     for (size_t i = 0; i < len; i++)
-        spec->axes[i] = (sg_slice_axis){start[i], stop[i], step ? step[i] : 1,
-                                        axes ? axes[i] : (int64_t)i};
-    sg_spec_check(spec);
-    *out = spec;
-    return SG_OK;
+        spec->axes[i] = (sg_slice_axis){
+            .start = number_of(start, values, 0, i, 0),
+            .stop = number_of(stop, values, 1, i, 0),
+            .step = number_of(step, values, 2, i, 1),
+            .axis = axes ? axes[i] : (int64_t)i,
+            .start_value = ref_of(values, 0, i),
+            .stop_value = ref_of(values, 1, i),
+            .step_value = ref_of(values, 2, i),
+        };
+    return finish(spec, values, out, err);
 }
 
-sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start, const int64_t *size,
-                                 const int64_t *stride, sg_trt_mode mode, const sg_scalar *fill,
+sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start, const int64_t *size, const int64_t *stride,
+                                 sg_trt_mode mode, const sg_scalar *fill, const sg_value_refs *values,
                                  sg_spec **out, sg_error *err)
 {
     if (len > 0 && (start == NULL || size == NULL))
@@ -152,22 +297,96 @@ sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start, const int64_t
     if ((unsigned)mode > SG_TRT_REFLECT)
         return sg_fail(err, SG_ERR_USAGE, "failed to make TrtSlice: unknown mode %d", (int)mode);
     for (size_t i = 0; i < len; i++)
-        if (size[i] < 0)
+        if (size[i] < 0 && !ref_of(values, 1, i))
             return sg_fail(err, SG_ERR_SPEC,
                            "failed to make TrtSlice: size must not be negative (size[%zu] = %lld)", i,
                            (long long)size[i]);
-    void *array;
-    sg_spec *spec = spec_alloc(SG_OP_TRT_SLICE, len, sizeof(sg_trt_dim), &array);
+    sg_spec *spec = spec_alloc(SG_OP_TRT_SLICE, len);
     if (spec == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to make TrtSlice: out of memory");
-    spec->dims = array;
     spec->mode = mode;
     spec->fill = fill ? *fill : (sg_scalar){.kind = SG_SCALAR_INT};
     for (size_t i = 0; i < len; i++)
-        spec->dims[i] = (sg_trt_dim){start[i], size[i], stride ? stride[i] : 1};
-    sg_spec_check(spec);
-    *out = spec;
+        spec->dims[i] = (sg_trt_dim){
+            .start = number_of(start, values, 0, i, 0),
+            .size = number_of(size, values, 1, i, 0),
+            .stride = number_of(stride, values, 2, i, 1),
+            .start_value = ref_of(values, 0, i),
+            .size_value = ref_of(values, 1, i),
+            .stride_value = ref_of(values, 2, i),
+        };
+    return finish(spec, values, out, err);
+}
+
+sg_status sg_spec_copy(const sg_spec *spec, sg_spec **out, sg_error *err)
+{
+    sg_spec *copy = spec_alloc(spec->op, spec->len);
+    if (copy == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to copy a spec: out of memory");
+    memcpy(entries(copy), entries(spec), spec->len * entry_size(spec->op));
+    copy->axes_given = spec->axes_given;
+    copy->mode = spec->mode;
+    copy->fill = spec->fill;
+    if (copy_names(copy, spec->nvalues, spec->values, err) != SG_OK)
+        return err->status;
+    *out = copy;
     return SG_OK;
+}
+
+/* Asserts that a number and its reference agree, marking the value used. */
+static void check_ref(const sg_spec *spec, int64_t number, uint16_t ref, bool *used)
+{
+    assert(ref <= spec->nvalues);
+    assert(ref == 0 || number == 0);
+    if (ref != 0)
+        used[ref - 1] = true;
+    (void)spec, (void)number;
+}
+
+/* NumPy: values appear left to right (begin, end, stride of each step in
+ * turn) and only where the text has a number. */
+static void check_numpy_values(const sg_spec *spec)
+{
+    size_t next = 0;
+    for (size_t i = 0; i < spec->len; i++) {
+        const sg_ss_step *s = &spec->steps[i];
+        uint16_t refs[3] = {s->begin_value, s->end_value, s->stride_value};
+        assert(!(s->begin_mask && s->begin_value) && !(s->end_mask && s->end_value));
+        assert(!s->shrink || (s->end_value == 0 && s->stride_value == 0));
+        assert(!(s->new_axis || s->ellipsis) || (refs[0] | refs[1] | refs[2]) == 0);
+        for (int r = 0; r < 3; r++) {
+            assert(refs[r] <= next + 1);
+            next += refs[r] == next + 1;
+        }
+    }
+    (void)next;
+}
+
+static void check_values(const sg_spec *spec)
+{
+    bool used[SG_MAX_VALUES] = {0};
+    assert(spec->nvalues <= SG_MAX_VALUES);
+    assert((spec->nvalues == 0) == (spec->values == NULL));
+    for (size_t k = 0; k < spec->nvalues; k++) {
+        size_t len = strlen(spec->values[k]);
+        assert(len <= SG_VALUE_NAME_MAX && len > 0 && sg_identifier_length(spec->values[k]) == len);
+        for (size_t j = 0; j < k; j++)
+            assert(strcmp(spec->values[j], spec->values[k]) != 0);
+        (void)len;
+    }
+    size_t nlists;
+    const list_field *lists = op_lists(spec->op, &nlists);
+    for (size_t l = 0; l < nlists; l++) {
+        for (size_t i = 0; i < spec->len; i++) {
+            uint16_t ref;
+            int64_t number = list_number(spec, &lists[l], i, &ref);
+            check_ref(spec, number, ref, used);
+        }
+    }
+    for (size_t k = 0; k < spec->nvalues; k++)
+        assert(used[k]);
+    if (spec->op == SG_OP_NUMPY)
+        check_numpy_values(spec);
 }
 
 void sg_spec_check(const sg_spec *spec)
@@ -179,7 +398,7 @@ void sg_spec_check(const sg_spec *spec)
         assert(spec->steps != NULL);
         size_t ellipses = 0;
         for (size_t i = 0; i < spec->len; i++) {
-            assert(spec->steps[i].stride != 0);
+            assert(spec->steps[i].stride != 0 || spec->steps[i].stride_value != 0);
             ellipses += spec->steps[i].ellipsis;
         }
         assert(ellipses <= 1);
@@ -189,7 +408,7 @@ void sg_spec_check(const sg_spec *spec)
     case SG_OP_SLICE:
         assert(spec->axes != NULL);
         for (size_t i = 0; i < spec->len; i++)
-            assert(spec->axes[i].step != 0);
+            assert(spec->axes[i].step != 0 || spec->axes[i].step_value != 0);
         break;
     case SG_OP_TRT_SLICE:
         assert(spec->dims != NULL);
@@ -197,38 +416,107 @@ void sg_spec_check(const sg_spec *spec)
             assert(spec->dims[i].size >= 0);
         break;
     }
+    check_values(spec);
+}
+
+bool sg_spec_same(const sg_spec *a, const sg_spec *b)
+{
+    if (a->op != b->op || a->len != b->len || a->nvalues != b->nvalues)
+        return false;
+    for (size_t k = 0; k < a->nvalues; k++)
+        if (strcmp(a->values[k], b->values[k]) != 0)
+            return false;
+    size_t nlists;
+    const list_field *lists = op_lists(a->op, &nlists);
+    for (size_t l = 0; l < nlists; l++) {
+        for (size_t i = 0; i < a->len; i++) {
+            uint16_t x_ref, y_ref;
+            if (list_number(a, &lists[l], i, &x_ref) != list_number(b, &lists[l], i, &y_ref) ||
+                x_ref != y_ref)
+                return false;
+        }
+    }
+    if (a->op == SG_OP_SLICE && a->axes_given != b->axes_given)
+        return false;
+    if (a->op == SG_OP_TRT_SLICE) {
+        char x[SG_SCALAR_TEXT], y[SG_SCALAR_TEXT];
+        sg_scalar_format(&a->fill, x);
+        sg_scalar_format(&b->fill, y);
+        if (a->mode != b->mode || strcmp(x, y) != 0)
+            return false;
+    }
+    return true;
 }
 
 /* ---- printing ------------------------------------------------------------- */
 
-/* Prints " OPTION v0,v1,..." with values taken by `get` from entry i. */
-static void print_list(FILE *out, const char *option, const sg_spec *spec,
-                       int64_t (*get)(const sg_spec *, size_t))
+/* Prints a number of the spec: as written in, or a runtime value's name,
+ * or with `values` (binding) the number given for it. */
+static void print_number(FILE *out, const sg_spec *spec, const int64_t *values, int64_t number, uint16_t ref)
 {
-    fprintf(out, " %s ", option);
-    if (spec->len == 0)
-        fputs("''", out);
-    for (size_t i = 0; i < spec->len; i++)
-        fprintf(out, "%s%lld", i ? "," : "", (long long)get(spec, i));
+    if (ref != 0 && values == NULL)
+        fputs(spec->values[ref - 1], out);
+    else
+        fprintf(out, "%lld", (long long)(ref != 0 ? values[ref - 1] : number));
 }
 
-static int64_t ss_begin(const sg_spec *s, size_t i) { return s->steps[i].begin; }
-static int64_t ss_end(const sg_spec *s, size_t i) { return s->steps[i].end; }
-static int64_t ss_stride(const sg_spec *s, size_t i) { return s->steps[i].stride; }
-static int64_t ss_begin_mask(const sg_spec *s, size_t i) { return s->steps[i].begin_mask; }
-static int64_t ss_end_mask(const sg_spec *s, size_t i) { return s->steps[i].end_mask; }
-static int64_t ss_new_axis(const sg_spec *s, size_t i) { return s->steps[i].new_axis; }
-static int64_t ss_shrink(const sg_spec *s, size_t i) { return s->steps[i].shrink; }
-static int64_t ss_ellipsis(const sg_spec *s, size_t i) { return s->steps[i].ellipsis; }
-static int64_t sl_start(const sg_spec *s, size_t i) { return s->axes[i].start; }
-static int64_t sl_stop(const sg_spec *s, size_t i) { return s->axes[i].stop; }
-static int64_t sl_step(const sg_spec *s, size_t i) { return s->axes[i].step; }
-static int64_t sl_axis(const sg_spec *s, size_t i) { return s->axes[i].axis; }
-static int64_t trt_start(const sg_spec *s, size_t i) { return s->dims[i].start; }
-static int64_t trt_size(const sg_spec *s, size_t i) { return s->dims[i].size; }
-static int64_t trt_stride(const sg_spec *s, size_t i) { return s->dims[i].stride; }
+/* Prints " OPTION v0,v1,..." (" OPTION ''" when empty). */
+static void print_list(FILE *out, const sg_spec *spec, const int64_t *values, const list_field *f)
+{
+    fprintf(out, " %s ", f->option);
+    if (spec->len == 0)
+        fputs("''", out);
+    for (size_t i = 0; i < spec->len; i++) {
+        uint16_t ref;
+        int64_t number = list_number(spec, f, i, &ref);
+        if (i)
+            fputc(',', out);
+        print_number(out, spec, values, number, ref);
+    }
+}
 
-static void print_numpy(const sg_spec *spec, FILE *out)
+/* Values 0..*next - 1 are numbered already; if list f, read next, numbers
+ * its new values *next, *next + 1, ... in turn, advances *next past them. */
+static bool numbers_next(const sg_spec *spec, const list_field *f, size_t *next)
+{
+    size_t n = *next;
+    for (size_t i = 0; i < spec->len; i++) {
+        uint16_t ref;
+        list_number(spec, f, i, &ref);
+        if (ref == 0 || ref <= n)
+            continue;
+        if (ref != n + 1)
+            return false;
+        n++;
+    }
+    *next = n;
+    return true;
+}
+
+/* Prints the three lists that take values in an order whose words number
+ * the values as the spec does: each turn the first list, in the usual
+ * order, whose new values come next. The order of the words a spec was
+ * read from is one such order, and taking any list that fits leaves one
+ * for the rest, so the search never fails for a spec read from words (a
+ * spec made otherwise gets the usual order where none fits). */
+static void print_value_lists(FILE *out, const sg_spec *spec, const int64_t *values, const list_field *lists)
+{
+    bool printed[3] = {false, false, false};
+    size_t next = 0;
+    for (int turn = 0; turn < 3; turn++) {
+        int pick = -1;
+        for (int l = 0; l < 3 && pick < 0; l++)
+            if (!printed[l] && numbers_next(spec, &lists[l], &next))
+                pick = l;
+        for (int l = 0; l < 3 && pick < 0; l++)
+            if (!printed[l])
+                pick = l;
+        printed[pick] = true;
+        print_list(out, spec, values, &lists[pick]);
+    }
+}
+
+static void print_numpy(const sg_spec *spec, const int64_t *values, FILE *out)
 {
     fputc('[', out);
     for (size_t i = 0; i < spec->len; i++) {
@@ -238,52 +526,45 @@ static void print_numpy(const sg_spec *spec, FILE *out)
         if (s->new_axis)
             fputs("None", out);
         else if (s->shrink)
-            fprintf(out, "%lld", (long long)s->begin);
+            print_number(out, spec, values, s->begin, s->begin_value);
         else if (s->ellipsis)
             fputs("...", out);
         else {
             if (!s->begin_mask)
-                fprintf(out, "%lld", (long long)s->begin);
+                print_number(out, spec, values, s->begin, s->begin_value);
             fputc(':', out);
             if (!s->end_mask)
-                fprintf(out, "%lld", (long long)s->end);
-            if (s->stride != 1)
-                fprintf(out, ":%lld", (long long)s->stride);
+                print_number(out, spec, values, s->end, s->end_value);
+            if (s->stride != 1 || s->stride_value != 0) {
+                fputc(':', out);
+                print_number(out, spec, values, s->stride, s->stride_value);
+            }
         }
     }
     fputc(']', out);
 }
 
-void sg_spec_print(const sg_spec *spec, FILE *out)
+/* sg_spec_print, with `values` written in for the names when not NULL. */
+static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
 {
-    switch (spec->op) {
-    case SG_OP_NUMPY:
-        print_numpy(spec, out);
+    size_t nlists;
+    const list_field *lists = op_lists(spec->op, &nlists);
+    if (spec->op == SG_OP_NUMPY) {
+        print_numpy(spec, values, out);
         return;
+    }
+    fprintf(out, "--op %s", sg_op_name(spec->op));
+    print_value_lists(out, spec, values, lists);
+    switch (spec->op) {
     case SG_OP_STRIDED_SLICE:
-        fputs("--op StridedSlice", out);
-        print_list(out, "--begin", spec, ss_begin);
-        print_list(out, "--end", spec, ss_end);
-        print_list(out, "--stride", spec, ss_stride);
-        print_list(out, "--begin-mask", spec, ss_begin_mask);
-        print_list(out, "--end-mask", spec, ss_end_mask);
-        print_list(out, "--new-axis-mask", spec, ss_new_axis);
-        print_list(out, "--shrink-axis-mask", spec, ss_shrink);
-        print_list(out, "--ellipsis-mask", spec, ss_ellipsis);
+        for (size_t l = 3; l < nlists; l++)
+            print_list(out, spec, values, &lists[l]);
         return;
     case SG_OP_SLICE:
-        fputs("--op Slice", out);
-        print_list(out, "--start", spec, sl_start);
-        print_list(out, "--stop", spec, sl_stop);
-        print_list(out, "--step", spec, sl_step);
         if (spec->axes_given)
-            print_list(out, "--axes", spec, sl_axis);
+            print_list(out, spec, values, &lists[3]);
         return;
-    case SG_OP_TRT_SLICE: {
-        fputs("--op TrtSlice", out);
-        print_list(out, "--start", spec, trt_start);
-        print_list(out, "--size", spec, trt_size);
-        print_list(out, "--stride", spec, trt_stride);
+    case SG_OP_TRT_SLICE:
         fprintf(out, " --mode %s", sg_trt_mode_name(spec->mode));
         if (spec->mode == SG_TRT_FILL) {
             char text[SG_SCALAR_TEXT];
@@ -291,21 +572,70 @@ void sg_spec_print(const sg_spec *spec, FILE *out)
             fprintf(out, " --fill %s", text);
         }
         return;
-    }
+    case SG_OP_NUMPY:
+        return;
     }
 }
 
-char *sg_spec_to_text(const sg_spec *spec)
+void sg_spec_print(const sg_spec *spec, FILE *out)
+{
+    print_spec(spec, NULL, out);
+}
+
+/* print_spec's text, malloc'd; NULL when out of memory. */
+static char *spec_text(const sg_spec *spec, const int64_t *values)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (f == NULL)
         return NULL;
-    sg_spec_print(spec, f);
+    print_spec(spec, values, f);
     if (fclose(f) != 0) {
         free(text);
         return NULL;
     }
     return text;
+}
+
+char *sg_spec_to_text(const sg_spec *spec)
+{
+    return spec_text(spec, NULL);
+}
+
+/* ---- binding values ------------------------------------------------------- */
+
+/* The spec typed with the numbers is its text with them written in, read
+ * again: the same reader gives the same checks and messages. */
+sg_status sg_spec_bind(const sg_spec *spec, const int64_t *values, sg_spec **bound, sg_error *err)
+{
+    if (spec->nvalues == 0)
+        return sg_spec_copy(spec, bound, err);
+    char *text = spec_text(spec, values);
+    char **words = NULL;
+    int count = 0;
+    sg_status status = SG_ERR_NOMEM;
+    if (text != NULL && spec->op == SG_OP_NUMPY) {
+        status = sg_spec_parse_numpy(text, bound, err);
+    } else if (text != NULL) {
+        size_t spaces = 0;
+        for (const char *p = text; *p; p++)
+            spaces += *p == ' ';
+        words = malloc((spaces + 1) * sizeof *words);
+        for (char *w = text, *end = text; words != NULL && w != NULL; w = end) {
+            end = strchr(w, ' '); /* no word has spaces: numbers, op and mode names, scalars */
+            if (end != NULL)
+                *end++ = '\0';
+            words[count++] = strcmp(w, "''") == 0 ? w + 2 : w;
+        }
+        if (words != NULL)
+            status = sg_spec_parse_words(count, words, bound, err);
+    }
+    if (status == SG_ERR_NOMEM)
+        sg_fail(err, SG_ERR_NOMEM, "failed to bind the runtime values of a spec: out of memory");
+    else if (status == SG_OK && spec->op == SG_OP_TRT_SLICE)
+        (*bound)->fill = spec->fill; /* exactly, not as printed and read */
+    free(words);
+    free(text);
+    return status;
 }

@@ -8,6 +8,10 @@
 
 enum { OP_SS = 1, OP_SLICE = 2, OP_TRT = 4 };
 
+/* What an option holds: an L list whose items may name runtime values, an
+ * L list of constants, a B list (constants), or text (the mode, the fill). */
+enum { NUMBERS, CONSTANTS, MASK, TEXT };
+
 enum slot {
     BEGIN, END, STRIDE, BEGIN_MASK, END_MASK, NEW_AXIS_MASK, SHRINK_AXIS_MASK, ELLIPSIS_MASK,
     START, STOP, STEP, AXES, SIZE, MODE, FILL, NSLOTS
@@ -15,31 +19,34 @@ enum slot {
 
 static const struct {
     const char *name;
-    int ops;      /* the ops that take it */
-    bool mask;    /* a B list (else an L list, or MODE/FILL text) */
+    const char *field; /* the list as messages index it: "begin_mask" */
+    int ops;           /* the ops that take it */
+    int kind;          /* what it holds */
 } options[NSLOTS] = {
-    [BEGIN] = {"--begin", OP_SS, false},
-    [END] = {"--end", OP_SS, false},
-    [STRIDE] = {"--stride", OP_SS | OP_TRT, false},
-    [BEGIN_MASK] = {"--begin-mask", OP_SS, true},
-    [END_MASK] = {"--end-mask", OP_SS, true},
-    [NEW_AXIS_MASK] = {"--new-axis-mask", OP_SS, true},
-    [SHRINK_AXIS_MASK] = {"--shrink-axis-mask", OP_SS, true},
-    [ELLIPSIS_MASK] = {"--ellipsis-mask", OP_SS, true},
-    [START] = {"--start", OP_SLICE | OP_TRT, false},
-    [STOP] = {"--stop", OP_SLICE, false},
-    [STEP] = {"--step", OP_SLICE, false},
-    [AXES] = {"--axes", OP_SLICE, false},
-    [SIZE] = {"--size", OP_TRT, false},
-    [MODE] = {"--mode", OP_TRT, false},
-    [FILL] = {"--fill", OP_TRT, false},
+    [BEGIN] = {"--begin", "begin", OP_SS, NUMBERS},
+    [END] = {"--end", "end", OP_SS, NUMBERS},
+    [STRIDE] = {"--stride", "stride", OP_SS | OP_TRT, NUMBERS},
+    [BEGIN_MASK] = {"--begin-mask", "begin_mask", OP_SS, MASK},
+    [END_MASK] = {"--end-mask", "end_mask", OP_SS, MASK},
+    [NEW_AXIS_MASK] = {"--new-axis-mask", "new_axis_mask", OP_SS, MASK},
+    [SHRINK_AXIS_MASK] = {"--shrink-axis-mask", "shrink_axis_mask", OP_SS, MASK},
+    [ELLIPSIS_MASK] = {"--ellipsis-mask", "ellipsis_mask", OP_SS, MASK},
+    [START] = {"--start", "start", OP_SLICE | OP_TRT, NUMBERS},
+    [STOP] = {"--stop", "stop", OP_SLICE, NUMBERS},
+    [STEP] = {"--step", "step", OP_SLICE, NUMBERS},
+    [AXES] = {"--axes", "axes", OP_SLICE, CONSTANTS},
+    [SIZE] = {"--size", "size", OP_TRT, NUMBERS},
+    [MODE] = {"--mode", "mode", OP_TRT, TEXT},
+    [FILL] = {"--fill", "fill", OP_TRT, TEXT},
 };
 
 static const char *const op_names[] = {"StridedSlice", "Slice", "TrtSlice"};
 
 typedef struct lists {
     int64_t *v[NSLOTS];
+    uint16_t *ref[NSLOTS]; /* value references (sg_value_refs) */
     size_t n[NSLOTS];
+    sg_value_table table; /* the runtime values, in order of the words */
 } lists;
 
 /* Lengths of the given lists among `slots` must agree; missing ones are skipped. */
@@ -52,6 +59,44 @@ static sg_status same_length(const lists *l, const char *const *given, const enu
                            "failed to make %s: %s and %s must have the same length (%zu and %zu)", op,
                            options[slots[0]].name + 2, options[slots[i]].name + 2, l->n[slots[0]],
                            l->n[slots[i]]);
+    }
+    return SG_OK;
+}
+
+/* Whether text is one identifier, as a runtime value's name would be. */
+static bool is_name(const char *text)
+{
+    return *text != '\0' && sg_identifier_length(text) == strlen(text);
+}
+
+/* The failure for a runtime value's name where a constant must be. */
+static sg_status refuse_name(const char *op, enum slot s, const char *name, size_t index, sg_error *err)
+{
+    char q[SG_QUOTE_BUF(30)];
+    return sg_fail(err, SG_ERR_SPEC,
+                   "failed to make %s: %s must be numbers, not the runtime value name '%s' (%s[%zu])", op,
+                   options[s].name, sg_quote(name, strlen(name), 0, 30, q), options[s].field, index);
+}
+
+/* The TrtSlice mode and fill value, which stay constant. */
+static sg_status trt_constants(const char *const *given, sg_trt_mode *mode, sg_scalar *fill, sg_error *err)
+{
+    char q[SG_QUOTE_BUF(30)];
+    if (given[MODE] && !sg_trt_mode_parse(given[MODE], mode)) {
+        bool name = is_name(given[MODE]);
+        return sg_fail(err, name ? SG_ERR_SPEC : SG_ERR_USAGE,
+                       "unknown --mode '%s' (expected strict, wrap, clamp, fill or reflect%s)",
+                       sg_quote(given[MODE], strlen(given[MODE]), 0, 30, q),
+                       name ? "; --mode cannot name a runtime value" : "");
+    }
+    if (given[FILL]) {
+        sg_error scalar_err = {0};
+        if (*mode != SG_TRT_FILL)
+            return sg_fail(err, SG_ERR_USAGE, "--fill needs --mode fill (the mode is %s)",
+                           sg_trt_mode_name(*mode));
+        if (sg_scalar_from_text(given[FILL], fill, &scalar_err) != SG_OK)
+            return sg_fail(err, scalar_err.status, "%s%s", scalar_err.message,
+                           is_name(given[FILL]) ? "; --fill cannot name a runtime value" : "");
     }
     return SG_OK;
 }
@@ -77,33 +122,27 @@ static sg_status build(int op, const char *const *given, lists *l, sg_spec **out
             .shrink_axis_mask = {l->v[SHRINK_AXIS_MASK], l->n[SHRINK_AXIS_MASK]},
             .ellipsis_mask = {l->v[ELLIPSIS_MASK], l->n[ELLIPSIS_MASK]},
         };
-        return sg_spec_make_strided_slice(&a, out, err);
+        sg_value_refs values = {{l->ref[BEGIN], l->ref[END], l->ref[STRIDE]}, &l->table};
+        return sg_spec_make_strided_slice(&a, &values, out, err);
     }
     if (op == OP_SLICE) {
         static const enum slot group[] = {START, STOP, STEP, AXES};
         if (same_length(l, given, group, 4, "Slice", err) != SG_OK)
             return err->status;
-        return sg_spec_make_slice(l->n[START], l->v[START], l->v[STOP],
-                                  given[STEP] ? l->v[STEP] : NULL, given[AXES] ? l->v[AXES] : NULL,
-                                  out, err);
+        sg_value_refs values = {{l->ref[START], l->ref[STOP], l->ref[STEP]}, &l->table};
+        return sg_spec_make_slice(l->n[START], l->v[START], l->v[STOP], given[STEP] ? l->v[STEP] : NULL,
+                                  given[AXES] ? l->v[AXES] : NULL, &values, out, err);
     }
     static const enum slot group[] = {START, SIZE, STRIDE};
     if (same_length(l, given, group, 3, "TrtSlice", err) != SG_OK)
         return err->status;
     sg_trt_mode mode = SG_TRT_STRICT;
-    if (given[MODE] && !sg_trt_mode_parse(given[MODE], &mode))
-        return sg_fail(err, SG_ERR_USAGE,
-                       "unknown --mode '%s' (expected strict, wrap, clamp, fill or reflect)", given[MODE]);
     sg_scalar fill = {.kind = SG_SCALAR_INT};
-    if (given[FILL]) {
-        if (mode != SG_TRT_FILL)
-            return sg_fail(err, SG_ERR_USAGE, "--fill needs --mode fill (the mode is %s)",
-                           sg_trt_mode_name(mode));
-        if (sg_scalar_from_text(given[FILL], &fill, err) != SG_OK)
-            return err->status;
-    }
-    return sg_spec_make_trt_slice(l->n[START], l->v[START], l->v[SIZE],
-                                  given[STRIDE] ? l->v[STRIDE] : NULL, mode, &fill, out, err);
+    if (trt_constants(given, &mode, &fill, err) != SG_OK)
+        return err->status;
+    sg_value_refs values = {{l->ref[START], l->ref[SIZE], l->ref[STRIDE]}, &l->table};
+    return sg_spec_make_trt_slice(l->n[START], l->v[START], l->v[SIZE], given[STRIDE] ? l->v[STRIDE] : NULL,
+                                  mode, &fill, &values, out, err);
 }
 
 sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **out, sg_error *err)
@@ -111,7 +150,8 @@ sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **out, sg_e
     const char *given[NSLOTS] = {0};
     const char *op_text = NULL, *expr = NULL;
     lists l = {0};
-    int op = 0;
+    enum slot order[NSLOTS]; /* the options given, in the order of the words */
+    int op = 0, norder = 0;
     sg_status status = SG_OK;
 
     for (int i = 0; i < count; i++) {
@@ -154,6 +194,7 @@ sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **out, sg_e
             goto done;
         }
         given[slot] = value;
+        order[norder++] = (enum slot)slot;
     }
 
     if (op_text == NULL) {
@@ -186,23 +227,31 @@ sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **out, sg_e
                          sg_quote(expr, strlen(expr), 0, SG_QUOTE_SIDE, q));
         goto done;
     }
-    for (int s = 0; s < NSLOTS; s++) {
-        if (given[s] == NULL)
-            continue;
+    for (int k = 0; k < norder; k++) {
+        enum slot s = order[k];
         if (!(options[s].ops & op)) {
             status = sg_fail(err, SG_ERR_USAGE, "%s is not an option of --op %s", options[s].name, op_text);
             goto done;
         }
-        if (s == MODE || s == FILL)
+    }
+    for (int k = 0; k < norder; k++) { /* values are numbered as the words come */
+        enum slot s = order[k];
+        if (options[s].kind == TEXT)
             continue;
-        status = options[s].mask ? sg_parse_mask_list(given[s], options[s].name, &l.v[s], &l.n[s], err)
-                                 : sg_parse_int_list(given[s], options[s].name, &l.v[s], &l.n[s], err);
+        status = sg_parse_value_list(given[s], options[s].name, options[s].kind == MASK, &l.table, &l.v[s],
+                                     &l.ref[s], &l.n[s], err);
+        for (size_t i = 0; status == SG_OK && options[s].kind != NUMBERS && i < l.n[s]; i++)
+            if (l.ref[s][i] != 0)
+                status = refuse_name(op_text, s, l.table.names[l.ref[s][i] - 1], i, err);
         if (status != SG_OK)
             goto done;
     }
     status = build(op, given, &l, out, err);
 done:
-    for (int s = 0; s < NSLOTS; s++)
+    for (int s = 0; s < NSLOTS; s++) {
         free(l.v[s]);
+        free(l.ref[s]);
+    }
+    sg_value_table_free(&l.table);
     return status;
 }

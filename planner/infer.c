@@ -1,7 +1,6 @@
 /* Shape inference: spec + input shape -> per output dimension the input axis
  * and affine index (plan->map), shrunk axes (plan->fixed), counts and bytes.
  * Every invalid slice is rejected here; see docs/semantics.md. */
-#define _POSIX_C_SOURCE 200809L /* strdup */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,39 +357,6 @@ static sg_status infer_all(infer *in, const sg_spec *spec, size_t rank, const in
     return count_elements(in, in->s->count, p->out_rank, "output", &in->s->out_count, &in->s->out_bytes);
 }
 
-static void *copy_of(const void *items, size_t n, size_t size)
-{
-    void *copy = items ? malloc(n ? n * size : 1) : NULL;
-    if (copy && n)
-        memcpy(copy, items, n * size);
-    return copy;
-}
-
-static sg_status copy_spec(const sg_spec *spec, sg_spec **out, sg_error *err)
-{
-    sg_spec *c = calloc(1, sizeof *c);
-    bool ok = c != NULL;
-    if (ok) {
-        *c = *spec;
-        c->steps = copy_of(spec->steps, spec->len, sizeof *spec->steps);
-        c->axes = copy_of(spec->axes, spec->len, sizeof *spec->axes);
-        c->dims = copy_of(spec->dims, spec->len, sizeof *spec->dims);
-        c->values = spec->nvalues ? calloc(spec->nvalues, sizeof *c->values) : NULL;
-        ok = (c->steps || !spec->steps) && (c->axes || !spec->axes) && (c->dims || !spec->dims) &&
-             (c->values || !spec->nvalues);
-        for (size_t i = 0; ok && i < spec->nvalues; i++)
-            ok = (c->values[i] = strdup(spec->values[i])) != NULL;
-        if (!ok && c->values == NULL)
-            c->nvalues = 0;
-    }
-    if (!ok) {
-        sg_spec_free(c);
-        return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
-    }
-    *out = c;
-    return SG_OK;
-}
-
 sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan *p,
                          sg_error *err)
 {
@@ -421,7 +387,7 @@ sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape,
         s->nvalues = spec->nvalues;
         for (size_t i = 0; i < p->out_rank; i++)
             p->out_shape[i] = sg_is_const(s->count[i]) ? s->count[i].k : -1;
-        if (copy_spec(spec, &s->spec, err) != SG_OK)
+        if (sg_spec_copy(spec, &s->spec, err) != SG_OK)
             st = err->status;
         p->sym = s;
         return st;

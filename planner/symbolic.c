@@ -260,9 +260,3 @@ void sg_sym_free(sg_sym *s)
     free(s);
 }
 
-/* TEMPORARY until the frontend's bind lands */
-__attribute__((weak)) sg_status sg_spec_bind(const sg_spec *spec, const int64_t *values, sg_spec **bound, sg_error *err)
-{
-    (void)spec, (void)values, (void)bound;
-    return sg_fail(err, SG_ERR_INTERNAL, "bind missing");
-}

@@ -60,20 +60,20 @@ sg_status sg_scalar_parse(sg_context *ctx, const char *text, sg_scalar *value)
 
 sg_status sg_spec_strided_slice(sg_context *ctx, const sg_strided_slice_args *args, sg_spec **spec)
 {
-    REPORT(ctx, sg_spec_make_strided_slice(args, spec, err));
+    REPORT(ctx, sg_spec_make_strided_slice(args, NULL, spec, err));
 }
 
 sg_status sg_spec_slice(sg_context *ctx, size_t len, const int64_t *start, const int64_t *stop,
                         const int64_t *step, const int64_t *axes, sg_spec **spec)
 {
-    REPORT(ctx, sg_spec_make_slice(len, start, stop, step, axes, spec, err));
+    REPORT(ctx, sg_spec_make_slice(len, start, stop, step, axes, NULL, spec, err));
 }
 
 sg_status sg_spec_trt_slice(sg_context *ctx, size_t len, const int64_t *start, const int64_t *size,
                             const int64_t *stride, sg_trt_mode mode, const sg_scalar *fill,
                             sg_spec **spec)
 {
-    REPORT(ctx, sg_spec_make_trt_slice(len, start, size, stride, mode, fill, spec, err));
+    REPORT(ctx, sg_spec_make_trt_slice(len, start, size, stride, mode, fill, NULL, spec, err));
 }
 
 sg_status sg_spec_numpy(sg_context *ctx, const char *expr, sg_spec **spec)

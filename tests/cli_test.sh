@@ -92,8 +92,8 @@ expect_error 2 "'[1:\xff]': expected ',' or ']' at column 4 ('\xff')" plan $'[1:
 utf8
 expect_error 2 "expected ',' or ']' at column 4 ('é')" plan "[1:$(printf 'é%.0s' {1..300})]" --shape 4 --dtype f32
 utf8
-expect_error 2 ",x' is not a 64-bit integer (x)" \
-    plan --op StridedSlice --begin "$(printf '1,%.0s' {1..300})x" --end 1 --shape 4 --dtype f32
+expect_error 2 ",1x' is not a 64-bit integer or a runtime value name (1x)" \
+    plan --op StridedSlice --begin "$(printf '1,%.0s' {1..300})1x" --end 1 --shape 4 --dtype f32
 expect_error 2 "cannot be combined with --op" run "[1$(printf '%600s' '')]" --op Slice --start 0 --stop 1 --in a.npy --out new.npy
 # Output names as long as the folder takes (255 bytes): the temporary
 # file's name is cut short, at a character boundary; one byte more fails.

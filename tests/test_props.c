@@ -8,21 +8,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../runtime/runtime.h"
-
-static uint64_t rng_state;
-
-static uint64_t rnd(void) /* xorshift64* */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ull;
-}
-
-static int64_t between(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+#include "seeded.h"
 
 static int passed, failed;
 static uint64_t seed;
@@ -324,10 +312,7 @@ static void plan_rejections(sg_context *ctx)
 
 int main(void)
 {
-    const char *env = getenv("SLICEGEN_SEED");
-    seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
-    printf("props: seed %llu (set SLICEGEN_SEED to reproduce)\n", (unsigned long long)seed);
+    seed = seed_rnd("props");
     sg_context *ctx;
     if (sg_context_create(&ctx) != SG_OK)
         return 1;

@@ -96,6 +96,28 @@ static inline uint64_t fuzz_hash(const uint8_t *data, size_t size)
     return h;
 }
 
+/* ---- runtime values ------------------------------------------------------------------------------- */
+
+/* The spec with its runtime values bound to numbers -3..3 taken from h
+ * (sg_spec_bind); NULL when the numbers make it invalid (a zero stride).
+ * The bound spec must name no value. */
+static inline sg_spec *fuzz_bind(const sg_spec *spec, uint64_t h)
+{
+    int64_t values[SG_MAX_VALUES];
+    sg_spec *bound = NULL;
+    sg_error err = {0};
+    for (size_t k = 0; k < spec->nvalues; k++)
+        values[k] = (int64_t)((h >> (k % 61)) % 7) - 3;
+    if (sg_spec_bind(spec, values, &bound, &err) != SG_OK) {
+        if (err.status != SG_ERR_SPEC)
+            FUZZ_FAIL("binding runtime values failed with %s: %s", sg_status_name(err.status), err.message);
+        return NULL;
+    }
+    if (bound->nvalues != 0)
+        FUZZ_FAIL("a bound spec still names %zu runtime values", bound->nvalues);
+    return bound;
+}
+
 /* ---- text of printers ------------------------------------------------------------------------------ */
 
 /* What sg_plan_print and sg_spec_print write (sg_plan_to_text,

@@ -31,7 +31,9 @@
  *                 len x (begin, end, stride) ints
  *   Slice         len (mod 9), flags (bit 0: step NULL, bit 1: axes NULL),
  *                 len x (start, stop, step, axis) ints
- *   NumPy         the remaining bytes, cut at the first NUL, as the text
+ *   NumPy         the remaining bytes, cut at the first NUL, as the text;
+ *                 names of runtime values are bound to numbers from the
+ *                 text's hash (fuzz_bind)
  *   TrtSlice      mode (mod 5), flags (bit 0: stride NULL, bit 1: fill
  *                 NULL, bit 2: len is the next byte mod 9 instead of the
  *                 rank), [len], the fill value: kind (mod 4: int, uint,
@@ -99,7 +101,13 @@ static sg_status slice(sg_context *ctx, fuzz_bytes *b, sg_spec **spec)
 static sg_status numpy(sg_context *ctx, fuzz_bytes *b, sg_spec **spec)
 {
     char *text = fuzz_cstr(b->p, b->n);
-    sg_status st = sg_spec_numpy(ctx, text, spec);
+    sg_spec *named = NULL;
+    sg_status st = sg_spec_numpy(ctx, text, &named);
+    if (st == SG_OK) {
+        *spec = fuzz_bind(named, fuzz_hash(b->p, b->n));
+        st = *spec != NULL ? SG_OK : SG_ERR_SPEC;
+    }
+    sg_spec_destroy(named);
     free(text);
     b->n = 0;
     return st;

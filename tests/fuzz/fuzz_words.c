@@ -9,11 +9,13 @@
  * 64 words. When the words make a spec:
  *   - its printed form (sg_spec_print), split back into words at spaces
  *     (`''` is the empty word; an expression is one word), must make the
- *     same spec: equal lists, masks, axes and mode, and a fill value that
- *     converts to the same bytes (or fails alike) for every element type;
- *   - both are planned on a shape derived from the bytes (rank = the
- *     spec's length, dimensions 0-7, the element type from the hash too)
- *     and must give equal plans or fail with the same status.
+ *     same spec: equal lists, masks, axes and mode, the same runtime values
+ *     in the same order (sg_spec_same), and a fill value that converts to
+ *     the same bytes (or fails alike) for every element type;
+ *   - both have their runtime values bound to the same numbers from the
+ *     bytes' hash (fuzz_bind: both valid or both not), and are planned on a shape derived from the bytes
+ * (rank = the spec's length, dimensions 0-7, the element type from the hash too) and must give equal plans or
+ * fail with the same status.
  */
 #include "fuzz.h"
 
@@ -63,41 +65,10 @@ static void same_fill(const sg_scalar *a, const sg_scalar *b, const char *printe
 
 static void same_spec(const sg_spec *a, const sg_spec *b, const char *printed)
 {
-    if (a->op != b->op || a->len != b->len)
-        FUZZ_FAIL("'%s' makes another spec (op %d/%d, length %zu/%zu)", printed, (int)a->op, (int)b->op,
-                  a->len, b->len);
-    for (size_t i = 0; i < a->len; i++) {
-        int same = 1;
-        switch (a->op) {
-        case SG_OP_STRIDED_SLICE:
-        case SG_OP_NUMPY: {
-            const sg_ss_step *x = &a->steps[i], *y = &b->steps[i];
-            same = x->begin == y->begin && x->end == y->end && x->stride == y->stride &&
-                   x->begin_mask == y->begin_mask && x->end_mask == y->end_mask &&
-                   x->new_axis == y->new_axis && x->shrink == y->shrink && x->ellipsis == y->ellipsis;
-            break;
-        }
-        case SG_OP_SLICE: {
-            const sg_slice_axis *x = &a->axes[i], *y = &b->axes[i];
-            same = x->start == y->start && x->stop == y->stop && x->step == y->step && x->axis == y->axis;
-            break;
-        }
-        case SG_OP_TRT_SLICE: {
-            const sg_trt_dim *x = &a->dims[i], *y = &b->dims[i];
-            same = x->start == y->start && x->size == y->size && x->stride == y->stride;
-            break;
-        }
-        }
-        if (!same)
-            FUZZ_FAIL("'%s' makes another spec (entry %zu differs)", printed, i);
-    }
-    if (a->op == SG_OP_SLICE && a->axes_given != b->axes_given)
-        FUZZ_FAIL("'%s' makes another spec (axes given or not)", printed);
-    if (a->op == SG_OP_TRT_SLICE) {
-        if (a->mode != b->mode)
-            FUZZ_FAIL("'%s' makes another spec (mode)", printed);
+    if (!sg_spec_same(a, b))
+        FUZZ_FAIL("'%s' makes another spec", printed);
+    if (a->op == SG_OP_TRT_SLICE)
         same_fill(&a->fill, &b->fill, printed);
-    }
 }
 
 static void same_plans(sg_context *ctx, const sg_spec *a, const sg_spec *b, uint64_t h, const char *printed)
@@ -123,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = fuzz_cstr(data, size), *printed = NULL, *copy = NULL;
     char *words[MAX_WORDS], *again_words[2 * MAX_WORDS];
     int count = split(text, size, words);
-    sg_spec *spec = NULL, *again = NULL;
+    sg_spec *spec = NULL, *again = NULL, *bound = NULL, *bound_again = NULL;
     if (sg_spec_from_words(ctx, count, words, &spec) != SG_OK)
         goto done;
 
@@ -133,10 +104,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sg_spec_from_words(ctx, n, again_words, &again) != SG_OK)
         FUZZ_FAIL("'%s' does not make a spec: %s", printed, sg_context_last_error(ctx));
     same_spec(spec, again, printed);
-    same_plans(ctx, spec, again, fuzz_hash(data, size), printed);
+    uint64_t h = fuzz_hash(data, size);
+    bound = fuzz_bind(spec, h);
+    bound_again = fuzz_bind(again, h);
+    if ((bound == NULL) != (bound_again == NULL))
+        FUZZ_FAIL("'%s' binds its runtime values differently from the words it was printed from", printed);
+    if (bound != NULL)
+        same_plans(ctx, bound, bound_again, h, printed);
 done:
     sg_spec_destroy(spec);
     sg_spec_destroy(again);
+    sg_spec_destroy(bound);
+    sg_spec_destroy(bound_again);
     free(printed);
     free(copy);
     free(text);
