@@ -278,7 +278,10 @@ sg_status sg_exprs_check(sg_exprs *e, sg_val cond, sg_xcode code, sg_status stat
     for (int i = 0; i < c.nargs; i++)
         c.args[i] = args[i];
     c.format = text;
-    if (sg_is_const(cond)) {
+    bool shown = true; /* every number of the message known now */
+    for (int i = 0; i < c.nargs; i++)
+        shown = shown && sg_is_const(c.args[i]);
+    if (sg_is_const(cond) && shown) {
         format_check(&c, NULL, err);
         return status;
     }

@@ -104,11 +104,13 @@ static inline sg_val sg_x_and(sg_exprs *e, sg_val a, sg_val b) { return sg_x(e, 
 static inline sg_val sg_x_or(sg_exprs *e, sg_val a, sg_val b) { return sg_x(e, SG_X_OR, a, b); }
 static inline sg_val sg_x_not(sg_exprs *e, sg_val a) { return sg_x(e, SG_X_EQ, a, sg_const(0)); }
 
-/* Records that `cond` makes the slice invalid. A constant true cond fails
- * now: err gets the message, `format` (printf, evaluated now) with each
- * `%%lld` it leaves showing one of the nargs numbers of args (constants
- * then), and the status is returned. Otherwise SG_OK (SG_ERR_NOMEM when
- * out of memory). */
+/* Records that `cond` makes the slice invalid. A constant true cond whose
+ * message shows only constants fails now: err gets the message, `format`
+ * (printf, evaluated now) with each `%%lld` it leaves showing one of the
+ * nargs numbers of args, and the status is returned. Otherwise the check
+ * is kept for run time (where a constant true one refuses every call, with
+ * the numbers of that call) and SG_OK is returned (SG_ERR_NOMEM when out
+ * of memory). */
 #if defined(__GNUC__)
 __attribute__((format(printf, 7, 8)))
 #endif

@@ -13,7 +13,8 @@
  * The prologue's numbers are also compared with the planner's own
  * evaluation of the plan (sg_plan_prepare), and a refused call must leave
  * args as they were. Inputs end at a PROT_NONE page, outputs are framed by
- * guard bytes and end at one too; calls run on 1-3 threads.
+ * guard bytes and end at one too; calls run on 1-3 threads (those whose
+ * input or output exceeds 4 MiB are prepared, not run).
  *
  * SLICEGEN_SEED=N reproduces a run (the seed is printed first);
  * SLICEGEN_SYMBOLIC_CASES=N sets the number of specs (default 300).
@@ -35,7 +36,7 @@ typedef struct suite {
     check_counts counts;
     sg_context *ctx;
     uint64_t rng;
-    int calls, refused, both_refused;
+    int calls, refused, both_refused, invalid;
     /* with --aot-runner: calls also made of objects (aot_batch.h) */
     aot_config aot;
     aot_batch *batch;
@@ -184,9 +185,10 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
         }
     } else {
         static const char *const modes[] = {"strict", "wrap", "clamp", "fill", "reflect"};
+        int mode = (int)pick(s, 0, 4);
         strcat(t, "\x1f--mode\x1f");
-        strcat(t, modes[pick(s, 0, 4)]);
-        if (pick(s, 0, 1))
+        strcat(t, modes[mode]);
+        if (mode == 3 && pick(s, 0, 1))
             strcat(t, "\x1f--fill\x1f" "7");
     }
 }
@@ -209,7 +211,7 @@ static sg_status parse(suite *s, const gen_spec *g, sg_spec **spec)
 
 /* ---- buffers ------------------------------------------------------------------------ */
 
-enum { GUARD = 64 };
+enum { GUARD = 64, MAX_RUN_BYTES = 4 << 20 };
 
 /* `bytes` bytes ending at a PROT_NONE page; *map and *map_len for munmap. */
 static unsigned char *fenced(size_t bytes, void **map, size_t *map_len)
@@ -305,6 +307,10 @@ static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_
         return;
     }
     size_t in_bytes = bound->in_bytes, out_bytes = bound->out_bytes;
+    if (in_bytes > MAX_RUN_BYTES || out_bytes > MAX_RUN_BYTES) { /* planned, not run */
+        sg_plan_destroy(bound);
+        return;
+    }
     void *in_map, *out_map;
     size_t in_len, out_len;
     unsigned char *in = fenced(in_bytes, &in_map, &in_len), *out = fenced(out_bytes, &out_map, &out_len);
@@ -347,10 +353,8 @@ static void one_case(suite *s, int index)
     sg_dtype dtypes[] = {SG_U8, SG_I16, SG_F32, SG_F64};
     sg_dtype dtype = dtypes[pick(s, 0, 3)];
     s->spec = NULL;
-    if (parse(s, &g, &spec) != SG_OK) {
-        char text[1100];
-        text_of(&g, text, sizeof text);
-        CHECK(s, false, "case %d: %s does not parse: %s", index, text, sg_context_last_error(s->ctx));
+    if (parse(s, &g, &spec) != SG_OK) { /* the generator's masks may be invalid (two ellipses) */
+        s->invalid++;
         return;
     }
     if (sg_plan_create(s->ctx, spec, rank, shape, dtype, &plan) == SG_OK && !sg_plan_is_symbolic(plan)) {
@@ -391,8 +395,9 @@ int main(int argc, char **argv)
         return 1;
     for (long i = 0; i < cases; i++)
         one_case(&s, (int)i);
-    printf("test_symbolic: %d calls, %d refused by the reference (%d by both)\n", s.calls, s.refused,
-           s.both_refused);
+    printf("test_symbolic: %d calls, %d refused by the reference (%d by both); %d of %ld specs invalid\n",
+           s.calls, s.refused, s.both_refused, s.invalid, cases);
+    CHECK(&s, s.invalid * 4 < cases, "most specs are valid");
     if (s.batch) {
         printf("test_symbolic: %zu calls of objects for %s\n", aot_batch_size(s.batch),
                s.aot.target ? s.aot.target : "the host");
