@@ -49,7 +49,6 @@ static void range_of(const sg_exprs *e, sg_xop op, sg_val a, sg_val b, sg_val c,
     int64_t p[4];
     *lo = INT64_MIN, *hi = INT64_MAX;
     switch (op) {
-    case SG_X_DIM: *lo = 0; break;
     case SG_X_ADD:
         if (!__builtin_add_overflow(la, lb, lo) && !__builtin_add_overflow(ha, hb, hi))
             return;
@@ -82,10 +81,11 @@ static void range_of(const sg_exprs *e, sg_xop op, sg_val a, sg_val b, sg_val c,
     case SG_X_OR:
     case SG_X_ADD_OVF:
     case SG_X_MUL_OVF: *lo = 0, *hi = 1; return;
+    case SG_X_DIM:
     case SG_X_VALUE:
     case SG_X_COUNT: break;
     }
-    *lo = op == SG_X_DIM ? 0 : INT64_MIN, *hi = INT64_MAX;
+    *lo = INT64_MIN, *hi = INT64_MAX;
 }
 
 /* The node op(a, b, c; k): an existing equal one, or a new one. */
@@ -112,7 +112,12 @@ static sg_val intern(sg_exprs *e, sg_xop op, sg_val a, sg_val b, sg_val c, int64
     return (sg_val){(int32_t)e->n, 0};
 }
 
-sg_val sg_x_dim(sg_exprs *e, size_t axis) { return intern(e, SG_X_DIM, sg_const(0), sg_const(0), sg_const(0), (int64_t)axis); }
+sg_val sg_x_dim_given(sg_exprs *e, size_t axis)
+{
+    return intern(e, SG_X_DIM, sg_const(0), sg_const(0), sg_const(0), (int64_t)axis);
+}
+
+sg_val sg_x_dim(sg_exprs *e, size_t axis) { return sg_x_max(e, sg_x_dim_given(e, axis), sg_const(0)); }
 sg_val sg_x_value(sg_exprs *e, size_t index) { return intern(e, SG_X_VALUE, sg_const(0), sg_const(0), sg_const(0), (int64_t)index); }
 
 static bool commutes(sg_xop op)

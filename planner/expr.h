@@ -88,6 +88,10 @@ typedef struct sg_exprs {
 
 void sg_exprs_free(sg_exprs *e);
 
+/* Input dimension `axis` as the call gives it (any int64), and as shape
+ * inference uses it: max(given, 0), known to be >= 0 (a negative one is
+ * refused by a check on the given one). */
+sg_val sg_x_dim_given(sg_exprs *e, size_t axis);
 sg_val sg_x_dim(sg_exprs *e, size_t axis);
 sg_val sg_x_value(sg_exprs *e, size_t index);
 sg_val sg_x(sg_exprs *e, sg_xop op, sg_val a, sg_val b);

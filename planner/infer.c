@@ -339,7 +339,8 @@ static sg_status infer_all(infer *in, const sg_spec *spec, size_t rank, const in
     sg_val in_dims[SG_MAX_RANK];
     for (size_t i = 0; i < rank; i++) {
         in_dims[i] = dim(in, (int)i);
-        if (shape[i] < 0 && check(in, sg_x_lt(x, in_dims[i], sg_const(0)), SG_XC_SHAPE, SG_ERR_SLICE, in_dims[i],
+        sg_val given = shape[i] < 0 ? sg_x_dim_given(x, i) : in_dims[i];
+        if (shape[i] < 0 && check(in, sg_x_lt(x, given, sg_const(0)), SG_XC_SHAPE, SG_ERR_SLICE, given,
                                   sg_const(0), sg_const(0),
                                   "failed to plan slice: input dimension %zu has negative size %%lld", i) != SG_OK)
             return in->err->status;

@@ -118,6 +118,11 @@ size_t sg_sym_slots(const sg_plan *p, sg_val *values, int *slots)
 static sg_status check_shape(const sg_plan *p, const int64_t *in_shape, int *code, sg_error *err)
 {
     for (size_t i = 0; i < p->in_rank; i++) {
+        if (in_shape[i] < 0) { /* not a `?` here: every dimension is known */
+            *code = SG_XC_SHAPE;
+            return sg_fail(err, SG_ERR_SLICE, "failed to run kernel: input dimension %zu has negative size %lld", i,
+                           (long long)in_shape[i]);
+        }
         if (p->in_shape[i] >= 0 && in_shape[i] != p->in_shape[i]) {
             *code = SG_XC_SHAPE;
             return sg_fail(err, SG_ERR_USAGE,
