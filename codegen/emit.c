@@ -641,6 +641,32 @@ static void emit_inner_dynamic(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValu
     LLVMPositionBuilderAtEnd(g->b, done);
 }
 
+/* The innermost loop of constant run bytes and a stride known only at run
+ * time (a symbolic plan's): the strides that pay for a body of their own
+ * (dense: one copy; every second element, forwards or backwards: shuffles)
+ * switch to the constant-stride code, the others to emit_inner_dynamic. */
+static void emit_inner_by_stride(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValueRef out, LLVMValueRef lo,
+                                 LLVMValueRef hi)
+{
+    int64_t r = g->run_k;
+    int64_t strides[4] = {r, -r, 2 * r, -2 * r};
+    int n = r <= MAX_SHUFFLE_RUN ? 4 : 1;
+    LLVMBasicBlockRef other = block(g, "any_stride"), done = block(g, "strided");
+    LLVMValueRef sw = LLVMBuildSwitch(g->b, s, other, (unsigned)n);
+    for (int k = 0; k < n; k++) {
+        LLVMBasicBlockRef body = block(g, "stride");
+        LLVMAddCase(sw, ci(g, strides[k]), body);
+        LLVMPositionBuilderAtEnd(g->b, body);
+        emit_inner(g, in, strides[k], out, lo, hi, -1);
+        LLVMBuildBr(g->b, done);
+    }
+    LLVMPositionBuilderAtEnd(g->b, other);
+    emit_inner_dynamic(g, in, s, out, lo, hi);
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
 /* ---- levels ---------------------------------------------------------------------------- */
 
 static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
@@ -665,6 +691,8 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
     if (level + 1 == p->nloops) {
         if (is_const(s, &stride) && g->run_k >= 0)
             emit_inner(g, in, stride, out, lo, hi, extent);
+        else if (p->sym && g->run_k > 0)
+            emit_inner_by_stride(g, in, s, out, lo, hi);
         else
             emit_inner_dynamic(g, in, s, out, lo, hi);
         return;
@@ -1136,7 +1164,9 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
         end = LLVMBuildTrunc(g->b, end, g->ix, "");
     }
     sg_outer outer = sg_nest_outer(p);
-    if (p->sym && p->nloops == 0) {
+    if (p->sym && sg_is_const(p->sym->out_count) && p->sym->out_count.k == 0) {
+        /* empty for every value: nothing to do */
+    } else if (p->sym && p->nloops == 0) {
         emit_pieces(g, in, out, begin, end, SG_RUN_PIECE,
                     number(g, args, p->sym->outer_extent, SG_ARG_OUTER_EXTENT), g->run);
     } else if (p->sym) {
