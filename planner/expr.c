@@ -278,7 +278,10 @@ sg_status sg_exprs_check(sg_exprs *e, sg_val cond, sg_xcode code, sg_status stat
     for (int i = 0; i < c.nargs; i++)
         c.args[i] = args[i];
     c.format = text;
-    if (sg_is_const(cond)) {
+    bool known = sg_is_const(cond); /* failing for every value: now, if its message's numbers are known too */
+    for (int i = 0; i < c.nargs; i++)
+        known = known && sg_is_const(c.args[i]);
+    if (known) {
         format_check(&c, NULL, err);
         return status;
     }
