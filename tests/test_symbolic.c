@@ -115,8 +115,9 @@ static void make_numpy(suite *s, gen_spec *g, size_t rank)
         } else if (kind == 1 && !ellipsis) {
             strcat(t, "...");
             ellipsis = true;
-        } else if (kind == 2) {
-            number(s, g, t, size, pick(s, -3, 3), false, true);
+        } else if (kind == 2) { /* an index, sometimes one out of range for every size */
+            int64_t v = pick(s, 0, 7) ? pick(s, -3, 3) : pick(s, 0, 1) ? INT64_MAX : INT64_MIN;
+            number(s, g, t, size, v, false, true);
         } else {
             if (pick(s, 0, 2))
                 number(s, g, t, size, pick(s, -5, 5), false, true);

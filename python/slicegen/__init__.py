@@ -6,6 +6,11 @@
     >>> k = slicegen.compile(slicegen.TrtSlice(start=(-1, -1), size=(5, 6), mode="reflect"), x.shape, x.dtype)
     >>> k(x, threads=2)                             # a JIT kernel, reusable
     >>> slicegen.emit("[::2]", (64, 64), "f32", "half.o", header="half.h", name="half")
+    >>> k = slicegen.compile("[1:, ::2]", (None, 6), "f32")   # None: known at run time
+    >>> k(np.zeros((5, 6), np.float32)).shape                # one kernel for every size: (4, 3)
+
+A symbolic kernel (a None dimension, or values named in the spec, "[:, :t]")
+takes its values by keyword, kernel(x, t=3); kernel.value_names lists them.
 
 Pure Python over libslicegen.so (ctypes). The library is looked for at
 $SLICEGEN_LIBRARY, then next to this module, then on the system's library

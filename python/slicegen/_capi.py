@@ -108,6 +108,7 @@ SG_ERR_USAGE, SG_ERR_SPEC, SG_ERR_SLICE, SG_ERR_IO, SG_ERR_NOMEM, SG_ERR_INTERNA
 SG_SCALAR_INT, SG_SCALAR_UINT, SG_SCALAR_FLOAT, SG_SCALAR_BOOL = range(4)
 SG_KERNEL_NAME_MAX = 96
 SG_DEFAULT_OPT_LEVEL = 2
+SG_MAX_RANK = 64
 
 
 class Mask(ctypes.Structure):
@@ -123,6 +124,14 @@ class StridedSliceArgs(ctypes.Structure):
 class Scalar(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_int), ("i", ctypes.c_int64), ("u", ctypes.c_uint64),
                 ("f", ctypes.c_double)]
+
+
+class Args(ctypes.Structure):
+    """sg_args: one call of a symbolic kernel, filled by sg_kernel_prepare."""
+    _fields_ = [("out_rank", ctypes.c_int32), ("reserved", ctypes.c_int32),
+                ("out_shape", ctypes.c_int64 * SG_MAX_RANK), ("outer_extent", ctypes.c_int64),
+                ("input_bytes", ctypes.c_int64), ("output_bytes", ctypes.c_int64),
+                ("internal", ctypes.c_int64 * (2 + 3 * SG_MAX_RANK))]
 
 
 ProgressFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t)
@@ -172,12 +181,22 @@ SIGNATURES = {
     "sg_plan_input_bytes": (ctypes.c_uint64, [PlanP]),
     "sg_plan_output_bytes": (ctypes.c_uint64, [PlanP]),
     "sg_plan_print": (None, [PlanP, FILEP]),
+    "sg_plan_input_rank": (ctypes.c_size_t, [PlanP]),
+    "sg_plan_input_shape": (I64P, [PlanP]),
+    "sg_plan_value_count": (ctypes.c_size_t, [PlanP]),
+    "sg_plan_value_name": (ctypes.c_char_p, [PlanP, ctypes.c_size_t]),
+    "sg_plan_is_symbolic": (ctypes.c_int, [PlanP]),
+    "sg_plan_specialize": (status_t, [ContextP, PlanP, I64P, I64P, ctypes.POINTER(PlanP)]),
     "sg_run_reference": (status_t, [ContextP, PlanP, ctypes.c_void_p, ctypes.c_void_p]),
     "sg_kernel_compile": (status_t, [ContextP, PlanP, ctypes.c_int, ctypes.POINTER(KernelP)]),
     "sg_kernel_compile_stores": (status_t, [ContextP, PlanP, ctypes.c_int, stores_t, ctypes.POINTER(KernelP)]),
     "sg_kernel_release": (None, [KernelP]),
     "sg_kernel_outer_extent": (ctypes.c_int64, [KernelP]),
     "sg_kernel_run": (status_t, [ContextP, KernelP, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]),
+    "sg_kernel_value_count": (ctypes.c_size_t, [KernelP]),
+    "sg_kernel_prepare": (status_t, [ContextP, KernelP, I64P, I64P, ctypes.POINTER(Args)]),
+    "sg_kernel_run_args": (status_t, [ContextP, KernelP, ctypes.c_void_p, ctypes.c_void_p,
+                                      ctypes.POINTER(Args), ctypes.c_int]),
     "sg_kernel_ir": (status_t, [ContextP, PlanP, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]),
     "sg_llvm_version": (ctypes.c_char_p, []),
     "sg_aot_write": (status_t, [ContextP, ctypes.POINTER(AotKernel), ctypes.c_size_t,

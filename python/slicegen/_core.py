@@ -446,17 +446,25 @@ def _opt_level(level):
 
 
 def _shape(shape):
+    """The dimensions of shape as the C API takes them: None (a dimension
+    known at run time) is -1."""
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
-        dims = tuple(operator.index(d) for d in shape)
+        given = tuple(None if d is None else operator.index(d) for d in shape)
     except TypeError:
-        raise SliceError(f"failed to make plan: shape {shape!r} is not a sequence of integers") from None
-    for i, d in enumerate(dims):
-        if not 0 <= d <= INT64_MAX:
-            raise SliceError(f"failed to make plan: dimension {i} of shape {dims} is {d}, "
-                             "not in [0, 2**63)")
-    return dims
+        raise SliceError(f"failed to make plan: shape {shape!r} is not a sequence of integers "
+                         "(or None)") from None
+    for i, d in enumerate(given):
+        if d is not None and not 0 <= d <= INT64_MAX:
+            raise SliceError(f"failed to make plan: dimension {i} of shape {given} is {d}, "
+                             "not in [0, 2**63) (None: a dimension known at run time)")
+    return tuple(-1 if d is None else d for d in given)
+
+
+def _py_shape(dims):
+    """A C shape as Python shows it: None for -1, a dimension known at run time."""
+    return tuple(None if d == -1 else d for d in dims)
 
 
 def _path(path, what):
@@ -598,6 +606,10 @@ class Context:
         spec: a NumPy index expression ("[1:, ::-1]", "x[..., None, 0]"), a
         Python index (np.s_[1:, ::-1]), a StridedSlice, Slice or TrtSlice,
         or the command line's SPEC words (["--op", "Slice", ...]).
+        shape: the input's dimensions; None for one known only at run time.
+        With a None, or values named in the spec ("[:, :t]"), the kernel is
+        symbolic: one kernel for every such number, given at each call
+        (kernel(x, t=3); see Kernel). No value may be named out or threads.
         dtype: a NumPy dtype (or anything np.dtype takes) or a slicegen name
         ("f32", "bf16"); bfloat16 needs ml_dtypes.
         stores: "auto" (streaming stores when the output is larger than half
@@ -607,6 +619,10 @@ class Context:
         store_kind = _stores(stores)
         plan, dt, dims, spec_text = self._plan(spec, shape, dtype)
         try:
+            clash = [n for n in _value_names(plan) if n in _CALL_KEYWORDS]
+            if clash:
+                raise SliceError(f"failed to make plan: the value {clash[0]} has the name of a keyword of "
+                                 f"the kernel's call (out, threads): rename it", "usage")
             kernel = _capi.KernelP()
             # The kernel is registered under the lock that compiled it: a
             # close() in between would destroy the context under it.
@@ -682,27 +698,46 @@ class Context:
 class Kernel:
     """A JIT-compiled kernel for one slice of one input shape and dtype.
     Made by slicegen.compile or Context.compile; callable from any thread.
-    The C kernel and plan are released when the object goes away."""
+    The C kernel and plan are released when the object goes away.
+
+    Attributes: input_shape, output_shape, dtype, spec, opt_level,
+    outer_extent (the steps threads split), symbolic and value_names.
+
+    A kernel is symbolic when its input shape holds None (a dimension known
+    at run time) or its spec names values ("[:, :t]"): it is compiled once
+    for every such number, given at each call (kernel(x, t=3)). Its
+    input_shape and output_shape then hold None for each dimension known
+    only at run time, outer_extent is None, and value_names names its
+    values in the order of their first appearance in the spec (empty for a
+    static kernel, and for one with None dimensions only)."""
+
+    symbolic = False
+    value_names = ()
 
     @classmethod
     def _made(cls, context, plan, kernel, dtype, shape, spec_text, level):
         """The Kernel of a kernel just compiled, registered with its context;
         called with the context's lock still held, so that no close() comes
         between the compile and the registration."""
+        if _lib.sg_plan_is_symbolic(plan):
+            cls = _SymbolicKernel
         self = cls.__new__(cls)
         self._context = context
         self._state = state = context._state
         self._plan = plan
         self._kernel = kernel
         self.dtype = dtype
-        self.input_shape = shape
+        self.input_shape = _py_shape(shape)
         rank = _lib.sg_plan_output_rank(plan)
         dims = _lib.sg_plan_output_shape(plan)
-        self.output_shape = tuple(dims[i] for i in range(rank))
+        self.output_shape = _py_shape(dims[i] for i in range(rank))
         self.opt_level = level
         self.spec = spec_text
-        self.outer_extent = _lib.sg_kernel_outer_extent(kernel)
+        extent = _lib.sg_kernel_outer_extent(kernel)
+        self.outer_extent = extent if extent >= 0 else None
         self._plan_text = None
+        if cls is _SymbolicKernel:
+            self._symbolic_init()
         key = next(context._kernel_ids)
         with state.runs:
             state.kernels[key] = kernel
@@ -713,8 +748,9 @@ class Kernel:
         raise TypeError("Kernel objects are made by slicegen.compile or Context.compile")
 
     def __repr__(self):
-        return (f"<slicegen.Kernel {self.spec} on {self.input_shape} {self.dtype} -> {self.output_shape}, "
-                f"-O{self.opt_level}>")
+        values = f" (values {', '.join(self.value_names)})" if self.value_names else ""
+        return (f"<slicegen.Kernel {self.spec}{values} on {self.input_shape} {self.dtype} -> "
+                f"{self.output_shape}, -O{self.opt_level}>")
 
     @property
     def plan(self):
@@ -752,28 +788,13 @@ class Kernel:
             raise SliceError(f"failed to run kernel: the input's shape is {x.shape}, the kernel's "
                              f"{self.input_shape}")
         if x.dtype != self.dtype:
-            raise SliceError(f"failed to run kernel: the input's element type is {x.dtype.str} ({x.dtype}), "
-                             f"the kernel's {self.dtype.str} ({self.dtype})")
+            raise _dtype_error("the input's", x.dtype, self.dtype)
         return np.ascontiguousarray(x)
 
     def _output(self, out, x):
         if out is None:
             return np.empty(self.output_shape, self.dtype)
-        if not isinstance(out, np.ndarray):
-            raise SliceError(f"failed to run kernel: out is a {type(out).__name__}, not a NumPy array")
-        if out.shape != self.output_shape:
-            raise SliceError(f"failed to run kernel: out's shape is {out.shape}, the output's "
-                             f"{self.output_shape}")
-        if out.dtype != self.dtype:
-            raise SliceError(f"failed to run kernel: out's element type is {out.dtype.str} ({out.dtype}), "
-                             f"the kernel's {self.dtype.str} ({self.dtype})")
-        if not out.flags.c_contiguous:
-            raise SliceError("failed to run kernel: out is not C-contiguous")
-        if not out.flags.writeable:
-            raise SliceError("failed to run kernel: out is read-only")
-        if out.size and x.size and np.may_share_memory(out, x):
-            raise SliceError("failed to run kernel: out overlaps the input")
-        return out
+        return _checked_out(out, x, self.output_shape, self.dtype)
 
     def _run(self, call, x, out):
         state = self._state
@@ -808,12 +829,220 @@ class Kernel:
         out = self._output(out, x)
         return self._run(lambda ctx, i, o: _lib.sg_kernel_run(ctx, self._kernel, i, o, n), x, out)
 
+    def output_shape_for(self, shape, /):
+        """The output shape of a call on an input of this shape (for a
+        symbolic kernel: output_shape_for(shape, **values))."""
+        shape = tuple(operator.index(d) for d in shape)
+        if shape != self.input_shape:
+            raise SliceError(f"failed to run kernel: the input's shape is {shape}, the kernel's "
+                             f"{self.input_shape}")
+        return self.output_shape
+
     def reference(self, x, out=None):
         """The same result from the reference interpreter (the oracle the
         kernels are tested against), element by element; slow."""
         x = self._input(x)
         out = self._output(out, x)
         return self._run(lambda ctx, i, o: _lib.sg_run_reference(ctx, self._plan, i, o), x, out)
+
+
+def _dtype_error(what, got, want):
+    return SliceError(f"failed to run kernel: {what} element type is {got.str} ({got}), "
+                      f"the kernel's {want.str} ({want})")
+
+
+def _checked_out(out, x, shape, dtype):
+    """out, if it is an output array for x of this shape and dtype."""
+    if not isinstance(out, np.ndarray):
+        raise SliceError(f"failed to run kernel: out is a {type(out).__name__}, not a NumPy array")
+    if out.shape != shape:
+        raise SliceError(f"failed to run kernel: out's shape is {out.shape}, the output's {shape}")
+    if out.dtype != dtype:
+        raise _dtype_error("out's", out.dtype, dtype)
+    if not out.flags.c_contiguous:
+        raise SliceError("failed to run kernel: out is not C-contiguous")
+    if not out.flags.writeable:
+        raise SliceError("failed to run kernel: out is read-only")
+    if out.size and x.size and np.may_share_memory(out, x):
+        raise SliceError("failed to run kernel: out overlaps the input")
+    return out
+
+
+# The keywords of a kernel call, which no value may be named.
+_CALL_KEYWORDS = ("out", "threads")
+
+
+def _value_names(plan):
+    return tuple(_lib.sg_plan_value_name(plan, i).decode() for i in range(_lib.sg_plan_value_count(plan)))
+
+
+def _plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _quoted(names):
+    """'a', 'a' and 'b', 'a', 'b' and 'c', as Python lists names in TypeErrors."""
+    names = [repr(n) for n in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class _SymbolicKernel(Kernel):
+    """A Kernel with runtime dimensions or values (see Kernel).
+
+    Each call fills one sg_args (sg_kernel_prepare) and runs the kernel on
+    it (sg_kernel_run_args). The sg_args and the arrays of the input shape
+    and values are reused: a call takes a set from the kernel's free list
+    (a new one when it is empty, as when several threads call at once) and
+    puts it back after the run, so that no two calls share one."""
+
+    symbolic = True
+
+    def _symbolic_init(self):
+        self.value_names = _value_names(self._plan)
+        self._rank = len(self.input_shape)
+        self._free = []  # (sg_args, in_shape, values) not in use
+
+    def _buffers(self):
+        return (_capi.Args(), (ctypes.c_int64 * max(self._rank, 1))(),
+                (ctypes.c_int64 * max(len(self.value_names), 1))())
+
+    def _input(self, x):
+        x = np.asarray(x)
+        if x.ndim != self._rank:
+            raise SliceError(f"failed to run kernel: the input's shape is {x.shape}, the kernel's "
+                             f"{self.input_shape}")
+        if x.dtype != self.dtype:
+            raise _dtype_error("the input's", x.dtype, self.dtype)
+        return np.ascontiguousarray(x)
+
+    def _numbers(self, values, call):
+        """The values of one call, in value_names' order: keyword arguments
+        named exactly as the values (TypeError otherwise, as Python's own
+        for a function's arguments), integers of 64 bits (SliceError)."""
+        names = self.value_names
+        try:
+            given = [values[name] for name in names]
+        except KeyError:
+            given = None
+        if given is None or len(values) != len(names):
+            takes = f"the kernel's values are {', '.join(names)}" if names else "the kernel takes no values"
+            missing = [n for n in names if n not in values]
+            if missing:
+                raise TypeError(f"{call}() missing {_plural(len(missing), 'required keyword argument')}: "
+                                f"{_quoted(missing)} ({takes})")
+            unknown = next(n for n in values if n not in names)
+            raise TypeError(f"{call}() got an unexpected keyword argument {unknown!r} ({takes})")
+        numbers = []
+        for name, value in zip(names, given):
+            try:
+                v = operator.index(value)
+            except TypeError:
+                raise SliceError(f"failed to run kernel: value {name} is {value!r}, not an integer") from None
+            if not INT64_MIN <= v <= INT64_MAX:
+                raise SliceError(f"failed to run kernel: value {name} = {v} does not fit in 64 bits")
+            numbers.append(v)
+        return numbers
+
+    def _prepared(self, x_shape, numbers, use):
+        """Prepares one call for an input of x_shape and returns use(args)
+        (under the context's run count: a close() waits for it)."""
+        try:
+            buffers = self._free.pop()
+        except IndexError:
+            buffers = self._buffers()
+        args, shape, values = buffers
+        try:
+            shape[:self._rank] = x_shape
+            values[:len(numbers)] = numbers
+            state = self._state
+            with state.runs:
+                if state.ptr is None:
+                    raise SliceError("failed to run kernel: its context is closed")
+                state.running += 1
+            try:
+                status = _lib.sg_kernel_prepare(state.ptr, self._kernel, shape, values, args)
+                if status == _capi.SG_OK:
+                    return use(state.ptr, args)
+                error = self._prepare_error(status, shape, values)
+            finally:
+                with state.runs:
+                    state.running -= 1
+                    state.runs.notify_all()
+            raise error
+        finally:
+            self._free.append(buffers)
+
+    def _prepare_error(self, status, shape, values):
+        """The SliceError of a call sg_kernel_prepare refused. The context's
+        last error may be another thread's by now: the call is checked
+        again with a context of its own, whose message is this call's."""
+        own = _capi.ContextP()
+        if _lib.sg_context_create(ctypes.byref(own)) != _capi.SG_OK:
+            with self._state.lock:
+                return self._context._error(status)
+        try:
+            status = _lib.sg_kernel_prepare(own, self._kernel, shape, values, ctypes.byref(_capi.Args()))
+            message = _lib.sg_context_last_error(own) if status != _capi.SG_OK else None
+            return SliceError(message.decode("utf-8", "replace") if message else
+                              "failed to run kernel: the call was refused, then accepted", _status_name(status))
+        finally:
+            _lib.sg_context_destroy(own)
+
+    def __call__(self, x, /, out=None, threads=1, **values):
+        """Runs the kernel on x with the runtime values given by keyword,
+        named as value_names (kernel(x, t=3)), and returns the output: out
+        if given, else a new C-contiguous array of the shape the call makes.
+
+        x must have the kernel's rank and dtype, and its fixed dimensions;
+        the call is checked as the spec with the numbers written in would be
+        (SliceError with the library's message, e.g. an index out of
+        range). A missing or unknown value is a TypeError; a value that is
+        not an integer of 64 bits a SliceError. out and threads as for a
+        static kernel (out must have the call's output shape)."""
+        n = _threads(threads)
+        x = self._input(x)
+        numbers = self._numbers(values, "kernel")
+
+        def run(ctx, args):
+            shape = tuple(args.out_shape[:args.out_rank])
+            o = np.empty(shape, self.dtype) if out is None else _checked_out(out, x, shape, self.dtype)
+            status = _lib.sg_kernel_run_args(ctx, self._kernel, x.ctypes.data, o.ctypes.data, args, n)
+            if status != _capi.SG_OK:
+                with self._state.lock:
+                    raise self._context._error(status)
+            return o
+
+        return self._prepared(x.shape, numbers, run)
+
+    def output_shape_for(self, shape, /, **values):
+        """The output shape of a call on an input of this shape with these
+        values (checked as a call is)."""
+        shape = tuple(operator.index(d) for d in shape)
+        if len(shape) != self._rank:
+            raise SliceError(f"failed to run kernel: the input's shape is {shape}, the kernel's "
+                             f"{self.input_shape}")
+        numbers = self._numbers(values, "output_shape_for")
+        return self._prepared(shape, numbers, lambda ctx, args: tuple(args.out_shape[:args.out_rank]))
+
+    def reference(self, x, /, out=None, **values):
+        """The same result from the reference interpreter, on the static plan
+        of this call (sg_plan_specialize): the spec with the numbers written
+        in; slow."""
+        x = self._input(x)
+        numbers = self._numbers(values, "reference")
+        plan = _capi.PlanP()
+        with self._state.lock:
+            status = _lib.sg_plan_specialize(self._context._open_ptr(), self._plan, _capi.int64_array(x.shape),
+                                             _capi.int64_array(numbers), ctypes.byref(plan))
+            if status != _capi.SG_OK:
+                raise self._context._error(status)
+        try:
+            dims = _lib.sg_plan_output_shape(plan)
+            shape = tuple(dims[i] for i in range(_lib.sg_plan_output_rank(plan)))
+            out = np.empty(shape, self.dtype) if out is None else _checked_out(out, x, shape, self.dtype)
+            return self._run(lambda ctx, i, o: _lib.sg_run_reference(ctx, plan, i, o), x, out)
+        finally:
+            _lib.sg_plan_destroy(plan)
 
 
 # ---- the module-level context and functions ----------------------------------------------
@@ -831,7 +1060,8 @@ def default_context():
 
 
 def compile(spec, shape, dtype, *, opt_level=_capi.SG_DEFAULT_OPT_LEVEL, stores="auto"):
-    """A Kernel for spec on inputs of this shape and dtype (see Context.compile)."""
+    """A Kernel for spec on inputs of this shape and dtype (see Context.compile);
+    None in shape is a dimension known at run time."""
     return default_context().compile(spec, shape, dtype, opt_level=opt_level, stores=stores)
 
 
@@ -854,7 +1084,10 @@ def emit(spec, shape, dtype, path, header=None, target=None, *, name=None, cpu=N
     kernel's description record the CPU and features. cf_protection=False
     leaves out the CET (x86) or BTI and PAC (AArch64) marks objects carry by
     default. stores: "auto", "cached" or "streaming", as `--stores`. name is
-    the kernel's symbol (default: derived from the plan).
+    the kernel's symbol (default: derived from the plan). A shape holding
+    None, or a spec naming values, writes a kernel that takes them at run
+    time, with its NAME_prepare function (include/slicegen.h, "runtime
+    values").
     Each file is written whole or not at all. Returns the symbol; raises SliceError."""
     return default_context().emit(spec, shape, dtype, path, header, target, name=name, cpu=cpu,
                                   opt_level=opt_level, cf_protection=cf_protection, stores=stores)

@@ -24,6 +24,7 @@ TYPES = {
     "sg_dtype*": ctypes.POINTER(ctypes.c_int), "sg_trt_mode*": ctypes.POINTER(ctypes.c_int),
     "sg_scalar*": ctypes.POINTER(_capi.Scalar), "sg_strided_slice_args*": ctypes.POINTER(_capi.StridedSliceArgs),
     "sg_aot_kernel*": ctypes.POINTER(_capi.AotKernel), "sg_aot_options*": ctypes.POINTER(_capi.AotOptions),
+    "sg_args*": ctypes.POINTER(_capi.Args),
 }
 for c_name, pointer in [("sg_context", _capi.ContextP), ("sg_spec", _capi.SpecP), ("sg_plan", _capi.PlanP),
                         ("sg_kernel", _capi.KernelP)]:
@@ -72,7 +73,8 @@ class CApi(unittest.TestCase):
     @unittest.skipUnless(os.path.exists(HEADER) and CC, "no C compiler or not in the source tree")
     def test_struct_layouts(self):
         structs = {"sg_mask": _capi.Mask, "sg_strided_slice_args": _capi.StridedSliceArgs,
-                   "sg_scalar": _capi.Scalar, "sg_aot_kernel": _capi.AotKernel, "sg_aot_options": _capi.AotOptions}
+                   "sg_scalar": _capi.Scalar, "sg_aot_kernel": _capi.AotKernel, "sg_aot_options": _capi.AotOptions,
+                   "sg_args": _capi.Args}
         lines = []
         for c_name, struct in structs.items():
             lines.append(f'printf("{c_name} %zu\\n", sizeof({c_name}));')
