@@ -32,8 +32,8 @@ expect_error() {
 make_npy x.npy '<f4' '(4, 6)' "$(iota_bytes 96)"
 
 # ---- plan ----
+# (the golden plan, tests/golden/values-past.plan, is cli_test.sh's)
 "$SLICEGEN" plan '[:, :, :t]' --shape 1,32,?,128 --dtype f16 > past.plan 2>&1
-if cmp -s past.plan "$HERE/golden/values-past.plan"; then ok; else bad "plan of [:, :, :t] differs from golden/values-past.plan"; diff past.plan "$HERE/golden/values-past.plan" | head >&2; fi
 grep -q '^values t$' past.plan && grep -q '^input \[1,32,?,128\]$' past.plan && ok || bad "plan: values and input lines"
 
 # ---- run --set against the numbers written in ----
