@@ -12,7 +12,8 @@
  * (sg_plan_specialize): the same output bytes and shape, or both refuse.
  * The prologue's numbers are also compared with the planner's own
  * evaluation of the plan (sg_plan_prepare), and a refused call must leave
- * args as they were. Inputs end at a PROT_NONE page, outputs are framed by
+ * args as they were; the prologue's in_shape, values and args end at
+ * PROT_NONE pages. Inputs end at a PROT_NONE page, outputs are framed by
  * guard bytes and end at one too; calls run on 1-3 threads (those whose
  * input or output exceeds 4 MiB are prepared, not run).
  *
@@ -277,7 +278,20 @@ static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_
     sg_args args, before;
     memset(&args, 0x5a, sizeof args);
     before = args;
-    sg_status got = sg_kernel_prepare(s->ctx, kernel, shape, values, &args);
+    /* the prologue's arguments flush against PROT_NONE pages: it reads and
+     * writes nothing past them */
+    void *maps[3];
+    size_t lens[3];
+    sg_args *fenced_args = (sg_args *)fenced(sizeof args, &maps[0], &lens[0]);
+    int64_t *fenced_shape = (int64_t *)fenced(rank * sizeof *shape, &maps[1], &lens[1]);
+    int64_t *fenced_values = (int64_t *)fenced(nvalues * sizeof *values, &maps[2], &lens[2]);
+    *fenced_args = args;
+    memcpy(fenced_shape, shape, rank * sizeof *shape);
+    memcpy(fenced_values, values, nvalues * sizeof *values);
+    sg_status got = sg_kernel_prepare(s->ctx, kernel, fenced_shape, fenced_values, fenced_args);
+    args = *fenced_args;
+    for (int i = 0; i < 3; i++)
+        munmap(maps[i], lens[i]);
     s->calls++;
     if (want != SG_OK || got != SG_OK) {
         s->refused += want != SG_OK;
