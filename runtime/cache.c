@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../codegen/codegen.h"
 #include "runtime.h"
 
 sg_status sg_cache_init(sg_cache *c, size_t idle_max, sg_error *err)
@@ -94,7 +95,7 @@ static void idle_append(sg_cache *c, sg_cache_entry *e)
     c->nidle++;
 }
 
-sg_status sg_cache_acquire(sg_cache *c, pthread_mutex_t *lock, const uint8_t *key, size_t len, uint64_t hash,
+static sg_status acquire(sg_cache *c, pthread_mutex_t *lock, const uint8_t *key, size_t len, uint64_t hash,
                            const uint64_t variant[2], sg_cache_entry **found, sg_cache_entry **orphan,
                            sg_error *err)
 {
@@ -117,7 +118,7 @@ sg_status sg_cache_acquire(sg_cache *c, pthread_mutex_t *lock, const uint8_t *ke
     return err->status;
 }
 
-void sg_cache_insert(sg_cache *c, sg_cache_entry *e, uint8_t *key, size_t len, uint64_t hash,
+static void insert(sg_cache *c, sg_cache_entry *e, uint8_t *key, size_t len, uint64_t hash,
                      const uint64_t variant[2])
 {
     *e = (sg_cache_entry){.key = key,
@@ -134,7 +135,7 @@ void sg_cache_insert(sg_cache *c, sg_cache_entry *e, uint8_t *key, size_t len, u
         grow(c);
 }
 
-void sg_cache_publish(sg_cache *c, pthread_mutex_t *lock, sg_cache_entry *e, const sg_error *failure,
+static void publish(sg_cache *c, pthread_mutex_t *lock, sg_cache_entry *e, const sg_error *failure,
                       void (*free_entry)(sg_cache_entry *entry))
 {
     pthread_mutex_lock(lock);
@@ -151,6 +152,33 @@ void sg_cache_publish(sg_cache *c, pthread_mutex_t *lock, sg_cache_entry *e, con
     pthread_mutex_unlock(lock);
     if (orphan)
         free_entry(e);
+}
+
+sg_status sg_cache_get(sg_cache *c, pthread_mutex_t *lock, const sg_cache_kind *kind, const sg_nest_key *key,
+                       const uint64_t variant[2], const void *arg, sg_cache_entry **out, sg_error *err)
+{
+    sg_cache_entry *found = NULL, *orphan = NULL, *e = NULL;
+    pthread_mutex_lock(lock);
+    if (acquire(c, lock, key->bytes, key->len, key->hash, variant, &found, &orphan, err) == SG_OK && found == NULL &&
+        (e = calloc(1, kind->size)) == NULL)
+        sg_fail(err, SG_ERR_NOMEM, "failed to compile %s: out of memory", kind->what);
+    if (e == NULL) { /* a failure, or a hit (cached, or compiled meanwhile by another thread) */
+        pthread_mutex_unlock(lock);
+        if (orphan != NULL)
+            kind->free_entry(orphan);
+        free(key->bytes);
+        if (found != NULL)
+            *out = found;
+        return err->status;
+    }
+    insert(c, e, key->bytes, key->len, key->hash, variant);
+    kind->init(e, arg);
+    pthread_mutex_unlock(lock);
+    sg_status status = kind->build(e, arg, err);
+    publish(c, lock, e, status == SG_OK ? NULL : err, kind->free_entry);
+    if (status == SG_OK)
+        *out = e;
+    return status;
 }
 
 /* Takes the idle entries over the limit out of the table, into a list

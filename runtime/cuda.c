@@ -389,55 +389,56 @@ static sg_status build(sg_context *ctx, sg_cuda_kernel *k, const sg_plan *plan, 
     return err->status;
 }
 
-/* Compiles the COMPILING entry k outside the lock and publishes it. */
-static sg_status compile_entry(sg_context *ctx, sg_cuda_state *s, sg_cuda_kernel *k, const sg_plan *plan,
-                               const sg_nest_key *key, sg_error *err)
+/* What a compile needs besides the cache. */
+typedef struct cuda_job {
+    sg_context *ctx;
+    const sg_plan *plan;
+    int device;
+    sg_gpu_launch launch;
+} cuda_job;
+
+static void init_kernel(sg_cache_entry *entry, const void *arg)
 {
-    sg_status status = build(ctx, k, plan, key, err);
-    sg_cache_publish(&s->cache, &ctx->lock, &k->entry, status == SG_OK ? NULL : err, free_kernel);
-    return status;
+    const cuda_job *job = arg;
+    sg_cuda_kernel *k = (sg_cuda_kernel *)entry;
+    k->ctx = job->ctx;
+    k->in_bytes = job->plan->in_bytes;
+    k->out_bytes = job->plan->out_bytes;
+    k->device = job->device;
+    k->launch = job->launch;
 }
+
+static sg_status build_kernel(sg_cache_entry *entry, const void *arg, sg_error *err)
+{
+    const cuda_job *job = arg;
+    sg_nest_key key = {.hash = entry->hash};
+    return build(job->ctx, (sg_cuda_kernel *)entry, job->plan, &key, err);
+}
+
+static const sg_cache_kind cuda_kind = {sizeof(sg_cuda_kernel), "CUDA kernel", init_kernel, build_kernel,
+                                        free_kernel};
 
 static sg_status compile(sg_context *ctx, const sg_plan *plan, int device, sg_cuda_kernel **out,
                          sg_error *err)
 {
     sg_nest_key key = {0};
-    sg_gpu_launch launch;
     sg_cuda_state *s = NULL;
-    sg_cache_entry *found = NULL, *orphan = NULL;
-    if (device_ready(device, err) != SG_OK || sg_gpu_launch_of(plan, &launch, err) != SG_OK ||
-        sg_nest_key_make(plan, &key, err) != SG_OK)
+    cuda_job job = {ctx, plan, device, {0}};
+    if (plan->sym)
+        return sg_fail(err, SG_ERR_USAGE,
+                       "failed to compile CUDA kernel: GPU kernels take no runtime values or dimensions yet "
+                       "(give every number)");
+    if (device_ready(device, err) != SG_OK || sg_gpu_launch_of(plan, &job.launch, err) != SG_OK)
+        return err->status;
+    pthread_mutex_lock(&ctx->lock);
+    sg_status have = get_state(ctx, &s, err);
+    pthread_mutex_unlock(&ctx->lock);
+    if (have != SG_OK || sg_nest_key_make(plan, &key, err) != SG_OK)
         return err->status;
     const uint64_t variant[2] = {plan->in_bytes, (uint64_t)device};
-
-    pthread_mutex_lock(&ctx->lock);
-    if (get_state(ctx, &s, err) != SG_OK ||
-        sg_cache_acquire(&s->cache, &ctx->lock, key.bytes, key.len, key.hash, variant, &found, &orphan, err) !=
-            SG_OK ||
-        found != NULL)
-        goto unlock; /* a failure, or a hit (cached, or compiled meanwhile by another thread) */
-    sg_cuda_kernel *k = calloc(1, sizeof *k);
-    if (k == NULL) {
-        sg_fail(err, SG_ERR_NOMEM, "failed to compile CUDA kernel: out of memory");
-        goto unlock;
-    }
-    sg_cache_insert(&s->cache, &k->entry, key.bytes, key.len, key.hash, variant);
-    k->ctx = ctx;
-    k->in_bytes = plan->in_bytes;
-    k->out_bytes = plan->out_bytes;
-    k->device = device;
-    k->launch = launch;
-    pthread_mutex_unlock(&ctx->lock);
-    if (compile_entry(ctx, s, k, plan, &key, err) == SG_OK)
-        *out = k;
-    return err->status; /* the key's bytes are the entry's */
-unlock:
-    pthread_mutex_unlock(&ctx->lock);
-    if (found != NULL)
-        *out = (sg_cuda_kernel *)found;
-    if (orphan != NULL)
-        free_kernel(orphan);
-    sg_nest_key_free(&key);
+    sg_cache_entry *entry = NULL;
+    if (sg_cache_get(&s->cache, &ctx->lock, &cuda_kind, &key, variant, &job, &entry, err) == SG_OK)
+        *out = (sg_cuda_kernel *)entry;
     return err->status;
 }
 

@@ -98,86 +98,80 @@ static bool nest_reads(const sg_plan *p)
     return true;
 }
 
-/* Compiles the COMPILING entry k outside the lock and publishes it. */
-static sg_status compile_entry(sg_context *ctx, sg_kernel_cache *c, sg_kernel *k, const sg_plan *plan,
-                               const sg_nest_key *key, sg_error *err)
+/* What a compile needs besides the cache: the kernel's plan and settings. */
+typedef struct kernel_job {
+    sg_context *ctx;
+    sg_jit *jit;
+    const sg_plan *plan;
+    int opt_level, stores;
+} kernel_job;
+
+static void init_kernel(sg_cache_entry *entry, const void *arg)
 {
-    char base[SG_SYMBOL_MAX], symbol[SG_SYMBOL_MAX + 32];
-    sg_codegen_symbol(plan, key, base);
-    /* Unique in the JIT even if two keys ever share a hash. */
-    snprintf(symbol, sizeof symbol, "%s_O%d_%llu", base, k->opt_level, (unsigned long long)k->entry.serial);
-    sg_status status =
-        sg_jit_compile_stores(c->jit, plan, k->opt_level, k->stores, symbol, &k->fn, &k->code, err);
-    if (status == SG_OK && plan->sym) {
-        char *name = sg_prepare_symbol(symbol);
-        void *prepare = NULL;
-        status = name ? sg_jit_lookup(c->jit, name, &prepare, err)
-                      : sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel: out of memory");
-        free(name);
-        k->prepare = (sg_prepare_fn)(uintptr_t)prepare;
-        k->fn_args = (sg_kernel_args_fn)(uintptr_t)k->fn;
-        k->fn = NULL;
-        if (status == SG_OK)
-            status = sg_plan_build(plan->sym->spec, plan->in_rank, plan->in_shape, plan->dtype, &k->plan, err);
-    }
-    sg_cache_publish(&c->cache, &ctx->lock, &k->entry, status == SG_OK ? NULL : err, free_kernel);
-    return status;
+    const kernel_job *job = arg;
+    sg_kernel *k = (sg_kernel *)entry;
+    k->ctx = job->ctx;
+    k->opt_level = job->opt_level;
+    k->stores = job->stores;
+    k->outer_extent = sg_nest_outer_extent(job->plan); /* -1 for a symbolic plan */
+    k->reads = nest_reads(job->plan);
+    k->jit = job->jit;
 }
+
+/* Compiles and links the kernel; a symbolic one with its prologue and its
+ * own plan (for the messages of refused calls). */
+static sg_status build_kernel(sg_cache_entry *entry, const void *arg, sg_error *err)
+{
+    const kernel_job *job = arg;
+    const sg_plan *plan = job->plan;
+    sg_kernel *k = (sg_kernel *)entry;
+    char base[SG_SYMBOL_MAX], symbol[SG_SYMBOL_MAX + 32];
+    sg_nest_key key = {.hash = entry->hash};
+    sg_codegen_symbol(plan, &key, base);
+    /* Unique in the JIT even if two keys ever share a hash. */
+    snprintf(symbol, sizeof symbol, "%s_O%d_%llu", base, k->opt_level, (unsigned long long)entry->serial);
+    if (sg_jit_compile_stores(k->jit, plan, k->opt_level, k->stores, symbol, &k->fn, &k->code, err) != SG_OK ||
+        plan->sym == NULL)
+        return err->status;
+    char *name = sg_prepare_symbol(symbol);
+    void *prepare = NULL;
+    if (name == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel: out of memory");
+    sg_jit_lookup(k->jit, name, &prepare, err);
+    free(name);
+    k->prepare = (sg_prepare_fn)(uintptr_t)prepare;
+    k->fn_args = (sg_kernel_args_fn)(uintptr_t)k->fn;
+    k->fn = NULL;
+    if (err->status == SG_OK)
+        sg_plan_build(plan->sym->spec, plan->in_rank, plan->in_shape, plan->dtype, &k->plan, err);
+    return err->status;
+}
+
+static const sg_cache_kind kernel_kind = {sizeof(sg_kernel), "kernel", init_kernel, build_kernel, free_kernel};
 
 static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg_stores stores,
                          sg_kernel **out, sg_error *err)
 {
     sg_nest_key key = {0};
     sg_kernel_cache *c;
-    sg_cache_entry *found = NULL, *orphan = NULL;
     if (opt_level < 0 || opt_level > 3)
         return sg_fail(err, SG_ERR_USAGE, "failed to compile kernel: optimization level %d (0..3)",
                        opt_level);
     if (stores != SG_STORES_AUTO && stores != SG_STORES_CACHED && stores != SG_STORES_STREAMING)
         return sg_fail(err, SG_ERR_USAGE,
                        "failed to compile kernel: stores %d (auto 0, cached 1, streaming 2)", (int)stores);
-    if (sg_nest_key_make(plan, &key, err) != SG_OK)
-        return err->status;
     pthread_mutex_lock(&ctx->lock);
     sg_status have = get_cache(ctx, &c, err);
     pthread_mutex_unlock(&ctx->lock);
-    if (have != SG_OK) {
-        sg_nest_key_free(&key);
+    if (have != SG_OK || sg_nest_key_make(plan, &key, err) != SG_OK)
         return err->status;
-    }
     /* AUTO resolved here, so that it shares the kernel of what it chose. */
     int chosen = sg_jit_streams(c->jit, plan, stores) ? SG_STORES_STREAMING : SG_STORES_CACHED;
     const uint64_t variant[2] = {(uint64_t)opt_level, (uint64_t)chosen};
-
-    pthread_mutex_lock(&ctx->lock);
-    if (get_cache(ctx, &c, err) != SG_OK ||
-        sg_cache_acquire(&c->cache, &ctx->lock, key.bytes, key.len, key.hash, variant, &found, &orphan, err) !=
-            SG_OK ||
-        found != NULL)
-        goto unlock; /* a failure, or a hit (cached, or compiled meanwhile by another thread) */
-    sg_kernel *k = calloc(1, sizeof *k);
-    if (k == NULL) {
-        sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel: out of memory");
-        goto unlock;
-    }
-    sg_cache_insert(&c->cache, &k->entry, key.bytes, key.len, key.hash, variant);
-    k->ctx = ctx;
-    k->opt_level = opt_level;
-    k->stores = chosen;
-    k->outer_extent = sg_nest_outer_extent(plan); /* -1 for a symbolic plan */
-    k->reads = nest_reads(plan);
-    k->jit = c->jit;
-    pthread_mutex_unlock(&ctx->lock);
-    if (compile_entry(ctx, c, k, plan, &key, err) == SG_OK)
-        *out = k;
-    return err->status; /* the key's bytes are the entry's */
-unlock:
-    pthread_mutex_unlock(&ctx->lock);
-    if (found != NULL)
-        *out = (sg_kernel *)found;
-    if (orphan != NULL)
-        free_kernel(orphan);
-    sg_nest_key_free(&key);
+    kernel_job job = {ctx, c->jit, plan, opt_level, chosen};
+    sg_cache_entry *entry = NULL;
+    if (sg_cache_get(&c->cache, &ctx->lock, &kernel_kind, &key, variant, &job, &entry, err) == SG_OK)
+        *out = (sg_kernel *)entry;
     return err->status;
 }
 

@@ -46,15 +46,15 @@ sg_status sg_context_report(sg_context *ctx, const sg_error *err);
  * kernel type embeds an sg_cache_entry as its first member; the entry owns
  * its key bytes (malloc'd), which the type's free function frees.
  *
- * sg_cache_acquire finds a key's entry and takes a reference: READY, it is
- * a hit (*found); COMPILING in another thread, it waits on `done` (the
- * context's lock released meanwhile) for the outcome; FAILED, it returns
- * that compile's error, and *orphan is the entry if the caller must free
- * it. Not there, *found is NULL: the caller makes its kernel, inserts it
- * (sg_cache_insert: COMPILING, one reference, serial = the count of
- * compiles), compiles outside the lock and publishes the outcome
- * (sg_cache_publish, which takes the lock and wakes the waiters; a failed
- * entry leaves the table, and is freed there if nobody holds it).
+ * sg_cache_get finds a key's entry and takes a reference: READY, it is a
+ * hit; COMPILING in another thread, it waits on `done` (the context's lock
+ * released meanwhile) for the outcome; FAILED, it returns that compile's
+ * error. Not there, it makes the kernel: an entry of the kind's size,
+ * inserted (COMPILING, one reference, serial = the count of compiles),
+ * filled by the kind's init under the lock and by its build outside it, then
+ * published (the waiters woken; a failed entry leaves the table, and is
+ * freed once nobody holds it). So each kernel compiles once however many
+ * threads ask for it.
  * Released entries stay, idle, until more than idle_max are idle; then
  * the least recently released are taken out of the table and returned
  * (linked by `next`) for the caller to free outside the lock. All but
@@ -85,14 +85,25 @@ typedef struct sg_cache {
 sg_status sg_cache_init(sg_cache *c, size_t idle_max, sg_error *err);
 /* Frees every entry with free_entry, then the table. */
 void sg_cache_fini(sg_cache *c, void (*free_entry)(sg_cache_entry *entry));
-sg_status sg_cache_acquire(sg_cache *c, pthread_mutex_t *lock, const uint8_t *key, size_t len, uint64_t hash,
-                           const uint64_t variant[2], sg_cache_entry **found, sg_cache_entry **orphan,
-                           sg_error *err);
-void sg_cache_insert(sg_cache *c, sg_cache_entry *entry, uint8_t *key, size_t len, uint64_t hash,
-                     const uint64_t variant[2]);
-/* failure: NULL for a kernel now READY. */
-void sg_cache_publish(sg_cache *c, pthread_mutex_t *lock, sg_cache_entry *entry, const sg_error *failure,
-                      void (*free_entry)(sg_cache_entry *entry));
+/* What the cache holds: kernels of `size` bytes (the sg_cache_entry
+ * first), `what` in messages ("kernel", "CUDA kernel"). init sets a new
+ * entry's fields from the caller's arg, under the lock; build compiles it,
+ * outside the lock (sg_error as usual); free_entry frees an entry, its key
+ * bytes included. */
+typedef struct sg_cache_kind {
+    size_t size;
+    const char *what;
+    void (*init)(sg_cache_entry *entry, const void *arg);
+    sg_status (*build)(sg_cache_entry *entry, const void *arg, sg_error *err);
+    void (*free_entry)(sg_cache_entry *entry);
+} sg_cache_kind;
+
+/* The kernel of key and variant, found or made as above, in *out with a
+ * reference held. Takes key's bytes: the entry keeps them, or they are
+ * freed. Called without the lock. */
+struct sg_nest_key;
+sg_status sg_cache_get(sg_cache *c, pthread_mutex_t *lock, const sg_cache_kind *kind, const struct sg_nest_key *key,
+                       const uint64_t variant[2], const void *arg, sg_cache_entry **out, sg_error *err);
 sg_cache_entry *sg_cache_release(sg_cache *c, sg_cache_entry *entry);
 sg_cache_entry *sg_cache_set_idle_max(sg_cache *c, size_t idle_max);
 
