@@ -3,7 +3,8 @@
  *
  *     int32_t NAME_prepare(int64_t *args, const int64_t *in_shape, const int64_t *values);
  *
- * It checks in_shape against the kernel's fixed dimensions, evaluates the
+ * It checks in_shape against the kernel's fixed dimensions (and its
+ * runtime ones for a negative size), evaluates the
  * plan's expression graph straight-line (every operation is defined for
  * every input: divisions are by a divisor made positive), then the
  * plan's checks in order; the first that holds returns its code (sg_xcode)
@@ -171,12 +172,14 @@ sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const 
     LLVMPositionBuilderAtEnd(p.b, LLVMAppendBasicBlockInContext(p.c, p.fn, "entry"));
     LLVMValueRef args = LLVMGetParam(p.fn, 0), in_shape = LLVMGetParam(p.fn, 1), values = LLVMGetParam(p.fn, 2);
 
+    /* first, as sg_plan_prepare: a fixed dimension differs, or one is negative */
     LLVMValueRef wrong = LLVMConstInt(p.i1, 0, 0);
-    for (size_t i = 0; i < plan->in_rank; i++)
-        if (plan->in_shape[i] >= 0)
-            wrong = LLVMBuildOr(p.b, wrong,
-                                LLVMBuildICmp(p.b, LLVMIntNE, load(&p, in_shape, (int64_t)i), k64(&p, plan->in_shape[i]), ""),
-                                "");
+    for (size_t i = 0; i < plan->in_rank; i++) {
+        LLVMValueRef d = load(&p, in_shape, (int64_t)i);
+        LLVMValueRef bad = plan->in_shape[i] >= 0 ? LLVMBuildICmp(p.b, LLVMIntNE, d, k64(&p, plan->in_shape[i]), "")
+                                                  : LLVMBuildICmp(p.b, LLVMIntSLT, d, k64(&p, 0), "");
+        wrong = LLVMBuildOr(p.b, wrong, bad, "");
+    }
     fail_if(&p, wrong, SG_XC_SHAPE);
     for (size_t i = 0; i < s->ex.n; i++)
         p.nodes[i] = node(&p, &s->ex.nodes[i], in_shape, values);
