@@ -139,6 +139,8 @@ static sg_status read_line(reader *r, sg_plan *p, size_t *seg_cap, size_t *pendi
         (*pending_segs)--;
         return SG_OK;
     }
+    if (strcmp(w0, "values") == 0)
+        return bad(r, "a plan with runtime values cannot be read back (make it from its spec)");
     if (strcmp(w0, "op") == 0 && r->nwords == 2) {
         for (int op = SG_OP_STRIDED_SLICE; op <= SG_OP_NUMPY; op++)
             if (strcmp(r->words[1], sg_op_name((sg_op)op)) == 0)
@@ -403,6 +405,13 @@ sg_status sg_plan_read_any_nest(const char *text, sg_plan **out, sg_error *err)
 
 bool sg_plan_same(const sg_plan *a, const sg_plan *b)
 {
+    if (a->sym || b->sym) { /* symbolic plans: the same text */
+        char *ta = a->sym && b->sym ? sg_plan_to_text(a) : NULL, *tb = ta ? sg_plan_to_text(b) : NULL;
+        bool same = ta && tb && strcmp(ta, tb) == 0;
+        free(ta);
+        free(tb);
+        return same;
+    }
     if (a->op != b->op || a->dtype != b->dtype || a->in_rank != b->in_rank ||
         a->out_rank != b->out_rank || a->nfixed != b->nfixed || a->nloops != b->nloops ||
         a->nsegs != b->nsegs || a->base != b->base || a->run_bytes != b->run_bytes)

@@ -392,6 +392,72 @@ static void one_case(suite *s, int index)
     sg_spec_destroy(spec);
 }
 
+/* The API around symbolic plans and kernels, case by case. */
+static void api_checks(suite *s)
+{
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL, *again = NULL, *parsed = NULL;
+    sg_kernel *kernel = NULL, *fixed = NULL;
+    int64_t shape[2] = {-1, 6}, call[2] = {4, 6}, values[1] = {2};
+    if (!CHECK(s, sg_spec_numpy(s->ctx, "[:, :t]", &spec) == SG_OK &&
+                      sg_plan_create(s->ctx, spec, 2, shape, SG_F32, &plan) == SG_OK &&
+                      sg_plan_create(s->ctx, spec, 2, shape, SG_F32, &again) == SG_OK,
+               "api: plan [:, :t] on [?, 6]: %s", sg_context_last_error(s->ctx)))
+        return;
+    CHECK(s, sg_plan_is_symbolic(plan) && sg_plan_value_count(plan) == 1 &&
+                 strcmp(sg_plan_value_name(plan, 0), "t") == 0 && sg_plan_value_name(plan, 1) == NULL,
+          "api: values of the plan");
+    CHECK(s, sg_plan_output_shape(plan)[0] == -1 && sg_plan_output_shape(plan)[1] == -1 &&
+                 sg_plan_input_shape(plan)[0] == -1 && sg_plan_input_rank(plan) == 2,
+          "api: shapes of the plan");
+    CHECK(s, sg_plan_equal(plan, again), "api: two plans of one spec are equal");
+    char *text = sg_plan_to_text(plan);
+    CHECK(s, text && sg_plan_parse(s->ctx, text, &parsed) == SG_ERR_SPEC &&
+                 strstr(sg_context_last_error(s->ctx), "cannot be read back") != NULL,
+          "api: symbolic plan text is refused by sg_plan_parse: %s", sg_context_last_error(s->ctx));
+    free(text);
+    float in[24] = {0}, out[24];
+    CHECK(s, sg_run_reference(s->ctx, plan, in, out) == SG_ERR_USAGE, "api: the reference needs a static plan");
+    sg_args args;
+    if (CHECK(s, sg_kernel_compile(s->ctx, plan, 1, &kernel) == SG_OK, "api: compile: %s",
+              sg_context_last_error(s->ctx))) {
+        CHECK(s, sg_kernel_function(kernel) == NULL && sg_kernel_outer_extent(kernel) == -1 &&
+                     sg_kernel_prepare_function(kernel) != NULL && sg_kernel_args_function(kernel) != NULL &&
+                     sg_kernel_value_count(kernel) == 1,
+              "api: a symbolic kernel's functions");
+        CHECK(s, sg_kernel_run(s->ctx, kernel, in, out, 1) == SG_ERR_USAGE &&
+                     strstr(sg_context_last_error(s->ctx), "takes runtime values") != NULL,
+              "api: sg_kernel_run refuses a symbolic kernel: %s", sg_context_last_error(s->ctx));
+        CHECK(s, sg_kernel_run_values(s->ctx, kernel, in, call, values, out, 2) == SG_OK, "api: run_values: %s",
+              sg_context_last_error(s->ctx));
+        call[1] = 7;
+        CHECK(s, sg_kernel_prepare(s->ctx, kernel, call, values, &args) == SG_ERR_USAGE &&
+                     strstr(sg_context_last_error(s->ctx), "input dimension 1 has size 7, the kernel's has 6"),
+              "api: a fixed dimension that differs: %s", sg_context_last_error(s->ctx));
+        sg_kernel *hit = NULL;
+        CHECK(s, sg_kernel_compile(s->ctx, again, 1, &hit) == SG_OK && hit == kernel,
+              "api: an equal symbolic plan is a cache hit");
+        sg_kernel_release(hit);
+    }
+    shape[0] = 4;
+    sg_plan *static_plan = NULL;
+    sg_spec *typed = NULL;
+    if (sg_spec_numpy(s->ctx, "[:, :2]", &typed) == SG_OK &&
+        sg_plan_create(s->ctx, typed, 2, shape, SG_F32, &static_plan) == SG_OK &&
+        sg_kernel_compile(s->ctx, static_plan, 1, &fixed) == SG_OK)
+        CHECK(s, sg_kernel_prepare(s->ctx, fixed, call, values, &args) == SG_ERR_USAGE &&
+                     sg_kernel_prepare_function(fixed) == NULL,
+              "api: a static kernel takes no values");
+    sg_kernel_release(fixed);
+    sg_plan_destroy(static_plan);
+    sg_spec_destroy(typed);
+    sg_kernel_release(kernel);
+    sg_plan_destroy(parsed);
+    sg_plan_destroy(again);
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
+}
+
 int main(int argc, char **argv)
 {
     suite s = {.counts = CHECK_COUNTS_INIT, .aot = {.opt_level = 1}};
@@ -411,6 +477,7 @@ int main(int argc, char **argv)
     s.rng = seed * 0x9e3779b97f4a7c15u | 1;
     if (sg_context_create(&s.ctx) != SG_OK)
         return 1;
+    api_checks(&s);
     for (long i = 0; i < cases; i++)
         one_case(&s, (int)i);
     printf("test_symbolic: %d calls, %d refused by the reference (%d by both); %d of %ld specs invalid\n",
