@@ -91,8 +91,8 @@ size_t sg_sym_slots(const sg_plan *p, sg_val *values, int *slots)
 #define SLOT(v, slot) (values[n] = (v), slots[n++] = (int)(slot))
     /* int32 out_rank and int32 0, as one int64 on a little-endian target */
     SLOT(sg_const((int64_t)p->out_rank), SG_ARG_OUT_RANK);
-    for (size_t i = 0; i < SG_MAX_RANK; i++)
-        SLOT(i < p->out_rank ? s->count[i] : sg_const(0), SG_ARG_OUT_SHAPE + i);
+    for (size_t i = 0; i < p->out_rank; i++) /* the entries past out_rank are left as they are */
+        SLOT(s->count[i], SG_ARG_OUT_SHAPE + i);
     SLOT(s->outer_extent, SG_ARG_OUTER_EXTENT);
     SLOT(s->in_bytes, SG_ARG_INPUT_BYTES);
     SLOT(s->out_bytes, SG_ARG_OUTPUT_BYTES);
