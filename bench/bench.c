@@ -1,8 +1,9 @@
 /* `slicegen bench`: the suite of slices, how each case is timed and
  * checked, the table, and sg_bench_run, which runs the whole benchmark.
- * Exports (bench_internal.h) the clock and the median, --case selection,
- * a new context, the progress line and table lines, times as the table
- * shows them, and the trt-strict baseline. */
+ * Exports (bench_internal.h) the clock and the median, timing operations
+ * in turn, a case's shape, plan and buffers, --case selection, a new
+ * context, the progress line and table lines, times as the table shows
+ * them, and the trt-strict baseline. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, sysconf */
 
 #include <inttypes.h>
@@ -49,6 +50,8 @@ static const bench_case suite[] = {
 };
 /* clang-format on */
 enum { NCASES = sizeof suite / sizeof suite[0] };
+_Static_assert(NCASES + 1 <= SG_BENCH_MAX_VALUES,
+               "a runtime-values figure for each case and the decode loop");
 static const char trt_fill_value[] = "0.5";
 
 const bench_case *sg_bench_cases(int *count)
@@ -59,8 +62,8 @@ const bench_case *sg_bench_cases(int *count)
 
 /* ---- timing ---------------------------------------------------------------------- */
 
-static const timing full_timing = {2, 11, 1001, 0.3, 0.002, 0.05, 100, 7, 100000, 7, 1000};
-static const timing quick_timing = {1, 5, 101, 0.02, 0.0005, 0.005, 20, 3, 10000, 3, 100};
+static const timing full_timing = {2, 11, 1001, 0.3, 0.002, 0.05, 100, 7, 100000, 7, 1000, 1000, 4096};
+static const timing quick_timing = {1, 5, 101, 0.02, 0.0005, 0.005, 20, 3, 10000, 3, 100, 50, 1024};
 
 double sg_bench_now(void)
 {
@@ -81,23 +84,9 @@ double sg_bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* One timed operation; it records a failure in `status`. */
-typedef struct op {
-    sg_context *ctx;
-    const sg_kernel *kernel;
-    const sg_plan *plan;
-    const void *in;
-    void *out;
-    uint64_t bytes;
-    int threads;
-    sg_status status;
-} op;
+void *(*volatile sg_bench_copy)(void *, const void *, size_t) = memcpy;
 
-/* A memcpy the compiler cannot see through, so a batch of the same copy is
- * not folded into one. */
-static void *(*volatile copy_bytes)(void *, const void *, size_t) = memcpy;
-
-static void op_kernel(op *o)
+void sg_bench_op_kernel(op *o)
 {
     sg_status st = sg_kernel_run(o->ctx, o->kernel, o->in, o->out, o->threads);
     if (st != SG_OK)
@@ -106,7 +95,7 @@ static void op_kernel(op *o)
 
 static void op_memcpy(op *o)
 {
-    copy_bytes(o->out, o->in, (size_t)o->bytes);
+    sg_bench_copy(o->out, o->in, (size_t)o->bytes);
 }
 
 /* ---- the streaming copy ------------------------------------------------------------ */
@@ -192,15 +181,6 @@ static void op_interp(op *o)
         o->status = st;
 }
 
-/* An operation to time: calls per sample (a batch long enough for the
- * clock), and the samples' seconds per call. */
-typedef struct timed {
-    void (*fn)(op *);
-    op *o;
-    long batch;
-    double v[SG_BENCH_MAX_SAMPLES];
-} timed;
-
 /* Warms the operation up and sizes its batch; returns the seconds of one call. */
 static double prepare(const timing *t, timed *x)
 {
@@ -224,11 +204,7 @@ static void sample(timed *x, int s)
     x->v[s] = (sg_bench_now() - t0) / (double)x->batch;
 }
 
-/* Seconds per call of each of n operations (1 to 3), the medians of their
- * samples, taken in turn so that both see the same conditions (other
- * processes, clock speed) and their ratio is steadier than either time.
- * *samples: how many each got. */
-static void measure_together(const timing *t, timed *x, int n, double *seconds, int *samples)
+void sg_bench_measure_together(const timing *t, timed *x, int n, double *seconds, int *samples)
 {
     double longest = 0;
     for (int k = 0; k < n; k++) {
@@ -249,7 +225,7 @@ static double measure(const timing *t, void (*fn)(op *), op *o, int *samples)
 {
     timed x = {fn, o, 0, {0}};
     double seconds;
-    measure_together(t, &x, 1, &seconds, samples);
+    sg_bench_measure_together(t, &x, 1, &seconds, samples);
     return seconds;
 }
 
@@ -427,9 +403,8 @@ sg_status sg_bench_from_context(sg_context *ctx, sg_status st, sg_error *err, co
     return sg_fail(err, st, "failed to benchmark '%s': %s", name, sg_context_last_error(ctx));
 }
 
-/* The plan of case c, and its spec in command-line form (malloc'd). */
-static sg_status case_plan(sg_context *ctx, const bench_case *c, const int64_t *shape, sg_plan **plan,
-                           char **spec_text, sg_error *err)
+sg_status sg_bench_case_plan(sg_context *ctx, const bench_case *c, const int64_t *shape, sg_plan **plan,
+                             char **spec_text, sg_error *err)
 {
     sg_spec *spec = NULL;
     sg_status st;
@@ -464,7 +439,7 @@ sg_status sg_bench_case_prepare(bench *b, sg_context *ctx, const bench_case *c, 
     sg_status st;
     *r = (case_result){.c = c};
     memcpy(r->shape, shape, sizeof r->shape);
-    if ((st = case_plan(ctx, c, shape, plan, &r->spec, err)) != SG_OK)
+    if ((st = sg_bench_case_plan(ctx, c, shape, plan, &r->spec, err)) != SG_OK)
         return st;
     r->out_rank = sg_plan_output_rank(*plan);
     memcpy(r->out_shape, sg_plan_output_shape(*plan), r->out_rank * sizeof *r->out_shape);
@@ -476,6 +451,11 @@ sg_status sg_bench_case_prepare(bench *b, sg_context *ctx, const bench_case *c, 
         *plan = NULL;
     }
     return st;
+}
+
+const int64_t *sg_bench_cpu_shape(const bench *b, const bench_case *c)
+{
+    return b->o->quick && c->quick_shape[0] != 0 ? c->quick_shape : c->shape;
 }
 
 void *sg_bench_buffer(uint64_t n, bool pattern)
@@ -498,10 +478,25 @@ void *sg_bench_buffer(uint64_t n, bool pattern)
     return p;
 }
 
+sg_status sg_bench_buffers(const char *name, uint64_t in_bytes, uint64_t bytes, void **in, void **out,
+                           sg_error *err)
+{
+    *in = sg_bench_buffer(in_bytes > bytes ? in_bytes : bytes, true);
+    *out = sg_bench_buffer(bytes, false);
+    if (*in != NULL && *out != NULL)
+        return SG_OK;
+    free(*in);
+    free(*out);
+    *in = *out = NULL;
+    return sg_fail(err, SG_ERR_NOMEM,
+                   "failed to benchmark '%s': out of memory for %" PRIu64 " + %" PRIu64 " bytes", name,
+                   in_bytes, bytes);
+}
+
 static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_result *r, sg_error *err)
 {
     const timing *t = b->t;
-    const int64_t *shape = b->o->quick && c->quick_shape[0] != 0 ? c->quick_shape : c->shape;
+    const int64_t *shape = sg_bench_cpu_shape(b, c);
     sg_plan *plan = NULL;
     sg_kernel *kernel = NULL;
     void *in = NULL, *out = NULL;
@@ -511,33 +506,27 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
 
     if ((st = sg_bench_case_prepare(b, ctx, c, shape, r, &plan, err)) != SG_OK)
         return st;
-    /* memcpy copies the output's bytes from the input buffer, which may be smaller (TensorRT borders). */
-    in = sg_bench_buffer(r->in_bytes > r->bytes ? r->in_bytes : r->bytes, true);
-    out = sg_bench_buffer(r->bytes, false);
-    if (in == NULL || out == NULL) {
-        st = sg_fail(err, SG_ERR_NOMEM,
-                     "failed to benchmark '%s': out of memory for %" PRIu64 " + %" PRIu64 " bytes", c->name,
-                     r->in_bytes, r->bytes);
+    if ((st = sg_bench_buffers(c->name, r->in_bytes, r->bytes, &in, &out, err)) != SG_OK)
         goto done;
-    }
     if ((st = sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel)) != SG_OK) {
         st = sg_bench_from_context(ctx, st, err, c->name);
         goto done;
     }
     o = (op){ctx, kernel, plan, in, out, r->bytes, 1, SG_OK};
     op copy = o;
-    timed trio[3] = {{op_memcpy, &copy, 0, {0}}, {op_stream, &copy, 0, {0}}, {op_kernel, &o, 0, {0}}};
+    timed trio[3] = {
+        {op_memcpy, &copy, 0, {0}}, {op_stream, &copy, 0, {0}}, {sg_bench_op_kernel, &o, 0, {0}}};
     double seconds[3];
     sg_bench_progress(b, "%s: kernel on 1 thread, memcpy and the streaming copy, in turn", c->name);
-    measure_together(t, trio, 3, seconds, &r->samples);
+    sg_bench_measure_together(t, trio, 3, seconds, &r->samples);
     r->memcpy_s = seconds[0], r->stream_s = seconds[1], r->kernel_s = seconds[2];
     double best = r->stream_s < r->memcpy_s ? r->stream_s : r->memcpy_s;
     r->limit_s = best * (double)r->traffic / (2.0 * (double)r->bytes);
-    op_kernel(&o); /* after memcpy: the kernel's output */
+    sg_bench_op_kernel(&o); /* after memcpy: the kernel's output */
     uint64_t want = sg_bench_digest(out, r->bytes);
     sg_bench_progress(b, "%s: kernel, %d threads", c->name, b->threads);
     o.threads = b->threads;
-    r->threads_s = measure(t, op_kernel, &o, &samples);
+    r->threads_s = measure(t, sg_bench_op_kernel, &o, &samples);
     if (o.status != SG_OK) {
         st = sg_bench_from_context(ctx, o.status, err, c->name);
         goto done;
@@ -608,14 +597,18 @@ static sg_status run_cases(bench *b, sg_context *ctx, sg_error *err)
 /* The checks before anything is measured (see sg_bench_run); sets b->total. */
 static sg_status check_options(bench *b, sg_error *err)
 {
-    /* The compile figures are the CPU's JIT: not part of --device cuda. */
+    /* The compile and runtime-values figures are the CPU's JIT: not part of --device cuda. */
     int cases = 0, compiles = b->o->cuda ? 0 : sg_bench_compiles_selected(b);
+    int values = b->o->cuda ? 0 : sg_bench_values_selected(b);
     for (int i = 0; i < NCASES; i++)
         cases += sg_bench_selected(b, suite[i].name);
-    if (cases + compiles == 0) {
+    if (cases + compiles + values == 0) {
         text t = {0};
         for (int i = 0; i < NCASES; i++)
             sg_bench_put(&t, "%s%s", suite[i].name, i + 1 < NCASES || !b->o->cuda ? ", " : "");
+        /* before the compile figures, whose names are long: the message holds 511 bytes */
+        if (!b->o->cuda)
+            sg_bench_put(&t, "'values: CASE' for each case, 'values: decode', ");
         for (int i = 0; i < NCOMPILE && !b->o->cuda; i++)
             sg_bench_put(&t, "'%s'%s", b->compile_names[i], i + 1 < NCOMPILE ? ", " : "");
         sg_fail(err, SG_ERR_USAGE, "--case '%s' matches no case (the cases: %s)", b->o->filter,
@@ -626,7 +619,7 @@ static sg_status check_options(bench *b, sg_error *err)
     sg_status st = sg_bench_check_outputs(b, cases > 0, err);
     if (st != SG_OK)
         return st;
-    b->total = cases + (compiles > 0);
+    b->total = cases + (compiles > 0) + values;
     return SG_OK;
 }
 
@@ -663,6 +656,8 @@ sg_status sg_bench_run(const sg_bench_options *options, sg_error *err)
         if ((st = sg_bench_run_compiles(b, err)) != SG_OK)
             goto done;
     }
+    if (sg_bench_values_selected(b) > 0 && (st = sg_bench_run_values(b, err)) != SG_OK)
+        goto done;
     st = sg_bench_write_outputs(b, err);
 done:
     progress_clear(b);
@@ -670,6 +665,11 @@ done:
     sg_bench_remove_tmpdir(b);
     for (int i = 0; i < b->nresults; i++)
         free(b->results[i].spec);
+    for (int i = 0; i < b->nvalues; i++) {
+        free(b->values[i].spec);
+        free(b->values[i].bounds.spec);
+        free(b->values[i].steps.spec);
+    }
     free(b->gnuplot);
     free(b);
     return st;

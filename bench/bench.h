@@ -1,12 +1,14 @@
 /*
  * bench: `slicegen bench`, generated kernels against the memory-traffic
- * limit, memcpy, the reference interpreter, and compile latency.
+ * limit, memcpy, the reference interpreter, compile latency, and kernels
+ * of runtime values against static ones.
  * In-tree: it reads plan internals (planner.h) to count the bytes a slice
  * must move. No LLVM here. See docs/bench.md for what is measured.
  *
  *   bench.c    the suite, timing, the table (sg_bench_run)
  *   cuda.c     the cases as CUDA kernels (--device cuda)
  *   compile.c  compile latency
+ *   values.c   runtime values: symbolic kernels, a decode loop
  *   report.c   the --json and --plot files
  *   process.c  the temporary folder and the programs bench runs
  *   traffic.c  the input cache lines a plan reads (sg_bench_traffic)
@@ -47,17 +49,19 @@ typedef struct sg_bench_options {
 } sg_bench_options;
 
 /* Runs the suite on contexts of its own: one line per case on
- * options->out as soon as it is measured, the compile figures, then the
- * JSON and PNG files, each written whole or not at all (a temporary file
- * renamed over the path; both are renamed only once both are complete).
- * Checked before anything is measured: a filter that matches no case (the
- * message names it and lists the cases), --plot without gnuplot on PATH or
- * with only compile figures selected (SG_ERR_USAGE); an output path that
+ * options->out as soon as it is measured, the compile figures, the
+ * runtime-values figures (not with `cuda`), then the JSON and PNG files,
+ * each written whole or not at all (a temporary file renamed over the
+ * path; both are renamed only once both are complete). Checked before
+ * anything is measured: a filter that matches no case (the message names
+ * it and lists the cases), --plot without gnuplot on PATH or with only
+ * compile or runtime-values figures selected (SG_ERR_USAGE); an output path that
  * is a folder, or whose folder does not exist or cannot be written
  * (SG_ERR_IO); with `cuda`, a CUDA driver or device that cannot be used
  * (SG_ERR_USAGE). Later: SG_ERR_INTERNAL if a kernel's output differs from
- * the interpreter's or gnuplot fails, SG_ERR_IO and SG_ERR_NOMEM as they
- * come. *err holds the one-line message. */
+ * the interpreter's (a symbolic kernel's from the static kernel's or from
+ * memcpy of the same rows) or gnuplot fails, SG_ERR_IO and SG_ERR_NOMEM as
+ * they come. *err holds the one-line message. */
 sg_status sg_bench_run(const sg_bench_options *options, sg_error *err);
 
 #endif /* SG_BENCH_H */

@@ -9,6 +9,8 @@
  *   compile.c  compile latency: medians over distinct plans, JIT creation,
  *              a cache hit, the `slicegen emit` process, ahead-of-time
  *              output of many kernels
+ *   values.c   runtime values: each case's symbolic kernel against its
+ *              static one, the cost of a prepared call, a decode loop
  *   report.c   the output files: checking their paths, text buffers, the
  *              JSON text, the gnuplot chart, writing both atomically
  *   process.c  the temporary folder, running a program, finding one on PATH
@@ -36,7 +38,7 @@ typedef struct bench_case {
     const char *expr;       /* a NumPy expression; NULL for TrtSlice */
     sg_trt_mode mode;       /* TrtSlice: start, size (size[0] is the input's shape[0]) */
     int64_t start[3], size[3];
-    bool tiny; /* also reported in ns per call */
+    bool tiny;             /* also reported in ns per call */
     int64_t cuda_shape[4]; /* --device cuda without --quick; all zero: the same as shape */
 } bench_case;
 
@@ -52,9 +54,33 @@ typedef struct timing {
     int hits;                     /* cache hits averaged */
     int processes;                /* emit processes */
     int aot_layers;               /* the smallest of the three aot outputs, in kernels */
+    int decode_steps;             /* steps of the decode loop: t = 1..decode_steps */
+    int64_t decode_length;        /* the length of its KV cache */
 } timing;
 
 enum { SG_BENCH_MAX_SAMPLES = 1001 };
+
+/* One timed operation; it records a failure in `status`. An operation
+ * that needs more embeds an op as its first member and casts back. */
+typedef struct op {
+    sg_context *ctx;
+    const sg_kernel *kernel;
+    const sg_plan *plan;
+    const void *in;
+    void *out;
+    uint64_t bytes;
+    int threads;
+    sg_status status;
+} op;
+
+/* An operation to time: calls per sample (a batch long enough for the
+ * clock), and the samples' seconds per call. */
+typedef struct timed {
+    void (*fn)(op *);
+    op *o;
+    long batch;
+    double v[SG_BENCH_MAX_SAMPLES];
+} timed;
 
 /* The figures of one case. */
 typedef struct case_result {
@@ -96,6 +122,44 @@ enum {
     NCOMPILE
 };
 
+/* The runtime-values figures: one per case of the suite and the decode
+ * loop. */
+enum { SG_BENCH_MAX_VALUES = 32, SG_BENCH_MAX_NAMED = 16 };
+
+/* A symbolic form of a case's spec (values.c): its integers named v0, v1,
+ * ..., and the symbolic kernel's times. */
+typedef struct values_form {
+    char *spec; /* command-line form; malloc'd */
+    int nvalues;
+    int64_t values[SG_BENCH_MAX_NAMED]; /* of v0, v1, ... */
+    /* sg_kernel_run_args of values prepared once, on 1 and on N threads
+     * (tiny: the prepare and kernel functions called directly, 1 thread) */
+    double s, threads_s;
+} values_form;
+
+/* One runtime-values figure (values.c). */
+typedef struct values_result {
+    char name[48];       /* "values: <case>" or "values: decode" */
+    const bench_case *c; /* NULL for the decode loop */
+    char *spec;          /* the static spec, command-line form; malloc'd */
+    size_t rank;
+    int64_t shape[4];          /* the input's */
+    int64_t symbolic_shape[4]; /* the symbolic plans' input: -1 for a dimension known at run time */
+    uint64_t bytes;            /* output bytes (decode: at the last step) */
+    int samples;
+    /* A case: its static kernel on 1 and on N threads (tiny: its function
+     * called directly, 1 thread), and two symbolic forms: every integer a
+     * value but the steps (or strides), and every integer (the first again
+     * when the spec has no step). Decode: bounds.spec is the spec with t. */
+    double static_s, static_threads_s;
+    values_form bounds, steps;
+    /* Decode: totals over decode_steps steps, t = 1..decode_steps; the
+     * dynamic kernel and memcpy are medians of `rounds` loops each. */
+    int rounds;
+    uint64_t compiles; /* cache misses of the static kernels */
+    double dynamic_s, jit_s, compile_s, memcpy_s;
+} values_result;
+
 /* One run of `slicegen bench`. */
 typedef struct bench {
     const sg_bench_options *o;
@@ -112,6 +176,8 @@ typedef struct bench {
     char *gnuplot;    /* its path when --plot */
     int shown, total; /* progress: the case being measured, of how many */
     bool showing;     /* a progress line is on the terminal */
+    int nvalues;
+    values_result values[SG_BENCH_MAX_VALUES];
     int nresults;
     case_result results[]; /* one per case of the suite */
 } bench;
@@ -128,6 +194,13 @@ typedef struct text {
 
 /* The suite, in the order it runs; *count cases. */
 const bench_case *sg_bench_cases(int *count);
+/* The shape of case c's input on the CPU (its quick shape with --quick). */
+const int64_t *sg_bench_cpu_shape(const bench *b, const bench_case *c);
+/* The plan of case c on an input of `shape`, and its spec in command-line
+ * form (*spec_text, malloc'd). On failure *plan is NULL; the message names
+ * the case. */
+sg_status sg_bench_case_plan(sg_context *ctx, const bench_case *c, const int64_t *shape, sg_plan **plan,
+                             char **spec_text, sg_error *err);
 /* The plan of case c on an input of `shape`, and *r started: the case, its
  * shapes, its spec in command-line form (malloc'd; sg_bench_run frees it),
  * its output and input bytes and its traffic. On failure *plan is NULL. */
@@ -136,6 +209,12 @@ sg_status sg_bench_case_prepare(bench *b, sg_context *ctx, const bench_case *c, 
 /* A 64-byte aligned buffer of at least n bytes, every page written: with a
  * pseudo-random pattern, or zeros. NULL when out of memory; free() it. */
 void *sg_bench_buffer(uint64_t n, bool pattern);
+/* A case's buffers (sg_bench_buffer): the input, a pattern, large enough
+ * for memcpy of the output's bytes from it (at least `bytes`: TensorRT
+ * borders make the output larger), and the output, zeros. SG_ERR_NOMEM
+ * naming the case `name`, both NULL, when out of memory. */
+sg_status sg_bench_buffers(const char *name, uint64_t in_bytes, uint64_t bytes, void **in, void **out,
+                           sg_error *err);
 /* A digest of a buffer, to compare outputs without keeping two. */
 uint64_t sg_bench_digest(const void *data, uint64_t n);
 /* Records "failed to benchmark 'NAME': <ctx's last error>" with status st. */
@@ -150,6 +229,16 @@ void sg_bench_print_notes(bench *b);
 double sg_bench_now(void);
 /* The median of n > 0 values, which it sorts in place. */
 double sg_bench_median(double *v, int n);
+/* Seconds per call of each of n operations (1 to 3), the medians of their
+ * samples, taken in turn so that all see the same conditions (other
+ * processes, clock speed) and their ratio is steadier than either time.
+ * *samples: how many each got. */
+void sg_bench_measure_together(const timing *t, timed *x, int n, double *seconds, int *samples);
+/* sg_kernel_run of o->kernel on o->threads threads. */
+void sg_bench_op_kernel(op *o);
+/* memcpy, called through a pointer the compiler cannot see through, so
+ * that a batch of the same copy is not folded into one. */
+extern void *(*volatile sg_bench_copy)(void *, const void *, size_t);
 /* Whether --case selects the case or compile figure called `name`. */
 bool sg_bench_selected(const bench *b, const char *name);
 /* A new context in *ctx; SG_ERR_NOMEM with the message if none can be made
@@ -187,13 +276,24 @@ int sg_bench_compiles_selected(const bench *b);
  * appended to b->compiles and said as a table line when measured. */
 sg_status sg_bench_run_compiles(bench *b, sg_error *err);
 
+/* ---- values.c ------------------------------------------------------------ */
+
+/* How many runtime-values figures --case selects: "values: <case>" for each
+ * case of the suite, "values: decode". */
+int sg_bench_values_selected(const bench *b);
+/* Measures them on a context of its own (the decode loop on another),
+ * each appended to b->values and said when measured, after a title line.
+ * A symbolic kernel whose output differs from the static kernel's, or
+ * from memcpy of the same rows, is SG_ERR_INTERNAL. */
+sg_status sg_bench_run_values(bench *b, sg_error *err);
+
 /* ---- report.c ------------------------------------------------------------ */
 
 /* Appends printf-style text to t (nothing once t->failed). */
 void sg_bench_put(text *t, const char *fmt, ...) SG_BENCH_PRINTF(2, 3);
 /* The checks of --json and --plot before anything is measured: sets
  * b->gnuplot when --plot; SG_ERR_USAGE without gnuplot on PATH or when no
- * case (`any_case`) is selected to plot, SG_ERR_IO for a path that cannot
+ * case of the table (`any_case`) is selected to plot, SG_ERR_IO for a path that cannot
  * be written (see sg_bench_run). */
 sg_status sg_bench_check_outputs(bench *b, bool any_case, sg_error *err);
 /* Writes the --json and --plot files from b's figures, both or neither

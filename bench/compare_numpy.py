@@ -23,11 +23,17 @@ NumPy's and torch's over this process's memcpy, and slicegen's speed-up over
 NumPy: NumPy's ratio over slicegen's (each process's memcpy cancels out, so
 the two runs compare on the same footing), and in time: NumPy's time over
 the kernel's (what counts for the tiny case, where a Python call's cost
-is most of NumPy's time and of its memcpy's). Compile figures are skipped.
+is most of NumPy's time and of its memcpy's). Compile figures are skipped,
+and so are the runtime-values figures but for the decode loop ("values:
+decode"): NumPy runs the same loop, np.copyto(out, cache[:, :, :t]) for
+each t, in turn with a copy of the same bytes here (np.copyto of flat
+views), and its time is set beside slicegen's dynamic kernel and its
+memcpy of the same rows from the JSON.
 Needs NumPy (Debian: python3-numpy); use /usr/bin/python3.
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -216,6 +222,65 @@ def torch_op(case, x, out):
     return lambda: ot.copy_(xt[view_index])
 
 
+def decode_loop(case, rounds):
+    """NumPy in the decode loop of `case` (the JSON's "values: decode"):
+    np.copyto(out, cache[:, :, :t]) for t = t_first..t_last, each into a
+    view of one output buffer of the step's shape, and the copy of each
+    step's bytes (np.copyto of flat views); seconds for the whole loop,
+    the medians of `rounds` loops of each taken in turn."""
+    dtype = DTYPES[case["dtype"]]
+    shape = case["shape"]
+    cache = np.random.default_rng(2).integers(0, 256, size=math.prod(shape) * np.dtype(dtype).itemsize,
+                                              dtype=np.uint8).view(dtype).reshape(shape)
+    ts = range(case["t_first"], case["t_last"] + 1)
+    per_row = shape[0] * shape[1] * shape[3]  # elements of the output per t
+    buf = np.empty(per_row * ts[-1], dtype)
+    outs = [(t, buf[:per_row * t].reshape(shape[0], shape[1], t, shape[3])) for t in ts]
+    flat = cache.reshape(-1)
+    copies = [(buf[:per_row * t], flat[:per_row * t]) for t in ts]
+
+    def numpy_loop():
+        for t, out in outs:
+            np.copyto(out, cache[:, :, :t])
+
+    def copy_loop():
+        for dst, src in copies:
+            np.copyto(dst, src)
+
+    numpy_loop()
+    if outs[-1][1].tobytes() != cache[:, :, :ts[-1]].tobytes():  # bytes: random f16 holds NaNs
+        raise ValueError("NumPy's decode output differs from the cache's rows")
+    times = [[], []]
+    for _ in range(rounds):
+        for fn, v in zip((numpy_loop, copy_loop), times):
+            t0 = time.perf_counter()
+            fn()
+            v.append(time.perf_counter() - t0)
+    return [sorted(v)[len(v) // 2] for v in times]
+
+
+def format_time(s):
+    """Seconds as slicegen bench shows them: '12.3 us', '4.56 ms'."""
+    return "%.1f ns" % (s * 1e9) if s < 1e-6 else "%.1f us" % (s * 1e6) if s < 1e-3 else \
+        "%.2f ms" % (s * 1e3) if s < 1 else "%.2f s" % s
+
+
+def print_decode(case, rounds):
+    """The decode loop: NumPy's time beside slicegen's from the JSON."""
+    steps = case["steps"]
+    numpy_s, copy_s = decode_loop(case, rounds)
+    line = lambda what, s, note: print("  %-40s %10s per step %10s in all  %s"
+                                       % (what, format_time(s / steps), format_time(s), note))
+    print("\ndecode: %s %s '%s' for t = %d..%d, one step each (slicegen's figures from its JSON)"
+          % (case["dtype"], case["shape"], case["spec"], case["t_first"], case["t_last"]))
+    line("NumPy np.copyto(out, cache[:, :, :t])", numpy_s, "%.2fx a copy of the same bytes here" % (numpy_s / copy_s))
+    ratio = case["dynamic_s"] / case["memcpy_s"]
+    line("slicegen dynamic kernel, prepare + run", case["dynamic_s"], "%.2fx its memcpy of the same rows" % ratio)
+    line("slicegen static kernel per t, JIT", case["static_jit_s"], "(compile included)")
+    print("  slicegen's dynamic kernel against NumPy: %.2fx (each over its own process's copy), "
+          "%.2fx in time" % (numpy_s / copy_s / ratio, numpy_s / case["dynamic_s"]))
+
+
 def run_bench(args):
     """Runs `slicegen bench --json` and returns its JSON."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -255,7 +320,7 @@ def main():
                                                        "vs NumPy", "(in time)", "NumPy does"))
     rng = np.random.default_rng(1)
     for case in results:
-        if case["case"].startswith("compile:") or "kernel_s" not in case:
+        if case["case"].startswith(("compile:", "values:")) or "kernel_s" not in case:
             continue
         dtype = DTYPES[case["dtype"]]
         nbytes = case["bytes"]
@@ -293,6 +358,9 @@ def main():
             case["case"], size, fmt(ratio),
             fmt(numpy_s / memcpy_s if numpy_s else None), fmt(torch_s / memcpy_s if torch_s else None),
             speedup, what), flush=True)
+    for case in results:
+        if case["case"] == "values: decode":
+            print_decode(case, 1 if args.quick else 3)
 
 
 if __name__ == "__main__":

@@ -56,8 +56,8 @@ sg_status sg_bench_check_outputs(bench *b, bool any_case, sg_error *err)
             return sg_fail(err, SG_ERR_USAGE, "--plot needs gnuplot (Debian: gnuplot-nox)");
         if (!any_case)
             return sg_fail(err, SG_ERR_USAGE,
-                           "--plot: --case '%s' selects only compile figures, which are not "
-                           "plotted",
+                           "--plot: --case '%s' selects only compile or runtime-values figures, which are "
+                           "not plotted",
                            o->filter);
     }
     sg_status st;
@@ -123,6 +123,15 @@ static void put_string(text *t, const char *s)
     sg_bench_put(t, "\"");
 }
 
+/* A JSON array of n integers. */
+static void put_ints(text *t, const int64_t *v, size_t n)
+{
+    sg_bench_put(t, "[");
+    for (size_t i = 0; i < n; i++)
+        sg_bench_put(t, "%s%" PRId64, i ? ", " : "", v[i]);
+    sg_bench_put(t, "]");
+}
+
 /* Reads a whole file into *data (malloc'd). */
 static sg_status read_file(const char *path, char **data, size_t *size, sg_error *err)
 {
@@ -152,6 +161,51 @@ static sg_status read_file(const char *path, char **data, size_t *size, sg_error
 
 /* ---- the files ------------------------------------------------------------------- */
 
+/* The fields of symbolic form f: prefix "" or "steps_". */
+static void form_json(const values_result *r, const values_form *f, const char *prefix, text *t)
+{
+    sg_bench_put(t, ",\n   \"%ssymbolic_spec\": ", prefix);
+    put_string(t, f->spec);
+    sg_bench_put(t, ", \"%svalues\": ", prefix);
+    put_ints(t, f->values, (size_t)f->nvalues);
+    sg_bench_put(t, ", \"%ssymbolic_s\": %.9g, \"%sratio\": %.4g", prefix, f->s, prefix, f->s / r->static_s);
+    if (r->c->tiny)
+        sg_bench_put(t, ", \"%soverhead_ns\": %.4g", prefix, (f->s - r->static_s) * 1e9);
+    else
+        sg_bench_put(t, ", \"%ssymbolic_threads_s\": %.9g, \"%sthreads_ratio\": %.4g", prefix, f->threads_s,
+                     prefix, f->threads_s / r->static_threads_s);
+}
+
+/* A runtime-values figure: a case or the decode loop. */
+static void values_json(const bench *b, const values_result *r, text *t)
+{
+    sg_bench_put(t, "  {\"case\": ");
+    put_string(t, r->name);
+    sg_bench_put(t, ", \"dtype\": \"%s\", \"shape\": ", sg_dtype_name(r->c ? r->c->dtype : SG_F16));
+    put_ints(t, r->shape, r->rank);
+    sg_bench_put(t, ", \"symbolic_shape\": ");
+    put_ints(t, r->symbolic_shape, r->rank);
+    sg_bench_put(t, ", \"spec\": ");
+    put_string(t, r->spec);
+    sg_bench_put(t, ",\n   \"bytes\": %" PRIu64 ", \"threads\": %d", r->bytes,
+                 r->c && !r->c->tiny ? b->threads : 1);
+    if (r->c == NULL) {
+        sg_bench_put(
+            t,
+            ", \"t_first\": 1, \"t_last\": %d, \"steps\": %d, \"rounds\": %d,\n   \"dynamic_s\": %.9g, "
+            "\"static_jit_s\": %.9g, \"compile_s\": %.9g, \"compiles\": %" PRIu64 ", \"memcpy_s\": %.9g}",
+            b->t->decode_steps, b->t->decode_steps, r->rounds, r->dynamic_s, r->jit_s, r->compile_s,
+            r->compiles, r->memcpy_s);
+        return;
+    }
+    sg_bench_put(t, ", \"samples\": %d, \"static_s\": %.9g", r->samples, r->static_s);
+    if (!r->c->tiny)
+        sg_bench_put(t, ", \"static_threads_s\": %.9g", r->static_threads_s);
+    form_json(r, &r->bounds, "", t);
+    form_json(r, &r->steps, "steps_", t);
+    sg_bench_put(t, "}");
+}
+
 static void json(const bench *b, text *t)
 {
     sg_bench_put(t, "[");
@@ -160,27 +214,25 @@ static void json(const bench *b, text *t)
         const case_result *r = &b->results[i], *strict = sg_bench_strict_baseline(b, r);
         sg_bench_put(t, "%s  {\"case\": ", sep);
         put_string(t, r->c->name);
-        sg_bench_put(t, ", \"dtype\": \"%s\", \"shape\": [", sg_dtype_name(r->c->dtype));
-        for (size_t d = 0; d < r->c->rank; d++)
-            sg_bench_put(t, "%s%" PRId64, d ? ", " : "", r->shape[d]);
-        sg_bench_put(t, "], \"output_shape\": [");
-        for (size_t d = 0; d < r->out_rank; d++)
-            sg_bench_put(t, "%s%" PRId64, d ? ", " : "", r->out_shape[d]);
-        sg_bench_put(t, "], \"spec\": ");
+        sg_bench_put(t, ", \"dtype\": \"%s\", \"shape\": ", sg_dtype_name(r->c->dtype));
+        put_ints(t, r->shape, r->c->rank);
+        sg_bench_put(t, ", \"output_shape\": ");
+        put_ints(t, r->out_shape, r->out_rank);
+        sg_bench_put(t, ", \"spec\": ");
         put_string(t, r->spec);
-        sg_bench_put(t,
-                     ",\n   \"bytes\": %" PRIu64 ", \"input_bytes\": %" PRIu64 ", \"traffic_bytes\": %" PRIu64,
-                     r->bytes, r->in_bytes, r->traffic);
+        sg_bench_put(
+            t, ",\n   \"bytes\": %" PRIu64 ", \"input_bytes\": %" PRIu64 ", \"traffic_bytes\": %" PRIu64,
+            r->bytes, r->in_bytes, r->traffic);
         if (b->o->cuda) {
             sg_bench_put(t, ", \"device\": \"cuda\", \"device_name\": ");
             put_string(t, b->device_name);
             sg_bench_put(t, ", \"compute_capability\": \"%d.%d\", \"gpu\": ", b->cc_major, b->cc_minor);
             put_string(t, b->gpu ? b->gpu : "");
-            sg_bench_put(t,
-                         ",\n   \"kernel_s\": %.9g, \"memcpy_s\": %.9g, \"limit_s\": %.9g, \"codegen_s\": %.9g, "
-                         "\"ptx_load_s\": %.9g,\n   \"samples\": %d, \"grid\": %u, \"block\": %u",
-                         r->kernel_s, r->memcpy_s, r->limit_s, r->codegen_s, r->load_s, r->samples, r->grid,
-                         r->block);
+            sg_bench_put(
+                t,
+                ",\n   \"kernel_s\": %.9g, \"memcpy_s\": %.9g, \"limit_s\": %.9g, \"codegen_s\": %.9g, "
+                "\"ptx_load_s\": %.9g,\n   \"samples\": %d, \"grid\": %u, \"block\": %u",
+                r->kernel_s, r->memcpy_s, r->limit_s, r->codegen_s, r->load_s, r->samples, r->grid, r->block);
         } else {
             sg_bench_put(t, ", \"device\": \"cpu\", \"threads\": %d,\n", b->threads);
             sg_bench_put(
@@ -202,6 +254,11 @@ static void json(const bench *b, text *t)
         put_string(t, b->compiles[i].name);
         sg_bench_put(t, ", \"seconds\": %.9g, \"samples\": %d}", b->compiles[i].seconds,
                      b->compiles[i].samples);
+        sep = ",\n";
+    }
+    for (int i = 0; i < b->nvalues; i++) {
+        sg_bench_put(t, "%s", sep);
+        values_json(b, &b->values[i], t);
         sep = ",\n";
     }
     sg_bench_put(t, "\n]\n");
@@ -237,13 +294,15 @@ static sg_status plot(bench *b, char **png, size_t *png_size, sg_error *err)
                  width, width);
     sg_bench_put(&g, "set output '%s'\n", image);
     if (b->o->cuda) {
-        sg_bench_put(&g, "set title \"slicegen bench --device cuda%s: GB/s of output bytes on ", b->o->quick ? " --quick" : "");
+        sg_bench_put(&g, "set title \"slicegen bench --device cuda%s: GB/s of output bytes on ",
+                     b->o->quick ? " --quick" : "");
         for (const char *c = b->device_name; *c; c++) /* a gnuplot string: no quotes or backslashes */
             sg_bench_put(&g, "%c", *c == '"' || *c == '\\' ? ' ' : *c);
         sg_bench_put(&g, " (log scale; higher is faster)\"\n");
     } else {
         sg_bench_put(
-            &g, "set title 'slicegen bench%s: GB/s of output bytes, one thread (log scale; higher is faster)'\n",
+            &g,
+            "set title 'slicegen bench%s: GB/s of output bytes, one thread (log scale; higher is faster)'\n",
             b->o->quick ? " --quick" : "");
     }
     sg_bench_put(&g, "set style data histograms\n"

@@ -2,15 +2,19 @@
 it parses, every case object has every field of its device with a sane
 type and value (no timing thresholds),
 limit_s follows its formula (on the CPU from the faster of memcpy_s and
-stream_s), and the cases are the ones expected.
+stream_s), every runtime-values object ("values: ...") has the fields of
+its kind (a case, tiny, the decode loop), and the cases are the ones
+expected.
 
-    bench_check.py FILE [--cases NAME,NAME,...] [--compile N]
+    bench_check.py FILE [--cases NAME,NAME,...] [--compile N] [--values N]
 
 --cases: exactly these throughput cases, in this order; --compile: this
-many compile figures. Plain python3, no NumPy. Exit 0 when all is well,
-else 1 with one line per problem."""
+many compile figures; --values: this many runtime-values figures. Plain
+python3, no NumPy. Exit 0 when all is well, else 1 with one line per
+problem."""
 import json
 import math
+import re
 import sys
 
 SIZES = {"bool": 1, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2,
@@ -31,7 +35,9 @@ def is_number(v):
             and math.isfinite(v))
 
 
-def check_case(o, problems):
+def checker(o, problems):
+    """bad(msg) and need(key, test, what) for object o: need says whether
+    o has the field and it passes the test; both record problems."""
     name = o.get("case")
     def bad(msg):
         problems.append("%s: %s" % (name, msg))
@@ -43,6 +49,75 @@ def check_case(o, problems):
             bad("'%s' is %r, expected %s" % (key, o[key], what))
             return False
         return True
+    return bad, need
+
+
+def is_time(v):
+    return is_number(v) and v > 0
+
+
+def is_ints(v):
+    return isinstance(v, list) and all(is_int(d) for d in v)
+
+
+def check_values(o, problems):
+    """A runtime-values figure: a case of the suite (tiny: direct calls, no
+    threads), or the decode loop."""
+    bad, need = checker(o, problems)
+    name = o["case"]
+    ok = need("dtype", lambda v: v in SIZES, "an element type")
+    ok &= need("shape", lambda v: is_ints(v) and all(d >= 0 for d in v), "a list of sizes")
+    ok &= need("symbolic_shape", lambda v: is_ints(v) and all(d >= -1 for d in v), "a list of sizes or -1")
+    ok &= need("spec", lambda v: isinstance(v, str) and v != "", "a non-empty string")
+    ok &= need("bytes", lambda v: is_int(v) and v > 0, "an integer > 0")
+    ok &= need("threads", lambda v: is_int(v) and v >= 1, "an integer >= 1")
+    if not ok:
+        return
+    if len(o["symbolic_shape"]) != len(o["shape"]) or \
+            any(s not in (-1, d) for s, d in zip(o["symbolic_shape"], o["shape"])):
+        bad("symbolic_shape %s is not shape %s with -1 for some dimensions" % (o["symbolic_shape"], o["shape"]))
+    if name == "values: decode":
+        for key in ("t_first", "t_last", "steps", "rounds"):
+            need(key, lambda v: is_int(v) and v >= 1, "an integer >= 1")
+        for key in ("dynamic_s", "static_jit_s", "compile_s", "memcpy_s"):
+            need(key, is_time, "a time > 0")
+        need("compiles", lambda v: is_int(v) and 0 <= v <= o.get("steps", 0), "an integer, at most steps")
+        if all(is_int(o.get(k)) for k in ("t_first", "t_last", "steps")) and \
+                o["steps"] != o["t_last"] - o["t_first"] + 1:
+            bad("steps %r, but t = %r..%r" % (o["steps"], o["t_first"], o["t_last"]))
+        if all(is_time(o.get(k)) for k in ("compile_s", "static_jit_s")) and o["compile_s"] > o["static_jit_s"]:
+            bad("compile_s %g is more than static_jit_s %g, which holds it" % (o["compile_s"], o["static_jit_s"]))
+        if -1 not in o["symbolic_shape"]:
+            bad("no dimension of symbolic_shape is -1")
+        return
+    if any(d != -1 for d in o["symbolic_shape"]):
+        bad("symbolic_shape %s, expected every dimension -1" % o["symbolic_shape"])
+    tiny = name == "values: tiny"
+    need("samples", lambda v: is_int(v) and v >= 1, "an integer >= 1")
+    if not need("static_s", is_time, "a time > 0"):
+        return
+    if not tiny:
+        need("static_threads_s", is_time, "a time > 0")
+    for prefix in ("", "steps_"):
+        ok = need(prefix + "symbolic_spec", lambda v: isinstance(v, str) and v != "", "a non-empty string")
+        ok &= need(prefix + "values", is_ints, "a list of integers")
+        ok &= need(prefix + "symbolic_s", is_time, "a time > 0")
+        if ok and len(set(re.findall(r"\bv\d+\b", o[prefix + "symbolic_spec"]))) != len(o[prefix + "values"]):
+            bad("%ssymbolic_spec %r does not name the %d %svalues" % (
+                prefix, o[prefix + "symbolic_spec"], len(o[prefix + "values"]), prefix))
+        if ok and not math.isclose(o[prefix + "ratio"] if is_number(o.get(prefix + "ratio")) else -1,
+                                   o[prefix + "symbolic_s"] / o["static_s"], rel_tol=1e-3):
+            bad("%sratio %r is not %ssymbolic_s / static_s" % (prefix, o.get(prefix + "ratio"), prefix))
+        if tiny:
+            need(prefix + "overhead_ns", is_number, "a number")
+        else:
+            need(prefix + "symbolic_threads_s", is_time, "a time > 0")
+            need(prefix + "threads_ratio", is_time, "a ratio > 0")
+
+
+def check_case(o, problems):
+    bad, need = checker(o, problems)
+    name = o.get("case")
 
     cuda = o.get("device") == "cuda"
     ok = need("dtype", lambda v: v in SIZES, "an element type")
@@ -102,12 +177,15 @@ def main(argv):
         return 2
     cases = None
     compiles = None
+    values = None
     args = argv[2:]
     while args:
         if args[0] == "--cases":
             cases = [c for c in args[1].split(",") if c]
         elif args[0] == "--compile":
             compiles = int(args[1])
+        elif args[0] == "--values":
+            values = int(args[1])
         else:
             print("bench_check: unknown argument %r" % args[0])
             return 2
@@ -127,7 +205,7 @@ def main(argv):
         problems.append("an object without a 'case' name")
     elif len(set(names)) != len(names):
         problems.append("case names repeat: %s" % names)
-    seen, compile_seen = [], 0
+    seen, compile_seen, values_seen = [], 0, 0
     for o in data:
         name = o.get("case")
         if not isinstance(name, str):
@@ -137,6 +215,9 @@ def main(argv):
             s = o.get("seconds")
             if not is_number(s) or s < 0 or (s == 0 and name != "compile: JIT creation"):
                 problems.append("%s: 'seconds' is %r, expected a time > 0" % (name, s))
+        elif name.startswith("values: "):
+            values_seen += 1
+            check_values(o, problems)
         else:
             seen.append(name)
             check_case(o, problems)
@@ -144,6 +225,8 @@ def main(argv):
         problems.append("cases %s, expected %s" % (seen, cases))
     if compiles is not None and compile_seen != compiles:
         problems.append("%d compile figures, expected %d" % (compile_seen, compiles))
+    if values is not None and values_seen != values:
+        problems.append("%d runtime-values figures, expected %d" % (values_seen, values))
     for p in problems:
         print("%s: %s" % (argv[1], p))
     return 1 if problems else 0

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # slicegen bench: a --quick run with --json (every field of every case
 # checked by bench_check.py, the aot figures and their time per layer
-# included), a --case filter, a --plot chart when gnuplot
-# is there, and every usage error: exit 2, one line, no file written.
-# Timings are never checked.
+# included, the runtime-values section with its decode loop), --case
+# filters, a --plot chart when gnuplot is there, and every usage error:
+# exit 2, one line, no file written. Timings are never checked.
 #   bench_test.sh SLICEGEN [PYTHON3]
 SLICEGEN=$1
 PYTHON=${2:-}
@@ -26,10 +26,28 @@ keep_files
 # The whole suite, quick.
 if "$SLICEGEN" bench --quick --json all.json > table.txt 2> err.txt; then
     ok
-    json_ok all.json --cases "$cases" --compile 8
+    json_ok all.json --cases "$cases" --compile 8 --values 20
     for c in ${cases//,/ }; do
         grep -q "^$c " table.txt && ok || bad "no table line for $c"
+        [ "$c" = tiny ] && continue
+        grep -q "^values: $c  *[0-9.]* [mun]s " table.txt && ok || bad "no runtime-values line for $c"
     done
+    grep -q "^runtime values: each case compiled once" table.txt && ok || bad "no runtime-values title"
+    grep -q "^values: case  *static  *symbolic  *ratio  *+steps  *ratio  *[0-9]*-thr static " table.txt \
+        && ok || bad "no runtime-values header"
+    grep -q "^values: tiny: prepare + call [0-9.]* ns .*static call [0-9.]* ns: [-+][0-9.]* ns per call" table.txt \
+        && ok || bad "no prepare + call overhead for tiny"
+    for form in "" " with steps"; do
+        grep -q "^values: symbolic$form over static, 1 thread: geometric mean [0-9.]*x, largest" table.txt \
+            && ok || bad "no runtime-values summary${form}"
+    done
+    grep -q "^values: decode: f16 \[1, 32, 1024, 128\] '\[:, :, :t\]' for t = 1..50, " table.txt \
+        && ok || bad "no decode line"
+    for what in "dynamic kernel, prepare + run" "static kernel per t, JIT" "memcpy of the same rows"; do
+        grep -q "^  $what  *[0-9.]* [mun]*s per step  *[0-9.]* [mun]*s in all" table.txt \
+            && ok || bad "no decode figure for: $what"
+    done
+    grep -q "(compile [0-9.]* [mun]*s, 50 compiles)" table.txt && ok || bad "the decode's static kernels are not 50 compiles"
     grep -q "^compile: JIT creation " table.txt && ok || bad "no compile figures in the table"
     for n in 100 200 400; do grep -q "^compile: aot of $n layers " table.txt && ok || bad "no aot of $n layers"; done
     grep -q "^aot: .* per layer at 100 layers; time per layer x[0-9.]* at 200, x[0-9.]* at 400$" table.txt \
@@ -47,7 +65,7 @@ fi
 # A filter: the TensorRT cases only, no compile figures; two threads.
 if "$SLICEGEN" bench --quick --case trt- --threads 2 --json trt.json > table.txt 2> err.txt; then
     ok
-    json_ok trt.json --cases trt-strict,trt-wrap,trt-clamp,trt-reflect,trt-fill --compile 0
+    json_ok trt.json --cases trt-strict,trt-wrap,trt-clamp,trt-reflect,trt-fill --compile 0 --values 5
     grep -q '"threads": 2' trt.json && ok || bad "--threads 2 not in the JSON"
 else
     bad "slicegen bench --case trt- failed"
@@ -55,9 +73,24 @@ else
 fi
 # Compile figures only.
 if "$SLICEGEN" bench --quick --case 'compile: cache' --json compile.json > table.txt 2> err.txt; then
-    json_ok compile.json --cases "" --compile 1
+    json_ok compile.json --cases "" --compile 1 --values 0
 else
     bad "slicegen bench --case 'compile: cache' failed"
+    cat err.txt >&2
+fi
+# The runtime-values figures only: every case's, then the decode loop's.
+if "$SLICEGEN" bench --quick --case values --json values.json > table.txt 2> err.txt; then
+    json_ok values.json --cases "" --compile 0 --values 20
+    grep -q "^case " table.txt && bad "--case values printed the table of the cases" || ok
+else
+    bad "slicegen bench --case values failed"
+    cat err.txt >&2
+fi
+if "$SLICEGEN" bench --quick --case decode --json decode.json > table.txt 2> err.txt; then
+    json_ok decode.json --cases "" --compile 0 --values 1
+    grep -q '"case": "values: decode"' decode.json && ok || bad "no decode figure in the JSON"
+else
+    bad "slicegen bench --case decode failed"
     cat err.txt >&2
 fi
 
@@ -65,7 +98,7 @@ fi
 if command -v gnuplot > /dev/null; then
     if "$SLICEGEN" bench --quick --case in-cache --plot chart.png --json chart.json > table.txt 2> err.txt; then
         [ "$(head -c 8 chart.png | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] && ok || bad "chart.png is no PNG"
-        json_ok chart.json --cases col-stride2-in-cache,col-reverse-in-cache --compile 0
+        json_ok chart.json --cases col-stride2-in-cache,col-reverse-in-cache --compile 0 --values 2
     else
         bad "slicegen bench --plot failed"
         cat err.txt >&2
@@ -89,7 +122,9 @@ expect_error 2 "-O2 is not an option of 'slicegen bench'" bench -O2
 expect_error 2 "--shape is not an option of 'slicegen bench'" bench --shape 2,2
 expect_error 2 "--quick is not an option of 'slicegen plan'" plan '[1:]' --shape 4 --dtype f32 --quick
 RUN_WITH="env PATH=/nonexistent" expect_error 2 "--plot needs gnuplot (Debian: gnuplot-nox)" bench --quick --plot new.png
-expect_error 2 "--plot: --case 'compile' selects only compile figures" bench --case compile --plot new.png
+expect_error 2 "--plot: --case 'compile' selects only compile or runtime-values figures" bench --case compile --plot new.png
+expect_error 2 "--plot: --case 'values' selects only compile or runtime-values figures" bench --case values --plot new.png
+expect_error 2 "'values: CASE' for each case, 'values: decode'" bench --quick --case nomatch
 expect_error 2 "no-such-folder" bench --quick --case tiny --json no-such-folder/new.json
 expect_error 2 "the path names a folder" bench --quick --case tiny --json .
 expect_error 2 "no-such-folder" bench --quick --case tiny --json keep.json --plot no-such-folder/new.png

@@ -443,7 +443,7 @@ static void random_words(texts *x)
     };
     static const int count[3] = {8, 4, 3};
     static const char *const fills[] = {"0", "-1.5", "nan", "true", "255"};
-    int op = (int)(rnd() % 3), order[8];
+    int op = (int)(rnd() % 3), order[8] = {0}; /* order[l] is read when j == l */
     size_t len = (size_t)between(0, 4);
     for (int l = 0; l < count[op]; l++) {
         int j = (int)(rnd() % (uint64_t)(l + 1)); /* an inside-out shuffle */
