@@ -324,6 +324,11 @@ uint64_t sg_host_llc_bytes(void);
  * for GPU kernels. */
 enum { SG_STREAM_DEFAULT_LLC = 32 << 20 };
 bool sg_codegen_streams(const sg_plan *plan, const sg_target *t);
+/* AUTO's threshold for t: output bytes above which a kernel streams. A
+ * symbolic plan's kernel with AUTO compares its call's output bytes with
+ * it (two bodies, one chosen per call); sg_codegen_streams says false for
+ * it. */
+int64_t sg_codegen_stream_threshold(const sg_target *t);
 /* A target machine for t at opt_level (PIC, default code model). */
 sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachineRef *tm, sg_error *err);
 

@@ -49,6 +49,8 @@ typedef struct gen {
                                 while emitting it, if it is worth prefetching; else 0 */
     bool table[SG_MAX_RANK]; /* this segmented loop walks a segment table */
     bool stream;             /* runs are copied with streaming stores (sg_codegen_streams) */
+    int64_t stream_above;    /* a symbolic plan with --stores auto: the output bytes from which a call
+                                streams (two bodies, chosen per call); -1 otherwise */
     /* The nest's numbers: constants, or for a symbolic plan what the
      * kernel loads from its args where they are known only at run time. */
     LLVMValueRef extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
@@ -1116,6 +1118,18 @@ static void emit_pieces(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef 
     LLVMPositionBuilderAtEnd(g->b, done);
 }
 
+/* A symbolic plan's nest over steps [begin, end) of its outer range. */
+static void emit_symbolic(gen *g, LLVMValueRef args, LLVMValueRef in, LLVMValueRef out, LLVMValueRef begin,
+                          LLVMValueRef end)
+{
+    const sg_plan *p = g->plan;
+    if (p->nloops == 0)
+        emit_pieces(g, in, out, begin, end, SG_RUN_PIECE,
+                    number(g, args, p->sym->outer_extent, SG_ARG_OUTER_EXTENT), g->run);
+    else
+        emit_level(g, 0, in, out, begin, end);
+}
+
 static void emit_function(gen *g, const char *symbol, const sg_target *t)
 {
     const sg_plan *p = g->plan;
@@ -1166,11 +1180,25 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
     sg_outer outer = sg_nest_outer(p);
     if (p->sym && sg_is_const(p->sym->out_count) && p->sym->out_count.k == 0) {
         /* empty for every value: nothing to do */
-    } else if (p->sym && p->nloops == 0) {
-        emit_pieces(g, in, out, begin, end, SG_RUN_PIECE,
-                    number(g, args, p->sym->outer_extent, SG_ARG_OUTER_EXTENT), g->run);
+    } else if (p->sym && g->stream_above >= 0) { /* streaming stores for large outputs, chosen per call */
+        LLVMValueRef bytes = number64(g, args, p->sym->out_bytes, SG_ARG_OUTPUT_BYTES);
+        LLVMValueRef large = LLVMBuildICmp(g->b, LLVMIntSGT, bytes,
+                                           LLVMConstInt(LLVMTypeOf(bytes), (unsigned long long)g->stream_above, 1), "");
+        LLVMBasicBlockRef streamed = block(g, "streamed"), cached = block(g, "cached"), done = block(g, "called");
+        LLVMBuildCondBr(g->b, large, streamed, cached);
+        LLVMPositionBuilderAtEnd(g->b, streamed);
+        g->stream = true;
+        emit_symbolic(g, args, in, out, begin, end);
+        store_fence(g, t);
+        LLVMBuildBr(g->b, done);
+        LLVMPositionBuilderAtEnd(g->b, cached);
+        g->stream = false;
+        emit_symbolic(g, args, in, out, begin, end);
+        LLVMBuildBr(g->b, done);
+        LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+        LLVMPositionBuilderAtEnd(g->b, done);
     } else if (p->sym) {
-        emit_level(g, 0, in, out, begin, end);
+        emit_symbolic(g, args, in, out, begin, end);
     } else if (p->out_count > 0 && outer.levels == 0) { /* one contiguous block, whole or in pieces */
         if (p->nloops == 0 && outer.extent == 1) {
             LLVMBasicBlockRef run = block(g, "run"), done = block(g, "done");
@@ -1267,6 +1295,8 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
 #endif
     g.copy_vec = copy_width(plan, g.vec);
     g.stream = sg_codegen_streams(plan, t);
+    g.stream_above = plan->sym && t->stores == SG_STORES_AUTO && !t->gpu_emulation ? sg_codegen_stream_threshold(t)
+                                                                                   : -1;
     emit_function(&g, symbol, t);
     LLVMDisposeBuilder(g.b);
     if (err->status == SG_OK && plan->sym)
@@ -1280,6 +1310,11 @@ bool sg_codegen_streams(const sg_plan *plan, const sg_target *t)
         return false;
     if (t->stores == SG_STORES_STREAMING)
         return true;
+    return plan->sym == NULL && plan->out_bytes > (uint64_t)sg_codegen_stream_threshold(t);
+}
+
+int64_t sg_codegen_stream_threshold(const sg_target *t)
+{
     uint64_t threshold = (t->llc_bytes ? t->llc_bytes : SG_STREAM_DEFAULT_LLC) / 2;
     const char *env = getenv("SLICEGEN_STREAM_THRESHOLD");
     if (env != NULL && *env >= '0' && *env <= '9') {
@@ -1288,7 +1323,7 @@ bool sg_codegen_streams(const sg_plan *plan, const sg_target *t)
         if (*end == '\0')
             threshold = v;
     }
-    return plan->out_bytes > threshold;
+    return threshold > INT64_MAX ? INT64_MAX : (int64_t)threshold;
 }
 
 sg_status sg_codegen_verify(LLVMModuleRef m, const char *what, sg_error *err)

@@ -23,7 +23,7 @@ struct sg_kernel {
     sg_cache_entry entry; /* first: the cache's entry is the kernel */
     sg_context *ctx;
     int opt_level;
-    int stores; /* SG_STORES_CACHED or SG_STORES_STREAMING: what AUTO chose */
+    int stores; /* SG_STORES_CACHED or SG_STORES_STREAMING: what AUTO chose (AUTO: per call, symbolic) */
     sg_kernel_fn fn;
     int64_t outer_extent;
     /* a symbolic kernel: its functions, and its own plan for the messages
@@ -153,7 +153,7 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg
                          sg_kernel **out, sg_error *err)
 {
     sg_nest_key key = {0};
-    sg_kernel_cache *c;
+    sg_kernel_cache *c = NULL;
     if (opt_level < 0 || opt_level > 3)
         return sg_fail(err, SG_ERR_USAGE, "failed to compile kernel: optimization level %d (0..3)",
                        opt_level);
@@ -165,8 +165,11 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg
     pthread_mutex_unlock(&ctx->lock);
     if (have != SG_OK || sg_nest_key_make(plan, &key, err) != SG_OK)
         return err->status;
-    /* AUTO resolved here, so that it shares the kernel of what it chose. */
-    int chosen = sg_jit_streams(c->jit, plan, stores) ? SG_STORES_STREAMING : SG_STORES_CACHED;
+    /* AUTO resolved here, so that it shares the kernel of what it chose; a
+     * symbolic kernel chooses per call. */
+    int chosen = plan->sym && stores == SG_STORES_AUTO                 ? SG_STORES_AUTO
+                 : sg_jit_streams(c->jit, plan, stores) ? SG_STORES_STREAMING
+                                                        : SG_STORES_CACHED;
     const uint64_t variant[2] = {(uint64_t)opt_level, (uint64_t)chosen};
     kernel_job job = {ctx, c->jit, plan, opt_level, chosen};
     sg_cache_entry *entry = NULL;

@@ -23,7 +23,8 @@
  *            dimension follows: 0-7 (b mod 8) below 0xf0, else 8 x (b - 0xef),
  *            cut so that the input has at most 16384 elements; from 0x80 on,
  *            one int per dimension, as it is (large, negative: for the
- *            planner's overflow checks; such plans are rarely run)
+ *            planner's overflow checks; such plans are rarely run), but
+ *            -1 (a runtime dimension, fuzz_values' part) read as -2
  *   then by source:
  *   StridedSlice  len (mod 9), flags (bit 0: stride NULL), for each of the
  *                 begin, end, new-axis, shrink-axis and ellipsis masks a
@@ -275,6 +276,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t a = 0; a < rank; a++) {
         if (rank_byte & 0x80) {
             shape[a] = fuzz_int(&b);
+            shape[a] = shape[a] == -1 ? -2 : shape[a]; /* -1 is a runtime dimension: fuzz_values' */
             continue;
         }
         uint8_t c = fuzz_u8(&b);
