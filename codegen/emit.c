@@ -669,6 +669,36 @@ static void emit_inner_by_stride(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMVa
     LLVMPositionBuilderAtEnd(g->b, done);
 }
 
+/* The innermost loop with a run known only at run time (a symbolic plan
+ * whose inner dimension is `?`): runs of 1 to 4 elements (pixels, small
+ * vectors) switch to bodies of that constant run, by stride as above; the
+ * others copy run by run. */
+static void emit_inner_by_run(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValueRef out, LLVMValueRef lo,
+                              LLVMValueRef hi)
+{
+    int64_t e = (int64_t)g->plan->elem_size, stride;
+    LLVMValueRef run = g->run;
+    LLVMBasicBlockRef other = block(g, "any_run"), done = block(g, "runs_done");
+    LLVMValueRef sw = LLVMBuildSwitch(g->b, run, other, 4);
+    for (int64_t k = 1; k <= 4; k++) {
+        LLVMBasicBlockRef body = block(g, "run");
+        LLVMAddCase(sw, ci(g, k * e), body);
+        LLVMPositionBuilderAtEnd(g->b, body);
+        g->run = ci(g, k * e), g->run_k = k * e;
+        if (is_const(s, &stride))
+            emit_inner(g, in, stride, out, lo, hi, -1);
+        else
+            emit_inner_by_stride(g, in, s, out, lo, hi);
+        LLVMBuildBr(g->b, done);
+    }
+    g->run = run, g->run_k = -1;
+    LLVMPositionBuilderAtEnd(g->b, other);
+    emit_inner_dynamic(g, in, s, out, lo, hi);
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
 /* ---- levels ---------------------------------------------------------------------------- */
 
 static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
@@ -695,6 +725,8 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
             emit_inner(g, in, stride, out, lo, hi, extent);
         else if (p->sym && g->run_k > 0)
             emit_inner_by_stride(g, in, s, out, lo, hi);
+        else if (p->sym && g->run_k < 0)
+            emit_inner_by_run(g, in, s, out, lo, hi);
         else
             emit_inner_dynamic(g, in, s, out, lo, hi);
         return;

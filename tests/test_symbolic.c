@@ -251,11 +251,13 @@ static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_
 {
     size_t rank = plan->in_rank, nvalues = sg_plan_value_count(plan);
     int64_t shape[8], values[8];
+    size_t long_axis = rank ? (size_t)pick(s, 0, (int64_t)rank - 1) : 0; /* long rows: vector code */
+    bool long_rows = pick(s, 0, 2) == 0;
     for (size_t i = 0; i < rank; i++)
-        shape[i] = plan->in_shape[i] >= 0      ? plan->in_shape[i]
-                   : next(s) % 32 == 0         ? -pick(s, 1, 3)
-                   : i + 1 == rank && pick(s, 0, 3) == 0 ? pick(s, 16, 100) /* long rows: vector code */
-                                               : pick(s, 0, 6);
+        shape[i] = plan->in_shape[i] >= 0          ? plan->in_shape[i]
+                   : next(s) % 32 == 0             ? -pick(s, 1, 3)
+                   : i == long_axis && long_rows ? pick(s, 16, 100)
+                                                   : pick(s, 0, 6);
     for (size_t i = 0; i < nvalues; i++) {
         int named = atoi(sg_plan_value_name(plan, i) + 1);
         values[i] = draw_value(s, g->stride_name[named]);
