@@ -28,10 +28,6 @@ enum {
     MAX_BODIES = 64,       /* bound on the code paths of unrolled segmented loops */
     FIELDS = 6,            /* segment table: start, count, repeat, offset, step, fill */
     LINE = 64,             /* cache line bytes, for prefetching */
-    PREFETCH_INPUT = 4 << 20,    /* prefetch in kernels reading more than 4 MiB ... */
-    PREFETCH_MIN = 1024,         /* ... the lines of a later outer iteration, when */
-    PREFETCH_MAX = 64 << 10,     /* one is 1 to 64 KiB away: the one about */
-    PREFETCH_DISTANCE = 32 << 10, /* 32 KiB away */
     STREAM_VECTORS = 2            /* streaming stores for runs of at least 2 vectors */
 };
 
@@ -45,8 +41,9 @@ typedef struct gen {
     LLVMTypeRef ix;          /* the type of indices, sizes and offsets: the target's pointer width */
     int64_t vec;             /* bytes of the widest vectors */
     int64_t copy_vec;        /* ... and of those that copy runs (copy_width) */
-    int64_t ahead;           /* the input stride of the loop around the innermost one
-                                while emitting it, if it is worth prefetching; else 0 */
+    LLVMValueRef ahead;      /* how far ahead the loop around the innermost one prefetches
+                                while emitting it, if it is worth it; else NULL */
+    LLVMValueRef sym_ahead;  /* a symbolic plan's: computed per call (0: none) */
     bool table[SG_MAX_RANK]; /* this segmented loop walks a segment table */
     bool stream;             /* runs are copied with streaming stores (sg_codegen_streams) */
     int64_t stream_above;    /* a symbolic plan with --stores auto: the output bytes from which a call
@@ -455,25 +452,24 @@ static bool plan_shuffle(gen *g, int64_t s, int64_t r, int64_t n, shuffle *sh)
 }
 
 /* How far ahead (bytes) a loop stepping `stride` through the input
- * prefetches: the iteration about PREFETCH_DISTANCE away, for kernels
- * reading more than PREFETCH_INPUT and strides of PREFETCH_MIN to
- * PREFETCH_MAX; else 0, for not at all. */
+ * prefetches (planner.h, SG_PREFETCH_*): the iteration about
+ * SG_PREFETCH_DISTANCE away, or 0 for not at all. */
 static int64_t prefetch_distance(const sg_plan *p, int64_t stride)
 {
     int64_t mag = stride < 0 ? -stride : stride;
-    if (p->in_bytes <= PREFETCH_INPUT || mag < PREFETCH_MIN || mag > PREFETCH_MAX)
+    if (p->in_bytes <= SG_PREFETCH_INPUT || mag < SG_PREFETCH_MIN || mag > SG_PREFETCH_MAX)
         return 0;
-    return stride * (PREFETCH_DISTANCE / mag > 1 ? PREFETCH_DISTANCE / mag : 1);
+    return stride * (SG_PREFETCH_DISTANCE / mag > 1 ? SG_PREFETCH_DISTANCE / mag : 1);
 }
 
 /* Asks for the input lines [at, at + bytes) to be brought into the cache
  * (llvm.prefetch: read, high locality, data). */
-static void prefetch(gen *g, LLVMValueRef in, int64_t at, int64_t bytes)
+static void prefetch(gen *g, LLVMValueRef in, LLVMValueRef at, int64_t bytes)
 {
     LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->m, LLVMLookupIntrinsicID("llvm.prefetch", 13), &g->ptr, 1);
     LLVMTypeRef type = LLVMIntrinsicGetType(g->c, LLVMLookupIntrinsicID("llvm.prefetch", 13), &g->ptr, 1);
     for (int64_t k = 0; k < bytes; k += LINE) {
-        LLVMValueRef args[4] = {gep_c(g, in, at + k), LLVMConstInt(g->i32, 0, 0), LLVMConstInt(g->i32, 3, 0),
+        LLVMValueRef args[4] = {gep(g, in, add(g, at, ci(g, k))), LLVMConstInt(g->i32, 0, 0), LLVMConstInt(g->i32, 3, 0),
                                 LLVMConstInt(g->i32, 1, 0)};
         LLVMBuildCall2(g->b, type, fn, args, 4, "");
     }
@@ -498,8 +494,8 @@ static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMV
     /* Hardware prefetchers follow a stream within a row but lose it at each
      * jump to the next row (and follow descending ones poorly): fetch the
      * window of a row about 32 KiB ahead while moving this one. */
-    if (g->ahead != 0)
-        prefetch(g, in, start * sh->u + g->ahead, sh->VL * mag * sh->u);
+    if (g->ahead != NULL)
+        prefetch(g, in, add(g, ci(g, start * sh->u), g->ahead), sh->VL * mag * sh->u);
     LLVMTypeRef unit = int_type(g, sh->u);
     LLVMValueRef window =
         load(g, LLVMVectorType(unit, (unsigned)(sh->VL * mag)), gep_c(g, in, start * sh->u));
@@ -616,7 +612,7 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
      * hardware prefetchers stop; fetch the run of a row 32 KiB ahead. */
     int64_t ahead = r >= LINE ? prefetch_distance(g->plan, s) : 0;
     if (ahead != 0)
-        prefetch(g, l.in, ahead, r);
+        prefetch(g, l.in, ci(g, ahead), r);
     copy_bytes(g, l.in, l.out, ci(g, r));
     loop_end(g, &l, false);
 }
@@ -645,14 +641,15 @@ static void emit_inner_dynamic(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValu
 
 /* The innermost loop of constant run bytes and a stride known only at run
  * time (a symbolic plan's): the strides that pay for a body of their own
- * (dense: one copy; every second element, forwards or backwards: shuffles)
- * switch to the constant-stride code, the others to emit_inner_dynamic. */
+ * (dense: one copy; reversed, every second element either way, every third
+ * or fourth: shuffles) switch to the constant-stride code, the others to
+ * emit_inner_dynamic. */
 static void emit_inner_by_stride(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValueRef out, LLVMValueRef lo,
                                  LLVMValueRef hi)
 {
     int64_t r = g->run_k;
-    int64_t strides[4] = {r, -r, 2 * r, -2 * r};
-    int n = r <= MAX_SHUFFLE_RUN ? 4 : 1;
+    int64_t strides[6] = {r, -r, 2 * r, -2 * r, 3 * r, 4 * r};
+    int n = r <= MAX_SHUFFLE_RUN ? 6 : 1;
     LLVMBasicBlockRef other = block(g, "any_stride"), done = block(g, "strided");
     LLVMValueRef sw = LLVMBuildSwitch(g->b, s, other, (unsigned)n);
     for (int k = 0; k < n; k++) {
@@ -705,11 +702,16 @@ static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
                        LLVMValueRef hi);
 
 /* For the innermost loop inside a loop at `level` of input stride s: how
- * far ahead to prefetch (gen.ahead), 0 for not at all. */
-static int64_t prefetch_ahead(gen *g, size_t level, LLVMValueRef s)
+ * far ahead to prefetch (gen.ahead), NULL for not at all. */
+static LLVMValueRef prefetch_ahead(gen *g, size_t level, LLVMValueRef s)
 {
-    int64_t stride = 0;
-    return is_const(s, &stride) && level + 2 == g->plan->nloops ? prefetch_distance(g->plan, stride) : 0;
+    int64_t stride = 0, ahead;
+    if (level + 2 != g->plan->nloops)
+        return NULL;
+    if (g->plan->sym)
+        return g->sym_ahead;
+    ahead = is_const(s, &stride) ? prefetch_distance(g->plan, stride) : 0;
+    return ahead ? ci(g, ahead) : NULL;
 }
 
 /* Iterations [lo, hi) of an affine loop at `level` of `extent` iterations
@@ -738,7 +740,7 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
     loop_begin(g, &l, lo, hi, 1, in, s, out, g->out_stride[level]);
     g->ahead = prefetch_ahead(g, level, s);
     emit_level(g, level + 1, l.in, l.out, ci(g, 0), g->extent[level + 1]);
-    g->ahead = 0;
+    g->ahead = NULL;
     loop_end(g, &l, false);
 }
 
@@ -993,7 +995,7 @@ static void emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, L
     LLVMValueRef at = mul(g, it.i, N);
     g->ahead = prefetch_ahead(g, level, ci(g, l->in_stride));
     emit_collapsed(g, level + 1, last, it.in, it.out, clamp(g, sub(g, lo, at), N), clamp(g, sub(g, hi, at), N));
-    g->ahead = 0;
+    g->ahead = NULL;
     loop_end(g, &it, false);
 }
 
@@ -1129,6 +1131,8 @@ static void nest_numbers(gen *g, LLVMValueRef args)
         }
     }
     g->run = s ? number(g, args, s->run_bytes, SG_ARG_RUN_BYTES) : ci(g, p->run_bytes);
+    if (s && !s->mapped && p->nloops >= 2 && !(sg_is_const(s->prefetch) && s->prefetch.k == 0))
+        g->sym_ahead = number(g, args, s->prefetch, SG_ARG_PREFETCH);
     g->run_k = -1;
     is_const(g->run, &g->run_k);
 }

@@ -50,6 +50,18 @@
 
 #include "expr.h"
 
+/* Prefetching (codegen/emit.c): in a kernel reading more than
+ * SG_PREFETCH_INPUT bytes, a loop whose rows are SG_PREFETCH_MIN to
+ * SG_PREFETCH_MAX bytes apart fetches the row about SG_PREFETCH_DISTANCE
+ * bytes ahead. For a symbolic plan the planner computes that offset per
+ * call (sg_sym.prefetch). */
+enum {
+    SG_PREFETCH_INPUT = 4 << 20,
+    SG_PREFETCH_MIN = 1024,
+    SG_PREFETCH_MAX = 64 << 10,
+    SG_PREFETCH_DISTANCE = 32 << 10
+};
+
 /* The largest run a nest without loops keeps whole (see chunk_large_run). */
 #define SG_CHUNK_BYTES ((int64_t)1 << 20)
 /* The bytes of a step of a kernel's outer range over one contiguous block
@@ -140,6 +152,7 @@ enum {
     /* private: the nest */
     SG_ARG_BASE,
     SG_ARG_RUN_BYTES,
+    SG_ARG_PREFETCH,
     SG_ARG_LOOPS, /* per loop SG_LOOP_SLOTS slots: */
     SG_ARG_COUNT = SG_ARG_LOOPS + 6 * SG_MAX_RANK
 };
@@ -165,6 +178,9 @@ typedef struct sg_sym {
      * run of SG_RUN_PIECE bytes (codegen.h). */
     bool mapped;
     sg_val base, run_bytes, outer_extent;
+    /* how far ahead (bytes) the loop around the innermost one prefetches,
+     * 0 for not at all: the code generator's rule (SG_PREFETCH_*) per call */
+    sg_val prefetch;
     sg_val extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
     sg_val map_start[SG_MAX_RANK], map_step[SG_MAX_RANK], map_dim[SG_MAX_RANK];
 } sg_sym;

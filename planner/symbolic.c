@@ -15,6 +15,21 @@
  * whatever the values); the innermost loop made the run when it is
  * contiguous. Which loops exist is fixed; their numbers may not be. */
 
+/* codegen's prefetch_distance over expressions: stride * max(DISTANCE /
+ * |stride|, 1) when the input has more than SG_PREFETCH_INPUT bytes and
+ * SG_PREFETCH_MIN <= |stride| <= SG_PREFETCH_MAX, else 0. */
+static sg_val prefetch_distance(sg_exprs *x, sg_val in_bytes, sg_val stride)
+{
+    sg_val mag = sg_x_max(x, stride, sg_x_sub(x, sg_const(0), stride));
+    sg_val worth = sg_x_and(x, sg_x_lt(x, sg_const(SG_PREFETCH_INPUT), in_bytes),
+                            sg_x_and(x, sg_x_not(x, sg_x_lt(x, mag, sg_const(SG_PREFETCH_MIN))),
+                                     sg_x_not(x, sg_x_lt(x, sg_const(SG_PREFETCH_MAX), mag))));
+    /* floor(D / m) for m >= 1 is ceil((D + 1 - m) / m), 0 when D < m */
+    sg_val times = sg_x(x, SG_X_CDIV, sg_x_sub(x, sg_const(SG_PREFETCH_DISTANCE + 1), mag), mag);
+    sg_val ahead = sg_x_mul(x, stride, sg_x_max(x, times, sg_const(1)));
+    return sg_x_select(x, worth, ahead, sg_const(0));
+}
+
 sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
 {
     sg_sym *s = p->sym;
@@ -77,6 +92,7 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
     for (size_t i = 0; i < n; i++)
         s->extent[i] = extent[i], s->in_stride[i] = in_stride[i], s->out_stride[i] = out_stride[i];
     s->base = base;
+    s->prefetch = n >= 2 ? prefetch_distance(x, s->in_bytes, in_stride[n - 2]) : sg_const(0);
     s->outer_extent = n > 0 ? sg_x_select(x, sg_x_eq(x, s->out_count, sg_const(0)), sg_const(0), extent[0])
                             : sg_x(x, SG_X_CDIV, s->run_bytes, sg_const(SG_RUN_PIECE));
     if (x->nomem)
@@ -98,6 +114,7 @@ size_t sg_sym_slots(const sg_plan *p, sg_val *values, int *slots)
     SLOT(s->out_bytes, SG_ARG_OUTPUT_BYTES);
     SLOT(s->base, SG_ARG_BASE);
     SLOT(s->run_bytes, SG_ARG_RUN_BYTES);
+    SLOT(s->prefetch, SG_ARG_PREFETCH);
     for (size_t i = 0; i < p->nloops; i++) {
         size_t at = SG_ARG_LOOPS + SG_LOOP_SLOTS * i;
         SLOT(s->extent[i], at + SG_LOOP_EXTENT);
