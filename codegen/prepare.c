@@ -29,9 +29,15 @@ typedef struct prep {
     LLVMValueRef *nodes;
 } prep;
 
-static LLVMValueRef k64(prep *p, int64_t v) { return LLVMConstInt(p->i64, (unsigned long long)v, 1); }
+static LLVMValueRef k64(prep *p, int64_t v)
+{
+    return LLVMConstInt(p->i64, (unsigned long long)v, 1);
+}
 
-static LLVMValueRef val(prep *p, sg_val v) { return v.node ? p->nodes[v.node - 1] : k64(p, v.k); }
+static LLVMValueRef val(prep *p, sg_val v)
+{
+    return v.node ? p->nodes[v.node - 1] : k64(p, v.k);
+}
 
 /* The i64 at base[index] */
 static LLVMValueRef at(prep *p, LLVMValueRef base, int64_t index)
@@ -81,35 +87,51 @@ static LLVMValueRef node(prep *p, const sg_xnode *x, LLVMValueRef in_shape, LLVM
 {
     LLVMValueRef a = val(p, x->a), b = val(p, x->b), zero = k64(p, 0), one = k64(p, 1);
     switch (x->op) {
-    case SG_X_DIM: return load(p, in_shape, x->k);
-    case SG_X_VALUE: return load(p, values, x->k);
-    case SG_X_ADD: return LLVMBuildAdd(p->b, a, b, "");
-    case SG_X_SUB: return LLVMBuildSub(p->b, a, b, "");
-    case SG_X_MUL: return LLVMBuildMul(p->b, a, b, "");
+    case SG_X_DIM:
+        return load(p, in_shape, x->k);
+    case SG_X_VALUE:
+        return load(p, values, x->k);
+    case SG_X_ADD:
+        return LLVMBuildAdd(p->b, a, b, "");
+    case SG_X_SUB:
+        return LLVMBuildSub(p->b, a, b, "");
+    case SG_X_MUL:
+        return LLVMBuildMul(p->b, a, b, "");
     case SG_X_CDIV: { /* a > 0 && b > 0 ? (a - 1) / b + 1 : 0 */
         LLVMValueRef ok = LLVMBuildAnd(p->b, LLVMBuildICmp(p->b, LLVMIntSGT, a, zero, ""),
                                        LLVMBuildICmp(p->b, LLVMIntSGT, b, zero, ""), "");
         LLVMValueRef d = LLVMBuildSelect(p->b, ok, b, one, ""), n = LLVMBuildSelect(p->b, ok, a, one, "");
-        LLVMValueRef q = LLVMBuildAdd(p->b, LLVMBuildSDiv(p->b, LLVMBuildSub(p->b, n, one, ""), d, ""), one, "");
+        LLVMValueRef q =
+            LLVMBuildAdd(p->b, LLVMBuildSDiv(p->b, LLVMBuildSub(p->b, n, one, ""), d, ""), one, "");
         return LLVMBuildSelect(p->b, ok, q, zero, "");
     }
     case SG_X_SREM: { /* b > 0 ? a mod b in [0, b) : 0 */
         LLVMValueRef ok = LLVMBuildICmp(p->b, LLVMIntSGT, b, zero, "");
         LLVMValueRef d = LLVMBuildSelect(p->b, ok, b, one, ""), r = LLVMBuildSRem(p->b, a, d, "");
-        r = LLVMBuildSelect(p->b, LLVMBuildICmp(p->b, LLVMIntSLT, r, zero, ""), LLVMBuildAdd(p->b, r, d, ""), r, "");
+        r = LLVMBuildSelect(p->b, LLVMBuildICmp(p->b, LLVMIntSLT, r, zero, ""), LLVMBuildAdd(p->b, r, d, ""),
+                            r, "");
         return LLVMBuildSelect(p->b, ok, r, zero, "");
     }
-    case SG_X_MIN: return pick(p, LLVMIntSLT, a, b);
-    case SG_X_MAX: return pick(p, LLVMIntSGT, a, b);
-    case SG_X_LT: return flag(p, LLVMIntSLT, a, b);
-    case SG_X_EQ: return flag(p, LLVMIntEQ, a, b);
-    case SG_X_AND: return LLVMBuildAnd(p->b, flag(p, LLVMIntNE, a, zero), flag(p, LLVMIntNE, b, zero), "");
-    case SG_X_OR: return flag(p, LLVMIntNE, LLVMBuildOr(p->b, a, b, ""), zero);
+    case SG_X_MIN:
+        return pick(p, LLVMIntSLT, a, b);
+    case SG_X_MAX:
+        return pick(p, LLVMIntSGT, a, b);
+    case SG_X_LT:
+        return flag(p, LLVMIntSLT, a, b);
+    case SG_X_EQ:
+        return flag(p, LLVMIntEQ, a, b);
+    case SG_X_AND:
+        return LLVMBuildAnd(p->b, flag(p, LLVMIntNE, a, zero), flag(p, LLVMIntNE, b, zero), "");
+    case SG_X_OR:
+        return flag(p, LLVMIntNE, LLVMBuildOr(p->b, a, b, ""), zero);
     case SG_X_SELECT:
         return LLVMBuildSelect(p->b, LLVMBuildICmp(p->b, LLVMIntNE, a, zero, ""), b, val(p, x->c), "");
-    case SG_X_ADD_OVF: return overflows(p, "llvm.sadd.with.overflow", a, b);
-    case SG_X_MUL_OVF: return overflows(p, "llvm.smul.with.overflow", a, b);
-    case SG_X_COUNT: break;
+    case SG_X_ADD_OVF:
+        return overflows(p, "llvm.sadd.with.overflow", a, b);
+    case SG_X_MUL_OVF:
+        return overflows(p, "llvm.smul.with.overflow", a, b);
+    case SG_X_COUNT:
+        break;
     }
     return zero;
 }
@@ -164,20 +186,23 @@ sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const 
     for (int i = 0; i < 2; i++)
         if (fn_values[i][0] != '\0')
             LLVMAddAttributeAtIndex(p.fn, LLVMAttributeFunctionIndex,
-                                    LLVMCreateStringAttribute(p.c, fn_attrs[i][0], (unsigned)strlen(fn_attrs[i][0]),
-                                                              fn_values[i], (unsigned)strlen(fn_values[i])));
+                                    LLVMCreateStringAttribute(p.c, fn_attrs[i][0],
+                                                              (unsigned)strlen(fn_attrs[i][0]), fn_values[i],
+                                                              (unsigned)strlen(fn_values[i])));
     unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
     LLVMAddAttributeAtIndex(p.fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(p.c, nounwind, 0));
     p.b = LLVMCreateBuilderInContext(p.c);
     LLVMPositionBuilderAtEnd(p.b, LLVMAppendBasicBlockInContext(p.c, p.fn, "entry"));
-    LLVMValueRef args = LLVMGetParam(p.fn, 0), in_shape = LLVMGetParam(p.fn, 1), values = LLVMGetParam(p.fn, 2);
+    LLVMValueRef args = LLVMGetParam(p.fn, 0), in_shape = LLVMGetParam(p.fn, 1),
+                 values = LLVMGetParam(p.fn, 2);
 
     /* first, as sg_plan_prepare: a fixed dimension differs, or one is negative */
     LLVMValueRef wrong = LLVMConstInt(p.i1, 0, 0);
     for (size_t i = 0; i < plan->in_rank; i++) {
         LLVMValueRef d = load(&p, in_shape, (int64_t)i);
-        LLVMValueRef bad = plan->in_shape[i] >= 0 ? LLVMBuildICmp(p.b, LLVMIntNE, d, k64(&p, plan->in_shape[i]), "")
-                                                  : LLVMBuildICmp(p.b, LLVMIntSLT, d, k64(&p, 0), "");
+        LLVMValueRef bad = plan->in_shape[i] >= 0
+                               ? LLVMBuildICmp(p.b, LLVMIntNE, d, k64(&p, plan->in_shape[i]), "")
+                               : LLVMBuildICmp(p.b, LLVMIntSLT, d, k64(&p, 0), "");
         wrong = LLVMBuildOr(p.b, wrong, bad, "");
     }
     fail_if(&p, wrong, SG_XC_SHAPE);

@@ -13,34 +13,57 @@ static int64_t apply(sg_xop op, int64_t a, int64_t b, int64_t c)
 {
     int64_t r;
     switch (op) {
-    case SG_X_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
-    case SG_X_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);
-    case SG_X_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
-    case SG_X_CDIV: return a > 0 && b > 0 ? (a - 1) / b + 1 : 0;
+    case SG_X_ADD:
+        return (int64_t)((uint64_t)a + (uint64_t)b);
+    case SG_X_SUB:
+        return (int64_t)((uint64_t)a - (uint64_t)b);
+    case SG_X_MUL:
+        return (int64_t)((uint64_t)a * (uint64_t)b);
+    case SG_X_CDIV:
+        return a > 0 && b > 0 ? (a - 1) / b + 1 : 0;
     case SG_X_SREM:
         if (b <= 0)
             return 0;
         r = a % b;
         return r < 0 ? r + b : r;
-    case SG_X_MIN: return a < b ? a : b;
-    case SG_X_MAX: return a > b ? a : b;
-    case SG_X_LT: return a < b;
-    case SG_X_EQ: return a == b;
-    case SG_X_AND: return a != 0 && b != 0;
-    case SG_X_OR: return a != 0 || b != 0;
-    case SG_X_SELECT: return a != 0 ? b : c;
-    case SG_X_ADD_OVF: return __builtin_add_overflow(a, b, &r);
-    case SG_X_MUL_OVF: return __builtin_mul_overflow(a, b, &r);
+    case SG_X_MIN:
+        return a < b ? a : b;
+    case SG_X_MAX:
+        return a > b ? a : b;
+    case SG_X_LT:
+        return a < b;
+    case SG_X_EQ:
+        return a == b;
+    case SG_X_AND:
+        return a != 0 && b != 0;
+    case SG_X_OR:
+        return a != 0 || b != 0;
+    case SG_X_SELECT:
+        return a != 0 ? b : c;
+    case SG_X_ADD_OVF:
+        return __builtin_add_overflow(a, b, &r);
+    case SG_X_MUL_OVF:
+        return __builtin_mul_overflow(a, b, &r);
     case SG_X_DIM:
     case SG_X_VALUE:
-    case SG_X_COUNT: break;
+    case SG_X_COUNT:
+        break;
     }
     return 0;
 }
 
-static const sg_xnode *node_of(const sg_exprs *e, sg_val v) { return &e->nodes[v.node - 1]; }
-static int64_t lo_of(const sg_exprs *e, sg_val v) { return v.node ? node_of(e, v)->lo : v.k; }
-static int64_t hi_of(const sg_exprs *e, sg_val v) { return v.node ? node_of(e, v)->hi : v.k; }
+static const sg_xnode *node_of(const sg_exprs *e, sg_val v)
+{
+    return &e->nodes[v.node - 1];
+}
+static int64_t lo_of(const sg_exprs *e, sg_val v)
+{
+    return v.node ? node_of(e, v)->lo : v.k;
+}
+static int64_t hi_of(const sg_exprs *e, sg_val v)
+{
+    return v.node ? node_of(e, v)->hi : v.k;
+}
 
 /* The range of op(a, b, c)'s values. */
 static void range_of(const sg_exprs *e, sg_xop op, sg_val a, sg_val b, sg_val c, int64_t *lo, int64_t *hi)
@@ -67,10 +90,18 @@ static void range_of(const sg_exprs *e, sg_xop op, sg_val a, sg_val b, sg_val c,
             *hi = p[i] > *hi ? p[i] : *hi;
         }
         return;
-    case SG_X_CDIV: *lo = 0, *hi = ha > 0 ? ha : 0; return;
-    case SG_X_SREM: *lo = 0, *hi = hb > 1 ? hb - 1 : 0; return;
-    case SG_X_MIN: *lo = la < lb ? la : lb, *hi = ha < hb ? ha : hb; return;
-    case SG_X_MAX: *lo = la > lb ? la : lb, *hi = ha > hb ? ha : hb; return;
+    case SG_X_CDIV:
+        *lo = 0, *hi = ha > 0 ? ha : 0;
+        return;
+    case SG_X_SREM:
+        *lo = 0, *hi = hb > 1 ? hb - 1 : 0;
+        return;
+    case SG_X_MIN:
+        *lo = la < lb ? la : lb, *hi = ha < hb ? ha : hb;
+        return;
+    case SG_X_MAX:
+        *lo = la > lb ? la : lb, *hi = ha > hb ? ha : hb;
+        return;
     case SG_X_SELECT:
         *lo = lb < lo_of(e, c) ? lb : lo_of(e, c);
         *hi = hb > hi_of(e, c) ? hb : hi_of(e, c);
@@ -80,10 +111,13 @@ static void range_of(const sg_exprs *e, sg_xop op, sg_val a, sg_val b, sg_val c,
     case SG_X_AND:
     case SG_X_OR:
     case SG_X_ADD_OVF:
-    case SG_X_MUL_OVF: *lo = 0, *hi = 1; return;
+    case SG_X_MUL_OVF:
+        *lo = 0, *hi = 1;
+        return;
     case SG_X_DIM:
     case SG_X_VALUE:
-    case SG_X_COUNT: break;
+    case SG_X_COUNT:
+        break;
     }
     *lo = INT64_MIN, *hi = INT64_MAX;
 }
@@ -117,8 +151,14 @@ sg_val sg_x_dim_given(sg_exprs *e, size_t axis)
     return intern(e, SG_X_DIM, sg_const(0), sg_const(0), sg_const(0), (int64_t)axis);
 }
 
-sg_val sg_x_dim(sg_exprs *e, size_t axis) { return sg_x_max(e, sg_x_dim_given(e, axis), sg_const(0)); }
-sg_val sg_x_value(sg_exprs *e, size_t index) { return intern(e, SG_X_VALUE, sg_const(0), sg_const(0), sg_const(0), (int64_t)index); }
+sg_val sg_x_dim(sg_exprs *e, size_t axis)
+{
+    return sg_x_max(e, sg_x_dim_given(e, axis), sg_const(0));
+}
+sg_val sg_x_value(sg_exprs *e, size_t index)
+{
+    return intern(e, SG_X_VALUE, sg_const(0), sg_const(0), sg_const(0), (int64_t)index);
+}
 
 static bool commutes(sg_xop op)
 {
@@ -223,7 +263,8 @@ sg_val sg_x(sg_exprs *e, sg_xop op, sg_val a, sg_val b)
             return sg_const(0);
         break;
     }
-    default: break;
+    default:
+        break;
     }
     if (reassociate(e, op, a, b, &r))
         return r;
@@ -238,10 +279,11 @@ sg_val sg_x_select(sg_exprs *e, sg_val cond, sg_val then, sg_val otherwise)
         return then;
     /* x > 0 ? x : 0 is x when x >= 0 */
     const sg_xnode *c = node_of(e, cond);
-    if (c->op == SG_X_LT && sg_is_const(c->a) && c->a.k == 0 && sg_same(c->b, then) && sg_is_const(otherwise) &&
-        otherwise.k == 0 && lo_of(e, then) >= 0)
+    if (c->op == SG_X_LT && sg_is_const(c->a) && c->a.k == 0 && sg_same(c->b, then) &&
+        sg_is_const(otherwise) && otherwise.k == 0 && lo_of(e, then) >= 0)
         return then;
-    if (sg_is_const(then) && sg_is_const(otherwise) && then.k == 1 && otherwise.k == 0 && c->hi <= 1 && c->lo >= 0)
+    if (sg_is_const(then) && sg_is_const(otherwise) && then.k == 1 && otherwise.k == 0 && c->hi <= 1 &&
+        c->lo >= 0)
         return cond;
     return intern(e, SG_X_SELECT, cond, then, otherwise, 0);
 }
@@ -309,10 +351,10 @@ void sg_exprs_eval(const sg_exprs *e, const int64_t *dims, const int64_t *values
 {
     for (size_t i = 0; i < e->n; i++) {
         const sg_xnode *x = &e->nodes[i];
-        out[i] = x->op == SG_X_DIM     ? dims[x->k]
-                 : x->op == SG_X_VALUE ? values[x->k]
-                                       : apply(x->op, sg_val_of(x->a, out), sg_val_of(x->b, out),
-                                               sg_val_of(x->c, out));
+        out[i] = x->op == SG_X_DIM ? dims[x->k]
+                 : x->op == SG_X_VALUE
+                     ? values[x->k]
+                     : apply(x->op, sg_val_of(x->a, out), sg_val_of(x->b, out), sg_val_of(x->c, out));
     }
     *code = 0;
     for (size_t i = 0; i < e->nchecks; i++) {

@@ -33,21 +33,36 @@ typedef struct sg_val {
     int64_t k;
 } sg_val;
 
-static inline sg_val sg_const(int64_t k) { return (sg_val){0, k}; }
-static inline bool sg_is_const(sg_val v) { return v.node == 0; }
-static inline bool sg_same(sg_val a, sg_val b) { return a.node == b.node && (a.node != 0 || a.k == b.k); }
+static inline sg_val sg_const(int64_t k)
+{
+    return (sg_val){0, k};
+}
+static inline bool sg_is_const(sg_val v)
+{
+    return v.node == 0;
+}
+static inline bool sg_same(sg_val a, sg_val b)
+{
+    return a.node == b.node && (a.node != 0 || a.k == b.k);
+}
 
 typedef enum sg_xop {
-    SG_X_DIM,     /* input dimension k (a `?` dimension) */
-    SG_X_VALUE,   /* runtime value k */
-    SG_X_ADD, SG_X_SUB, SG_X_MUL,
-    SG_X_CDIV,    /* ceil(a / b) for a > 0 and b > 0, else 0 */
-    SG_X_SREM,    /* a mod b with the sign of b, for b > 0 (else 0): Python's % */
-    SG_X_MIN, SG_X_MAX,
-    SG_X_LT, SG_X_EQ,
-    SG_X_AND, SG_X_OR, /* of 0/1 operands */
-    SG_X_SELECT,  /* a != 0 ? b : c */
-    SG_X_ADD_OVF, SG_X_MUL_OVF, /* 1 when a + b, a * b overflow int64 */
+    SG_X_DIM,   /* input dimension k (a `?` dimension) */
+    SG_X_VALUE, /* runtime value k */
+    SG_X_ADD,
+    SG_X_SUB,
+    SG_X_MUL,
+    SG_X_CDIV, /* ceil(a / b) for a > 0 and b > 0, else 0 */
+    SG_X_SREM, /* a mod b with the sign of b, for b > 0 (else 0): Python's % */
+    SG_X_MIN,
+    SG_X_MAX,
+    SG_X_LT,
+    SG_X_EQ,
+    SG_X_AND,
+    SG_X_OR,     /* of 0/1 operands */
+    SG_X_SELECT, /* a != 0 ? b : c */
+    SG_X_ADD_OVF,
+    SG_X_MUL_OVF, /* 1 when a + b, a * b overflow int64 */
     SG_X_COUNT
 } sg_xop;
 
@@ -97,16 +112,46 @@ sg_val sg_x_value(sg_exprs *e, size_t index);
 sg_val sg_x(sg_exprs *e, sg_xop op, sg_val a, sg_val b);
 sg_val sg_x_select(sg_exprs *e, sg_val cond, sg_val then, sg_val otherwise);
 /* Shorthands. */
-static inline sg_val sg_x_add(sg_exprs *e, sg_val a, sg_val b) { return sg_x(e, SG_X_ADD, a, b); }
-static inline sg_val sg_x_sub(sg_exprs *e, sg_val a, sg_val b) { return sg_x(e, SG_X_SUB, a, b); }
-static inline sg_val sg_x_mul(sg_exprs *e, sg_val a, sg_val b) { return sg_x(e, SG_X_MUL, a, b); }
-static inline sg_val sg_x_min(sg_exprs *e, sg_val a, sg_val b) { return sg_x(e, SG_X_MIN, a, b); }
-static inline sg_val sg_x_max(sg_exprs *e, sg_val a, sg_val b) { return sg_x(e, SG_X_MAX, a, b); }
-static inline sg_val sg_x_lt(sg_exprs *e, sg_val a, sg_val b) { return sg_x(e, SG_X_LT, a, b); }
-static inline sg_val sg_x_eq(sg_exprs *e, sg_val a, sg_val b) { return sg_x(e, SG_X_EQ, a, b); }
-static inline sg_val sg_x_and(sg_exprs *e, sg_val a, sg_val b) { return sg_x(e, SG_X_AND, a, b); }
-static inline sg_val sg_x_or(sg_exprs *e, sg_val a, sg_val b) { return sg_x(e, SG_X_OR, a, b); }
-static inline sg_val sg_x_not(sg_exprs *e, sg_val a) { return sg_x(e, SG_X_EQ, a, sg_const(0)); }
+static inline sg_val sg_x_add(sg_exprs *e, sg_val a, sg_val b)
+{
+    return sg_x(e, SG_X_ADD, a, b);
+}
+static inline sg_val sg_x_sub(sg_exprs *e, sg_val a, sg_val b)
+{
+    return sg_x(e, SG_X_SUB, a, b);
+}
+static inline sg_val sg_x_mul(sg_exprs *e, sg_val a, sg_val b)
+{
+    return sg_x(e, SG_X_MUL, a, b);
+}
+static inline sg_val sg_x_min(sg_exprs *e, sg_val a, sg_val b)
+{
+    return sg_x(e, SG_X_MIN, a, b);
+}
+static inline sg_val sg_x_max(sg_exprs *e, sg_val a, sg_val b)
+{
+    return sg_x(e, SG_X_MAX, a, b);
+}
+static inline sg_val sg_x_lt(sg_exprs *e, sg_val a, sg_val b)
+{
+    return sg_x(e, SG_X_LT, a, b);
+}
+static inline sg_val sg_x_eq(sg_exprs *e, sg_val a, sg_val b)
+{
+    return sg_x(e, SG_X_EQ, a, b);
+}
+static inline sg_val sg_x_and(sg_exprs *e, sg_val a, sg_val b)
+{
+    return sg_x(e, SG_X_AND, a, b);
+}
+static inline sg_val sg_x_or(sg_exprs *e, sg_val a, sg_val b)
+{
+    return sg_x(e, SG_X_OR, a, b);
+}
+static inline sg_val sg_x_not(sg_exprs *e, sg_val a)
+{
+    return sg_x(e, SG_X_EQ, a, sg_const(0));
+}
 
 /* Records that `cond` makes the slice invalid. A constant true cond whose
  * message shows only constants fails now: err gets the message, `format`
@@ -118,8 +163,9 @@ static inline sg_val sg_x_not(sg_exprs *e, sg_val a) { return sg_x(e, SG_X_EQ, a
 #if defined(__GNUC__)
 __attribute__((format(printf, 7, 8)))
 #endif
-sg_status sg_exprs_check(sg_exprs *e, sg_val cond, sg_xcode code, sg_status status, sg_error *err,
-                         const sg_val args[4], const char *format, ...);
+sg_status
+sg_exprs_check(sg_exprs *e, sg_val cond, sg_xcode code, sg_status status, sg_error *err, const sg_val args[4],
+               const char *format, ...);
 
 /* Evaluates every node for the input dimensions `dims` (all of them, in
  * input order) and `values`; node i's value is in out[i - 1] (out has e->n
@@ -128,7 +174,10 @@ sg_status sg_exprs_check(sg_exprs *e, sg_val cond, sg_xcode code, sg_status stat
 void sg_exprs_eval(const sg_exprs *e, const int64_t *dims, const int64_t *values, int64_t *out, int *code,
                    sg_error *err);
 /* The value of v given the node values of sg_exprs_eval. */
-static inline int64_t sg_val_of(sg_val v, const int64_t *nodes) { return v.node ? nodes[v.node - 1] : v.k; }
+static inline int64_t sg_val_of(sg_val v, const int64_t *nodes)
+{
+    return v.node ? nodes[v.node - 1] : v.k;
+}
 
 /* "%3" or "-12": v as the plan text shows it. */
 #define SG_VAL_TEXT 24

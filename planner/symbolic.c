@@ -65,8 +65,9 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
         p->nloops = p->out_rank;
         s->base = sg_const(0);
         s->run_bytes = elem;
-        s->outer_extent = p->nloops ? sg_x_select(x, sg_x_eq(x, s->out_count, sg_const(0)), sg_const(0), extent[0])
-                                    : sg_const(1);
+        s->outer_extent = p->nloops
+                              ? sg_x_select(x, sg_x_eq(x, s->out_count, sg_const(0)), sg_const(0), extent[0])
+                              : sg_const(1);
         return x->nomem ? sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory") : SG_OK;
     }
     size_t n = 0;
@@ -137,14 +138,15 @@ static sg_status check_shape(const sg_plan *p, const int64_t *in_shape, int *cod
     for (size_t i = 0; i < p->in_rank; i++) {
         if (in_shape[i] < 0) { /* not a `?` here: every dimension is known */
             *code = SG_XC_SHAPE;
-            return sg_fail(err, SG_ERR_SLICE, "failed to run kernel: input dimension %zu has negative size %lld", i,
+            return sg_fail(err, SG_ERR_SLICE,
+                           "failed to run kernel: input dimension %zu has negative size %lld", i,
                            (long long)in_shape[i]);
         }
         if (p->in_shape[i] >= 0 && in_shape[i] != p->in_shape[i]) {
             *code = SG_XC_SHAPE;
             return sg_fail(err, SG_ERR_USAGE,
-                           "failed to run kernel: input dimension %zu has size %lld, the kernel's has %lld", i,
-                           (long long)in_shape[i], (long long)p->in_shape[i]);
+                           "failed to run kernel: input dimension %zu has size %lld, the kernel's has %lld",
+                           i, (long long)in_shape[i], (long long)p->in_shape[i]);
         }
     }
     return SG_OK;
@@ -158,8 +160,8 @@ static void name_values(const sg_sym *s, const int64_t *values, sg_error *err)
     const char *what = strstr(err->message, ": ");
     int at = snprintf(text, sizeof text, "failed to run kernel: %s", what ? what + 2 : err->message);
     for (size_t i = 0; i < s->nvalues && at > 0 && (size_t)at < sizeof text; i++)
-        at += snprintf(text + at, sizeof text - (size_t)at, "%s%s = %lld", i ? ", " : " (", s->spec->values[i],
-                       (long long)values[i]);
+        at += snprintf(text + at, sizeof text - (size_t)at, "%s%s = %lld", i ? ", " : " (",
+                       s->spec->values[i], (long long)values[i]);
     if (s->nvalues > 0 && at > 0 && (size_t)at < sizeof text)
         snprintf(text + at, sizeof text - (size_t)at, ")");
     snprintf(err->message, sizeof err->message, "%s", text);
@@ -195,7 +197,8 @@ sg_status sg_plan_bind(const sg_plan *p, const int64_t *in_shape, const int64_t 
 {
     int code;
     sg_spec *spec = NULL;
-    if (check_shape(p, in_shape, &code, err) != SG_OK || sg_spec_bind(p->sym->spec, values, &spec, err) != SG_OK)
+    if (check_shape(p, in_shape, &code, err) != SG_OK ||
+        sg_spec_bind(p->sym->spec, values, &spec, err) != SG_OK)
         return err->status;
     sg_status st = sg_plan_build(spec, p->in_rank, in_shape, p->dtype, bound, err);
     sg_spec_free(spec);
@@ -205,10 +208,21 @@ sg_status sg_plan_bind(const sg_plan *p, const int64_t *in_shape, const int64_t 
 /* ---- text ------------------------------------------------------------------------ */
 
 static const char *const op_names[SG_X_COUNT] = {
-    [SG_X_DIM] = "dim",   [SG_X_VALUE] = "value", [SG_X_ADD] = "add",       [SG_X_SUB] = "sub",
-    [SG_X_MUL] = "mul",   [SG_X_CDIV] = "cdiv",   [SG_X_SREM] = "rem",      [SG_X_MIN] = "min",
-    [SG_X_MAX] = "max",   [SG_X_LT] = "lt",       [SG_X_EQ] = "eq",         [SG_X_AND] = "and",
-    [SG_X_OR] = "or",     [SG_X_SELECT] = "select", [SG_X_ADD_OVF] = "add_overflows",
+    [SG_X_DIM] = "dim",
+    [SG_X_VALUE] = "value",
+    [SG_X_ADD] = "add",
+    [SG_X_SUB] = "sub",
+    [SG_X_MUL] = "mul",
+    [SG_X_CDIV] = "cdiv",
+    [SG_X_SREM] = "rem",
+    [SG_X_MIN] = "min",
+    [SG_X_MAX] = "max",
+    [SG_X_LT] = "lt",
+    [SG_X_EQ] = "eq",
+    [SG_X_AND] = "and",
+    [SG_X_OR] = "or",
+    [SG_X_SELECT] = "select",
+    [SG_X_ADD_OVF] = "add_overflows",
     [SG_X_MUL_OVF] = "mul_overflows",
 };
 
@@ -262,11 +276,12 @@ void sg_plan_write_symbolic(const sg_plan *p, FILE *out)
         fprintf(out, "fixed axis %d index %s\n", p->fixed[f].in_axis, sg_val_text(s->fixed[f], a));
     fprintf(out, "base %s\n", sg_val_text(s->base, a));
     for (size_t i = 0; i < p->nloops; i++) {
-        fprintf(out, "loop extent %s in %s out %s", sg_val_text(s->extent[i], a), sg_val_text(s->in_stride[i], b),
-                sg_val_text(s->out_stride[i], c));
+        fprintf(out, "loop extent %s in %s out %s", sg_val_text(s->extent[i], a),
+                sg_val_text(s->in_stride[i], b), sg_val_text(s->out_stride[i], c));
         if (s->mapped)
-            fprintf(out, " %s start %s step %s dim %s", sg_trt_mode_name(p->mode), sg_val_text(s->map_start[i], a),
-                    sg_val_text(s->map_step[i], b), sg_val_text(s->map_dim[i], c));
+            fprintf(out, " %s start %s step %s dim %s", sg_trt_mode_name(p->mode),
+                    sg_val_text(s->map_start[i], a), sg_val_text(s->map_step[i], b),
+                    sg_val_text(s->map_dim[i], c));
         fputc('\n', out);
     }
     fprintf(out, "run %s\n", sg_val_text(s->run_bytes, a));
@@ -281,4 +296,3 @@ void sg_sym_free(sg_sym *s)
     sg_spec_free(s->spec);
     free(s);
 }
-

@@ -47,8 +47,9 @@ typedef struct suite {
 enum { AOT_CALLS = 4 }; /* calls per case made of objects */
 
 /* A call for the object batch: the case's plan made anew (the batch takes it). */
-static void add_call(suite *s, const sg_plan *plan, const char *where, const int64_t *shape, const int64_t *values,
-                     int code, const void *in, size_t in_bytes, const void *expected, size_t out_bytes)
+static void add_call(suite *s, const sg_plan *plan, const char *where, const int64_t *shape,
+                     const int64_t *values, int code, const void *in, size_t in_bytes, const void *expected,
+                     size_t out_bytes)
 {
     sg_plan *own = NULL;
     if (CHECK(s, sg_plan_create(s->ctx, s->spec, plan->in_rank, plan->in_shape, plan->dtype, &own) == SG_OK,
@@ -64,25 +65,34 @@ static uint64_t next(suite *s)
     return s->rng;
 }
 
-static int64_t pick(suite *s, int64_t lo, int64_t hi) { return lo + (int64_t)(next(s) % (uint64_t)(hi - lo + 1)); }
+static int64_t pick(suite *s, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(next(s) % (uint64_t)(hi - lo + 1));
+}
 
 /* A value for a name: mostly small, sometimes extreme. */
 static int64_t draw_value(suite *s, bool stride)
 {
     switch (next(s) % 16) {
-    case 0: return INT64_MIN;
-    case 1: return INT64_MAX;
-    case 2: return (int64_t)1 << 62;
-    case 3: return -((int64_t)1 << 62);
-    case 4: return 0;
-    default: return stride ? (pick(s, 0, 1) ? pick(s, 1, 4) : -pick(s, 1, 4)) : pick(s, -9, 9);
+    case 0:
+        return INT64_MIN;
+    case 1:
+        return INT64_MAX;
+    case 2:
+        return (int64_t)1 << 62;
+    case 3:
+        return -((int64_t)1 << 62);
+    case 4:
+        return 0;
+    default:
+        return stride ? (pick(s, 0, 1) ? pick(s, 1, 4) : -pick(s, 1, 4)) : pick(s, -9, 9);
     }
 }
 
 /* ---- specs with names ---------------------------------------------------------- */
 
 typedef struct gen_spec {
-    char text[1024];      /* NumPy expression, or the words joined by \x1f */
+    char text[1024]; /* NumPy expression, or the words joined by \x1f */
     bool numpy;
     int nnames;
     bool stride_name[64]; /* the name is a stride (drawn as one) */
@@ -153,16 +163,17 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
             if (i)
                 strcat(t, ",");
             bool stride = l == 2;
-            int64_t v = stride ? (pick(s, 0, 1) ? pick(s, 1, 3) : -pick(s, 1, 3))
-                        : op == 2 && l == 1 ? pick(s, 0, 4) : pick(s, -6, 6);
+            int64_t v = stride              ? (pick(s, 0, 1) ? pick(s, 1, 3) : -pick(s, 1, 3))
+                        : op == 2 && l == 1 ? pick(s, 0, 4)
+                                            : pick(s, -6, 6);
             if (op == 2 && stride && v < 0 && pick(s, 0, 1))
                 v = -v;
             number(s, g, t, size, v, stride, true);
         }
     }
     if (op == 0) {
-        static const char *const masks[] = {"--begin-mask", "--end-mask", "--new-axis-mask", "--shrink-axis-mask",
-                                            "--ellipsis-mask"};
+        static const char *const masks[] = {"--begin-mask", "--end-mask", "--new-axis-mask",
+                                            "--shrink-axis-mask", "--ellipsis-mask"};
         for (int m = 0; m < 5; m++) {
             if (pick(s, 0, 1))
                 continue;
@@ -191,7 +202,8 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
         strcat(t, "\x1f--mode\x1f");
         strcat(t, modes[mode]);
         if (mode == 3 && pick(s, 0, 1))
-            strcat(t, "\x1f--fill\x1f" "7");
+            strcat(t, "\x1f--fill\x1f"
+                      "7");
     }
 }
 
@@ -254,10 +266,10 @@ static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_
     size_t long_axis = rank ? (size_t)pick(s, 0, (int64_t)rank - 1) : 0; /* long rows: vector code */
     bool long_rows = pick(s, 0, 2) == 0;
     for (size_t i = 0; i < rank; i++)
-        shape[i] = plan->in_shape[i] >= 0          ? plan->in_shape[i]
-                   : next(s) % 32 == 0             ? -pick(s, 1, 3)
+        shape[i] = plan->in_shape[i] >= 0        ? plan->in_shape[i]
+                   : next(s) % 32 == 0           ? -pick(s, 1, 3)
                    : i == long_axis && long_rows ? pick(s, 16, 100)
-                                                   : pick(s, 0, 6);
+                                                 : pick(s, 0, 6);
     for (size_t i = 0; i < nvalues; i++) {
         int named = atoi(sg_plan_value_name(plan, i) + 1);
         values[i] = draw_value(s, g->stride_name[named]);
@@ -316,10 +328,12 @@ static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_
     sg_args c_args;
     sg_error err = {0};
     int code;
-    CHECK(s, sg_plan_prepare(plan, shape, values, (int64_t *)&c_args, &code, &err) == SG_OK &&
-                 same_slots(plan, &c_args, &args),
+    CHECK(s,
+          sg_plan_prepare(plan, shape, values, (int64_t *)&c_args, &code, &err) == SG_OK &&
+              same_slots(plan, &c_args, &args),
           "%s: the prologue's numbers differ from the planner's", where);
-    bool same_shape = (size_t)args.out_rank == bound->out_rank && (uint64_t)args.output_bytes == bound->out_bytes;
+    bool same_shape =
+        (size_t)args.out_rank == bound->out_rank && (uint64_t)args.output_bytes == bound->out_bytes;
     for (size_t i = 0; same_shape && i < bound->out_rank; i++)
         same_shape = args.out_shape[i] == bound->out_shape[i];
     if (!CHECK(s, same_shape, "%s: output shape or size differs from the reference's", where)) {
@@ -346,7 +360,9 @@ static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_
     for (int i = 0; i < GUARD; i++)
         guard = guard && out[i - GUARD] == 0xa5;
     CHECK(s, got == SG_OK && diff < 0 && guard, "%s: %s on %d threads", where,
-          got != SG_OK ? sg_context_last_error(s->ctx) : !guard ? "wrote before the output" : "output differs",
+          got != SG_OK ? sg_context_last_error(s->ctx)
+          : !guard     ? "wrote before the output"
+                       : "output differs",
           threads);
     if (s->batch && call < AOT_CALLS)
         add_call(s, plan, where, shape, values, 0, in, in_bytes, expected, out_bytes);
@@ -401,40 +417,48 @@ static void api_checks(suite *s)
     sg_plan *plan = NULL, *again = NULL, *parsed = NULL;
     sg_kernel *kernel = NULL, *fixed = NULL;
     int64_t shape[2] = {-1, 6}, call[2] = {4, 6}, values[1] = {2};
-    if (!CHECK(s, sg_spec_numpy(s->ctx, "[:, :t]", &spec) == SG_OK &&
-                      sg_plan_create(s->ctx, spec, 2, shape, SG_F32, &plan) == SG_OK &&
-                      sg_plan_create(s->ctx, spec, 2, shape, SG_F32, &again) == SG_OK,
+    if (!CHECK(s,
+               sg_spec_numpy(s->ctx, "[:, :t]", &spec) == SG_OK &&
+                   sg_plan_create(s->ctx, spec, 2, shape, SG_F32, &plan) == SG_OK &&
+                   sg_plan_create(s->ctx, spec, 2, shape, SG_F32, &again) == SG_OK,
                "api: plan [:, :t] on [?, 6]: %s", sg_context_last_error(s->ctx)))
         return;
-    CHECK(s, sg_plan_is_symbolic(plan) && sg_plan_value_count(plan) == 1 &&
-                 strcmp(sg_plan_value_name(plan, 0), "t") == 0 && sg_plan_value_name(plan, 1) == NULL,
+    CHECK(s,
+          sg_plan_is_symbolic(plan) && sg_plan_value_count(plan) == 1 &&
+              strcmp(sg_plan_value_name(plan, 0), "t") == 0 && sg_plan_value_name(plan, 1) == NULL,
           "api: values of the plan");
-    CHECK(s, sg_plan_output_shape(plan)[0] == -1 && sg_plan_output_shape(plan)[1] == -1 &&
-                 sg_plan_input_shape(plan)[0] == -1 && sg_plan_input_rank(plan) == 2,
+    CHECK(s,
+          sg_plan_output_shape(plan)[0] == -1 && sg_plan_output_shape(plan)[1] == -1 &&
+              sg_plan_input_shape(plan)[0] == -1 && sg_plan_input_rank(plan) == 2,
           "api: shapes of the plan");
     CHECK(s, sg_plan_equal(plan, again), "api: two plans of one spec are equal");
     char *text = sg_plan_to_text(plan);
-    CHECK(s, text && sg_plan_parse(s->ctx, text, &parsed) == SG_ERR_SPEC &&
-                 strstr(sg_context_last_error(s->ctx), "cannot be read back") != NULL,
+    CHECK(s,
+          text && sg_plan_parse(s->ctx, text, &parsed) == SG_ERR_SPEC &&
+              strstr(sg_context_last_error(s->ctx), "cannot be read back") != NULL,
           "api: symbolic plan text is refused by sg_plan_parse: %s", sg_context_last_error(s->ctx));
     free(text);
     float in[24] = {0}, out[24];
-    CHECK(s, sg_run_reference(s->ctx, plan, in, out) == SG_ERR_USAGE, "api: the reference needs a static plan");
+    CHECK(s, sg_run_reference(s->ctx, plan, in, out) == SG_ERR_USAGE,
+          "api: the reference needs a static plan");
     sg_args args;
     if (CHECK(s, sg_kernel_compile(s->ctx, plan, 1, &kernel) == SG_OK, "api: compile: %s",
               sg_context_last_error(s->ctx))) {
-        CHECK(s, sg_kernel_function(kernel) == NULL && sg_kernel_outer_extent(kernel) == -1 &&
-                     sg_kernel_prepare_function(kernel) != NULL && sg_kernel_args_function(kernel) != NULL &&
-                     sg_kernel_value_count(kernel) == 1,
+        CHECK(s,
+              sg_kernel_function(kernel) == NULL && sg_kernel_outer_extent(kernel) == -1 &&
+                  sg_kernel_prepare_function(kernel) != NULL && sg_kernel_args_function(kernel) != NULL &&
+                  sg_kernel_value_count(kernel) == 1,
               "api: a symbolic kernel's functions");
-        CHECK(s, sg_kernel_run(s->ctx, kernel, in, out, 1) == SG_ERR_USAGE &&
-                     strstr(sg_context_last_error(s->ctx), "takes runtime values") != NULL,
+        CHECK(s,
+              sg_kernel_run(s->ctx, kernel, in, out, 1) == SG_ERR_USAGE &&
+                  strstr(sg_context_last_error(s->ctx), "takes runtime values") != NULL,
               "api: sg_kernel_run refuses a symbolic kernel: %s", sg_context_last_error(s->ctx));
-        CHECK(s, sg_kernel_run_values(s->ctx, kernel, in, call, values, out, 2) == SG_OK, "api: run_values: %s",
-              sg_context_last_error(s->ctx));
+        CHECK(s, sg_kernel_run_values(s->ctx, kernel, in, call, values, out, 2) == SG_OK,
+              "api: run_values: %s", sg_context_last_error(s->ctx));
         call[1] = 7;
-        CHECK(s, sg_kernel_prepare(s->ctx, kernel, call, values, &args) == SG_ERR_USAGE &&
-                     strstr(sg_context_last_error(s->ctx), "input dimension 1 has size 7, the kernel's has 6"),
+        CHECK(s,
+              sg_kernel_prepare(s->ctx, kernel, call, values, &args) == SG_ERR_USAGE &&
+                  strstr(sg_context_last_error(s->ctx), "input dimension 1 has size 7, the kernel's has 6"),
               "api: a fixed dimension that differs: %s", sg_context_last_error(s->ctx));
         sg_kernel *hit = NULL;
         CHECK(s, sg_kernel_compile(s->ctx, again, 1, &hit) == SG_OK && hit == kernel,
@@ -447,8 +471,9 @@ static void api_checks(suite *s)
     if (sg_spec_numpy(s->ctx, "[:, :2]", &typed) == SG_OK &&
         sg_plan_create(s->ctx, typed, 2, shape, SG_F32, &static_plan) == SG_OK &&
         sg_kernel_compile(s->ctx, static_plan, 1, &fixed) == SG_OK)
-        CHECK(s, sg_kernel_prepare(s->ctx, fixed, call, values, &args) == SG_ERR_USAGE &&
-                     sg_kernel_prepare_function(fixed) == NULL,
+        CHECK(s,
+              sg_kernel_prepare(s->ctx, fixed, call, values, &args) == SG_ERR_USAGE &&
+                  sg_kernel_prepare_function(fixed) == NULL,
               "api: a static kernel takes no values");
     sg_kernel_release(fixed);
     sg_plan_destroy(static_plan);
@@ -465,17 +490,19 @@ int main(int argc, char **argv)
     suite s = {.counts = CHECK_COUNTS_INIT, .aot = {.opt_level = 1}};
     for (int i = 1; i < argc; i++) {
         if (!aot_config_option(&s.aot, argc, argv, &i)) {
-            fprintf(stderr, "usage: test_symbolic [--aot-runner FILE [--aot-target T] [--aot-cpu C] [--aot-cc CC] "
-                            "[--aot-exec WORDS]]\n");
+            fprintf(stderr,
+                    "usage: test_symbolic [--aot-runner FILE [--aot-target T] [--aot-cpu C] [--aot-cc CC] "
+                    "[--aot-exec WORDS]]\n");
             return 2;
         }
     }
     if (s.aot.runner)
         s.batch = aot_batch_create();
-    uint64_t seed = getenv("SLICEGEN_SEED") ? strtoull(getenv("SLICEGEN_SEED"), NULL, 10) : (uint64_t)time(NULL);
+    uint64_t seed =
+        getenv("SLICEGEN_SEED") ? strtoull(getenv("SLICEGEN_SEED"), NULL, 10) : (uint64_t)time(NULL);
     long cases = getenv("SLICEGEN_SYMBOLIC_CASES") ? atol(getenv("SLICEGEN_SYMBOLIC_CASES")) : 300;
-    printf("test_symbolic: seed %" PRIu64 " (SLICEGEN_SEED=%" PRIu64 " reproduces it), %ld cases\n", seed, seed,
-           cases);
+    printf("test_symbolic: seed %" PRIu64 " (SLICEGEN_SEED=%" PRIu64 " reproduces it), %ld cases\n", seed,
+           seed, cases);
     s.rng = seed * 0x9e3779b97f4a7c15u | 1;
     if (sg_context_create(&s.ctx) != SG_OK)
         return 1;

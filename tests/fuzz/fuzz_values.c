@@ -46,7 +46,8 @@ static sg_status parse(sg_context *ctx, char *text, sg_spec **spec)
         return sg_spec_numpy(ctx, text, spec);
     char *words[MAX_WORDS];
     int n = 0;
-    for (char *save = NULL, *w = strtok_r(text, " ", &save); w && n < MAX_WORDS; w = strtok_r(NULL, " ", &save))
+    for (char *save = NULL, *w = strtok_r(text, " ", &save); w && n < MAX_WORDS;
+         w = strtok_r(NULL, " ", &save))
         words[n++] = w;
     return sg_spec_from_words(ctx, n, words, spec);
 }
