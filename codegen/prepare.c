@@ -175,10 +175,11 @@ sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const 
     static const char *const names[3] = {"args", "in_shape", "values"};
     for (unsigned i = 0; i < 3; i++) {
         LLVMSetValueName2(LLVMGetParam(p.fn, i), names[i], strlen(names[i]));
-        static const char *const attrs[] = {"noalias", "nocapture"};
+        static const char *const attrs[] = {"noalias", "nocapture"}; /* LLVM 21 on has no nocapture */
         for (size_t k = 0; k < 2; k++) {
             unsigned kind = LLVMGetEnumAttributeKindForName(attrs[k], strlen(attrs[k]));
-            LLVMAddAttributeAtIndex(p.fn, i + 1, LLVMCreateEnumAttribute(p.c, kind, 0));
+            if (kind != 0)
+                LLVMAddAttributeAtIndex(p.fn, i + 1, LLVMCreateEnumAttribute(p.c, kind, 0));
         }
     }
     static const char *const fn_attrs[2][2] = {{"target-cpu", NULL}, {"target-features", NULL}};
