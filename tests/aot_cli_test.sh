@@ -221,6 +221,11 @@ runtime_case dynamic-data "<f4" 4,0,6 0 -
 runtime_case dynamic-both "<f4" 4,11,6 0 -1,2,-2,3
 runtime_case dynamic-both "<f4" 4,3,6 0 4,-5,1,1
 runtime_case dynamic-both "<f4" 4,5,6 3 0,0,1,0   # a zero step
+# In an archive, the index holds the prologues too: the program links from it.
+"$SLICEGEN" aot models/runtime-values.xml -o rv.a --prefix rv > /dev/null 2>&1 &&
+    nm -s rv.a | grep -q "^rv_param_begin_prepare in rv.o$" && rm call &&
+    "$CC" -std=c11 -I. call.c rv.a -o call && runtime_case param-begin "|u1" 5,7 0 2,-3 ||
+    bad "the runtime-values model in an archive"
 
 # ---- errors: exit 2, one line naming the file, nothing written ----
 echo "old object" > keep.o
