@@ -67,9 +67,13 @@ const char aot_help[] =
     "                  than A-Z a-z 0-9 made one _> (default: the model's file name\n"
     "                  without extension, as an identifier: model.xml gives model)\n"
     "  --target, --cpu, -O0..-O3, --no-cf-protection, --stores  as for emit\n"
-    "A layer that cannot be compiled (an index input that is not a constant, a\n"
-    "dynamic shape, an unsupported element type, an invalid slice) is skipped with\n"
-    "a line on stderr saying why; the others are compiled.\n"
+    "A layer whose data input has dynamic dimensions, or whose begin, end and\n"
+    "stride (start, stop, step) come from other layers than constants, compiles\n"
+    "into a kernel with runtime values (NAME_prepare; its values the elements of\n"
+    "those inputs, port by port). A layer that cannot be compiled (an index input\n"
+    "of dynamic length, an unsupported element type, an invalid slice; for GPUs,\n"
+    "runtime values) is skipped with a line on stderr saying why; the others are\n"
+    "compiled.\n"
     "\n"
     "example: slicegen aot model.xml -o slices.o --header slices.h --prefix net\n";
 
@@ -216,6 +220,28 @@ static void show_progress(void *arg, size_t done, size_t total)
         fputs("\n", stderr);
 }
 
+/* Whether `triple` (NULL: this machine) is a GPU's: NVIDIA's nvptx
+ * triples, as the library tells them. */
+static bool gpu_triple(const char *triple)
+{
+    return triple != NULL && strncmp(triple, "nvptx", 5) == 0;
+}
+
+/* Why a layer whose plan has runtime values or dimensions is skipped for a
+ * GPU, in buf (cap bytes). */
+static const char *gpu_skip_reason(const sg_plan *plan, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "GPU kernels take no runtime values yet (input [");
+    const int64_t *shape = sg_plan_input_shape(plan);
+    for (size_t i = 0; i < sg_plan_input_rank(plan) && n < cap; i++)
+        n += shape[i] < 0 ? (size_t)snprintf(buf + n, cap - n, "%s?", i ? "," : "")
+                           : (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)shape[i]);
+    if (n < cap)
+        snprintf(buf + n, cap - n, "], %zu runtime value%s)", sg_plan_value_count(plan),
+                 sg_plan_value_count(plan) == 1 ? "" : "s");
+    return buf;
+}
+
 /* Appends the line saying why a layer is skipped to *text (*len bytes). */
 static bool skipped(char **text, size_t *len, const sg_model_layer *layer, const char *reason)
 {
@@ -275,10 +301,16 @@ int cmd_aot(sg_context *ctx, const options *o)
     for (size_t i = 0; i < nlayers; i++) {
         const sg_model_layer *layer = sg_model_layer_at(model, i);
         sg_plan *plan = NULL;
-        if (layer->spec == NULL ||
-            sg_plan_create(ctx, layer->spec, layer->rank, layer->shape, layer->dtype, &plan) != SG_OK) {
-            if (!skipped(&skips, &skips_len, layer,
-                         layer->spec ? sg_context_last_error(ctx) : layer->skip_reason)) {
+        char gpu_reason[1600];
+        const char *reason = layer->skip_reason;
+        if (layer->spec != NULL &&
+            sg_plan_create(ctx, layer->spec, layer->rank, layer->shape, layer->dtype, &plan) != SG_OK)
+            reason = sg_context_last_error(ctx);
+        else if (plan != NULL && sg_plan_is_symbolic(plan) && gpu_triple(o->target))
+            reason = gpu_skip_reason(plan, gpu_reason, sizeof gpu_reason);
+        if (reason != NULL) {
+            sg_plan_destroy(plan);
+            if (!skipped(&skips, &skips_len, layer, reason)) {
                 rc = out_of_memory();
                 goto done;
             }

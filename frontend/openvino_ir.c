@@ -5,12 +5,14 @@
  * The reader parses the .xml into a tree, checks every layer id, port and
  * edge and every Const's place in the weights, then turns each StridedSlice
  * and Slice layer, in document order, into a spec built from the Consts
- * wired to its index inputs. The weights file is opened once and only the
- * bytes of those Consts are read, each once. Anything malformed fails the
- * whole model with SG_ERR_IO, "failed to read model '<file>': <rule>
- * (<values>)"; a well-formed slice that cannot be described statically is
- * listed with a one-line skip reason instead of a spec. docs/openvino-ir.md
- * lists the rules.
+ * wired to its index inputs; an index input that is no Const gives one
+ * runtime value per element, and a dynamic data dimension is -1 in the
+ * layer's shape. The weights file is opened once and only the bytes of
+ * those Consts are read, each once. Anything malformed fails the whole
+ * model with SG_ERR_IO, "failed to read model '<file>': <rule> (<values>)";
+ * a well-formed slice that slicegen cannot describe is listed with a
+ * one-line skip reason instead of a spec. docs/openvino-ir.md lists the
+ * rules.
  *
  * Hostile files: libxml2 runs without network access, entity substitution,
  * DTD loading or XML_PARSE_HUGE (so its depth and size limits hold), and a
@@ -864,11 +866,16 @@ typedef struct slice_in {
     bool connected[5];
     const int64_t *index[5]; /* values of index inputs 1.. */
     size_t len[5];
+    /* Index inputs that are no Const: element e of input i is runtime
+     * value refs[i][e] - 1 of `values` (sg_value_refs). */
+    bool runtime[5];
+    uint16_t refs[5][SG_MAX_VALUES];
+    sg_value_table values;
     int64_t *masks[5];
     size_t mask_len[5];
     bool have_shape, have_dtype;
     size_t rank;
-    int64_t shape[SG_MAX_RANK];
+    int64_t shape[SG_MAX_RANK]; /* -1: a dynamic dimension */
     sg_dtype dtype;
     char reason[448];
 } slice_in;
@@ -913,48 +920,67 @@ static sg_status read_masks(reader *r, const layer *l, slice_in *s)
     return SG_OK;
 }
 
-/* The data input (position 0): shape and element type of the producer's
- * output port. A dynamic dimension or an unknown type is a skip reason. */
-static sg_status read_data_input(reader *r, const source *src, slice_in *s)
+/* The <dim>s of the output port `src` reads: *rank of them, the first
+ * `cap` in shape (-1 for a dynamic one), and the first dynamic one's index
+ * in *dynamic (NONE when every one is static) and text in *dynamic_text. A
+ * <dim> that is no count, -1, ? or range makes the model malformed. */
+static sg_status read_dims(reader *r, const source *src, int64_t *shape, size_t cap, size_t *rank,
+                           size_t *dynamic, const char **dynamic_text)
 {
-    const layer *p = &r->layers[src->layer];
     char whom[WHO_BUF], shown[SHOW_BUF];
-    bool dynamic = false;
-    size_t rank = 0;
-    who(p, whom);
+    *rank = 0;
+    *dynamic = NONE;
+    *dynamic_text = NULL;
     for (xmlNode *d = src->port->children; d != NULL; d = d->next) {
         if (!is_element(d, "dim"))
             continue;
         const char *text = content_of(r, d);
-        int64_t v = 0;
+        int64_t v = -1;
         switch (classify_dim(text, &v)) {
         case DIM_BAD:
             return bad(r, "a dimension is not a count, -1, ? or a range (%s, output port %lld, dim '%s')",
-                       whom, (long long)src->port_id, show(text, shown));
+                       who(&r->layers[src->layer], whom), (long long)src->port_id, show(text, shown));
         case DIM_DYNAMIC:
-            if (!dynamic)
-                skip(s,
-                     "the data input has a dynamic dimension (dimension %zu is '%s', from %s output port "
-                     "%lld)",
-                     rank, show(text, shown), whom, (long long)src->port_id);
-            dynamic = true;
+            if (*dynamic == NONE)
+                *dynamic = *rank, *dynamic_text = text;
             break;
         case DIM_STATIC:
-            if (rank < SG_MAX_RANK)
-                s->shape[rank] = v;
             break;
         }
-        rank++;
+        if (*rank < cap)
+            shape[*rank] = v;
+        ++*rank;
     }
+    return SG_OK;
+}
+
+/* The element type of the output port `src` reads: its precision, else the
+ * producer's <data element_type> (a Parameter's); NULL when neither. */
+static const char *port_type(reader *r, const source *src)
+{
+    const char *type = attr(r, src->port, "precision");
+    return type ? type : attr(r, child(r->layers[src->layer].node, "data"), "element_type");
+}
+
+/* The data input (position 0): shape (-1 for a dynamic dimension) and
+ * element type of the producer's output port. A rank above SG_MAX_RANK or
+ * an unknown type is a skip reason. */
+static sg_status read_data_input(reader *r, const source *src, slice_in *s)
+{
+    const layer *p = &r->layers[src->layer];
+    char whom[WHO_BUF], shown[SHOW_BUF];
+    size_t rank, dynamic;
+    const char *dynamic_text;
+    if (read_dims(r, src, s->shape, SG_MAX_RANK, &rank, &dynamic, &dynamic_text) != SG_OK)
+        return r->err->status;
+    who(p, whom);
     if (rank > SG_MAX_RANK)
         skip(s, "the data input has rank %zu, more than %d (from %s output port %lld)", rank, SG_MAX_RANK,
              whom, (long long)src->port_id);
-    s->have_shape = !dynamic && rank <= SG_MAX_RANK;
+    s->have_shape = rank <= SG_MAX_RANK;
     s->rank = s->have_shape ? rank : 0;
 
-    const char *type = attr(r, src->port, "precision");
-    if (type == NULL)
-        type = attr(r, child(p->node, "data"), "element_type");
+    const char *type = port_type(r, src);
     if (type == NULL)
         return bad(r,
                    "the data input has no element type (%s, output port %lld: no attribute precision and no "
@@ -966,16 +992,75 @@ static sg_status read_data_input(reader *r, const source *src, slice_in *s)
     return SG_OK;
 }
 
-/* Index input `i`: a 1-D i32 or i64 Const, else a skip reason. */
+/* Index input `i` that is no Const: a 1-D i32 or i64 tensor of static
+ * length, each element of which becomes a runtime value named after the
+ * input and the element (begin_0, begin_1, ...; inputs are read in port
+ * order, so the values are those of input 1, then 2, then 3). Anything
+ * else, and Slice's axes, is a skip reason. */
+static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op, size_t i, slice_in *s)
+{
+    static const int64_t no_numbers[SG_MAX_VALUES]; /* the numbers of a list of values (ignored) */
+    const source *src = &l->src[i];
+    const layer *c = &r->layers[src->layer];
+    char cwho[WHO_BUF], shown[SHOW_BUF];
+    const char *role = op->inputs[i], *dynamic_text, *type;
+    int64_t len = 0;
+    size_t rank, dynamic;
+    sg_dtype dtype;
+    who(c, cwho);
+    if (strcmp(role, "axes") == 0) {
+        skip(s, "input %zu (axes) is not a Const: it comes from %s (type %s), and axes must be constant", i,
+             cwho, show(c->type, shown));
+        return SG_OK;
+    }
+    if (read_dims(r, src, &len, 1, &rank, &dynamic, &dynamic_text) != SG_OK)
+        return r->err->status;
+    type = port_type(r, src);
+    if (rank != 1)
+        skip(s, "input %zu (%s) is not a Const and not 1-D (rank %zu, from %s output port %lld)", i, role, rank,
+             cwho, (long long)src->port_id);
+    else if (dynamic != NONE)
+        skip(s, "input %zu (%s) is not a Const and its length is dynamic ('%s', from %s output port %lld)", i,
+             role, show(dynamic_text, shown), cwho, (long long)src->port_id);
+    else if (type == NULL)
+        skip(s,
+             "input %zu (%s) is not a Const and has no element type (from %s output port %lld: no attribute "
+             "precision and no <data element_type>)",
+             i, role, cwho, (long long)src->port_id);
+    else if (!dtype_from_ir(type, &dtype) || (dtype != SG_I32 && dtype != SG_I64))
+        skip(s, "input %zu (%s) is not a Const and has element type '%s', not i32 or i64 (from %s output port %lld)",
+             i, role, show(type, shown), cwho, (long long)src->port_id);
+    if (s->reason[0] != '\0')
+        return SG_OK;
+    /* The table refuses a value past SG_MAX_VALUES before e reaches it. */
+    for (int64_t e = 0; e < len; e++) {
+        char name[SG_VALUE_NAME_MAX + 1];
+        const char *why = NULL;
+        int n = snprintf(name, sizeof name, "%s_%lld", role, (long long)e);
+        sg_status st = sg_value_table_ref(&s->values, name, (size_t)n, &s->refs[i][e], &why);
+        if (st == SG_ERR_NOMEM)
+            return nomem(r);
+        if (st != SG_OK) {
+            skip(s, "input %zu (%s) is not a Const and its %lld elements are too many runtime values (%s; from %s "
+                 "output port %lld)",
+                 i, role, (long long)len, why, cwho, (long long)src->port_id);
+            return SG_OK;
+        }
+    }
+    s->runtime[i] = true;
+    s->index[i] = no_numbers;
+    s->len[i] = (size_t)len;
+    return SG_OK;
+}
+
+/* Index input `i`: a 1-D i32 or i64 Const, else runtime values
+ * (read_runtime_index) or a skip reason. */
 static sg_status read_index_input(reader *r, const layer *l, const op_info *op, size_t i, slice_in *s)
 {
     layer *c = &r->layers[l->src[i].layer];
     char whom[WHO_BUF], cwho[WHO_BUF], shown[SHOW_BUF], type[SHOW_BUF];
-    if (strcmp(c->type, "Const") != 0) {
-        skip(s, "input %zu (%s) is not a Const: it comes from %s (type %s)", i, op->inputs[i], who(c, cwho),
-             show(c->type, type));
-        return SG_OK;
-    }
+    if (strcmp(c->type, "Const") != 0)
+        return read_runtime_index(r, l, op, i, s);
     sg_dtype dtype;
     if (!dtype_from_ir(c->etype, &dtype) || (dtype != SG_I32 && dtype != SG_I64)) {
         skip(s, "input %zu (%s) is a Const of element type '%s', not i32 or i64 (%s)", i, op->inputs[i],
@@ -997,6 +1082,9 @@ static sg_status make_spec(reader *r, const op_info *op, slice_in *s, sg_spec **
 {
     const char *const name = op->type;
     sg_error lerr = {0};
+    sg_value_refs values = {{s->runtime[1] ? s->refs[1] : NULL, s->runtime[2] ? s->refs[2] : NULL,
+                             s->runtime[3] ? s->refs[3] : NULL},
+                            &s->values};
     for (size_t i = 2; i < op->count; i++)
         if (s->connected[i] && s->len[i] != s->len[1]) {
             skip(s, "failed to make %s: %s and %s must have the same length (%zu and %zu)", name,
@@ -1015,10 +1103,10 @@ static sg_status make_spec(reader *r, const op_info *op, slice_in *s, sg_spec **
             .shrink_axis_mask = {s->masks[3], s->mask_len[3]},
             .ellipsis_mask = {s->masks[4], s->mask_len[4]},
         };
-        sg_spec_make_strided_slice(&a, NULL, spec, &lerr);
+        sg_spec_make_strided_slice(&a, &values, spec, &lerr);
     } else {
         sg_spec_make_slice(s->len[1], s->index[1], s->index[2], s->index[3],
-                           s->connected[4] ? s->index[4] : NULL, NULL, spec, &lerr);
+                           s->connected[4] ? s->index[4] : NULL, &values, spec, &lerr);
     }
     if (lerr.status == SG_ERR_NOMEM)
         return nomem(r);
@@ -1097,6 +1185,7 @@ static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_mod
     spec = NULL;
 done:
     sg_spec_free(spec);
+    sg_value_table_free(&s.values);
     for (int m = 0; m < 5; m++)
         free(s.masks[m]);
     return st;

@@ -551,12 +551,17 @@ SG_API sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, cons
  *
  * sg_model_read reads an OpenVINO IR v10 or v11 model (.xml with its .bin
  * weights) and lists its slice layers: StridedSlice (opset1) and Slice
- * (opset8), in model order. Other layers are ignored. A layer whose slice
- * cannot be described statically (an index input that is not a Const, a
- * dynamic dimension, an element type slicegen lacks) is listed with a
- * reason instead of a spec. A malformed model fails as a whole with
- * SG_ERR_IO and a message naming the file, the layer (name and id) and the
- * attribute at fault. */
+ * (opset8), in model order. Other layers are ignored. A dynamic dimension
+ * of a layer's data input is -1 in its shape, and an index input that is
+ * not a Const (begin, end, stride; start, stop, step) gives one runtime
+ * value per element, named after the input and the element (begin_0,
+ * begin_1, ..., end_0, ...), the values in port order: such a spec makes a
+ * symbolic plan (sg_plan_value_name lists the values). A layer whose slice
+ * slicegen cannot describe (an index input of dynamic length, Slice's axes
+ * not a Const, an element type slicegen lacks) is listed with a reason
+ * instead of a spec. A malformed model fails as a whole with SG_ERR_IO and
+ * a message naming the file, the layer (name and id) and the attribute at
+ * fault. */
 
 typedef struct sg_model sg_model;
 
@@ -566,8 +571,8 @@ typedef struct sg_model_layer {
     const char *type;        /* "StridedSlice" or "Slice" */
     const sg_spec *spec;     /* NULL when the layer is skipped */
     const char *spec_text;   /* the spec in command-line form; NULL when skipped */
-    size_t rank;             /* the data input: rank, shape and element type */
-    const int64_t *shape;    /* (valid when spec is not NULL) */
+    size_t rank;             /* the data input: rank, shape (-1 for a dynamic */
+    const int64_t *shape;    /* dimension) and element type; valid when spec is not NULL */
     sg_dtype dtype;
     const char *skip_reason; /* why the layer is skipped; NULL when it is not */
 } sg_model_layer;

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # `slicegen aot` end to end, on models written by examples/model/make_model.py:
 # the example (skipped layers with their reasons, kernel names with a
-# collision, the table in model order, a program linked with the object),
+# collision, the table in model order with static kernels and kernels with
+# runtime values, a program linked with the object), the runtime-values
+# model (its kernels called with values and shapes, each output compared
+# with `slicegen run --engine ref --set`, refused calls),
 # its IR v10 spelling, --weights, a cross target run under qemu-user, every
 # malformed model (exit 2, one line naming the file, nothing written,
 # existing outputs untouched), a model with nothing to compile, the progress
@@ -34,15 +37,13 @@ C
 # ---- the example model ----
 "$SLICEGEN" aot models/model.xml -o m.o --header m.h --prefix m > out.txt 2> err.txt
 [ $? -eq 0 ] && ok || bad "aot of the example model failed: $(cat err.txt)"
-[ "$(wc -l < err.txt)" -eq 5 ] && ok || bad "expected 5 skip lines: $(cat err.txt)"
-for layer in "'tail/dynamic-begin' (id 38, StridedSlice): input 1 (begin) is not a Const" \
-    "'tokens/window' (id 43, Slice): the data input has a dynamic dimension" \
-    "'packed/half' (id 47, Slice): the data input has unsupported element type 'U4'" \
+[ "$(wc -l < err.txt)" -eq 3 ] && ok || bad "expected 3 skip lines: $(cat err.txt)"
+for layer in "'packed/half' (id 47, Slice): the data input has unsupported element type 'U4'" \
     "'odd/float-index' (id 50, StridedSlice): input 1 (begin) is a Const of element type 'f32'" \
     "'bad/zero-step' (id 54, Slice): failed to make Slice: step must not be zero"; do
     grep -qF "slicegen: skipping layer $layer" err.txt && ok || bad "no skip line for $layer"
 done
-grep -q "^slicegen: compiled 8 of 13 slice layers (5 skipped) into m.o ([0-9]* bytes) and m.h$" out.txt \
+grep -q "^slicegen: compiled 10 of 13 slice layers (3 skipped) into m.o ([0-9]* bytes) and m.h$" out.txt \
     && ok || bad "summary: $(cat out.txt)"
 "$CC" -std=c11 -Wall -Wextra -Werror -I. table.c m.o -o table && ./table > table.txt && ok || bad "the table program"
 expected_table="7 backbone/crop.0 m_backbone_crop_0 f32 384
@@ -52,7 +53,9 @@ expected_table="7 backbone/crop.0 m_backbone_crop_0 f32 384
 22 a.b m_a_b u8 6
 27 a-b m_a_b_2 f32 768
 32 chain.second m_chain_second f32 128
-36 stem.ellipsis m_stem_ellipsis u8 8"
+36 stem.ellipsis m_stem_ellipsis u8 8
+38 tail/dynamic-begin m_tail_dynamic_begin f32 -1
+43 tokens/window m_tokens_window i64 -1"
 [ "$(cat table.txt)" = "$expected_table" ] && ok || { bad "the table:"; diff <(echo "$expected_table") table.txt >&2; }
 "$SLICEGEN" aot models/model.xml -o dflt.o --header dflt.h > /dev/null 2>&1 &&
     grep -q "^extern const size_t model_kernel_count;" dflt.h && ok || bad "the default prefix is the file's name, model"
@@ -74,7 +77,7 @@ int main(void)
 }
 C
 check "two default-prefix models link into one program" "$CC" -std=c11 -I. both.c dflt.o other.o -o both
-[ "$(./both)" = "8 8 model_backbone_crop_0 other_net_backbone_crop_0" ] && ok || bad "two models: $(./both)"
+[ "$(./both)" = "10 10 model_backbone_crop_0 other_net_backbone_crop_0" ] && ok || bad "two models: $(./both)"
 # Default prefixes of other file names, and layer names made identifiers
 # with no "__" and no '_' at the end (für/ñame has two-byte characters).
 for pair in "3d-net.xml sg_3d_net" "int.xml sg_int" "SLICEGEN.xml sg_SLICEGEN" "__a..b__.xml a_b" "...xml sg"; do
@@ -110,6 +113,119 @@ if cross_ready aarch64 libc6-dev-arm64-cross; then
     aarch64-linux-gnu-gcc -std=c11 -I. table.c arm.a -o table-arm && qemu-aarch64 -L /usr/aarch64-linux-gnu ./table-arm > arm.txt \
         && [ "$(cat arm.txt)" = "$expected_table" ] && ok || bad "the table under qemu-aarch64"
 fi
+
+# ---- runtime values: index inputs from Parameters and ShapeOf, dynamic dimensions ----
+"$SLICEGEN" aot models/runtime-values.xml -o rv.o --header rv.h --prefix rv > out.txt 2> err.txt
+[ $? -eq 0 ] && ok || bad "aot of the runtime-values model failed: $(cat err.txt)"
+grep -q "^slicegen: compiled 5 of 10 slice layers (5 skipped) into rv.o" out.txt && ok || bad "summary: $(cat out.txt)"
+[ "$(wc -l < err.txt)" -eq 5 ] && ok || bad "expected 5 skip lines: $(cat err.txt)"
+for layer in "'dynamic-length' (id 29, StridedSlice): input 1 (begin) is not a Const and its length is dynamic ('-1'" \
+    "'rank-2-begin' (id 31, StridedSlice): input 1 (begin) is not a Const and not 1-D (rank 2" \
+    "'float-begin' (id 33, StridedSlice): input 1 (begin) is not a Const and has element type 'FP32'" \
+    "'runtime-axes' (id 37, Slice): input 4 (axes) is not a Const" \
+    "'too-many-values' (id 39, StridedSlice): input 2 (end) is not a Const and its 129 elements are too many"; do
+    grep -qF "slicegen: skipping layer $layer" err.txt && ok || bad "no skip line for $layer"
+done
+# call LAYER IN.npy OUT.bin SHAPE VALUES: calls the layer's kernel of rv.o
+# on the .npy's data (its last bytes) as a program linked with the object
+# does: prints the spec's words, the values as --set words, and the
+# prologue's code with the output shape; writes the output's bytes.
+cat > call.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rv.h"
+static size_t list(const char *text, int64_t *out)
+{
+    size_t n = 0;
+    for (char *end; *text && strcmp(text, "-") != 0; text = *end ? end + 1 : end)
+        out[n++] = strtoll(text, &end, 10);
+    return n;
+}
+int main(int argc, char **argv)
+{
+    const slicegen_kernel_info *info = NULL;
+    for (size_t k = 0; k < rv_kernel_count; k++)
+        if (strcmp(rv_kernels[k]->layer, argv[1]) == 0)
+            info = rv_kernels[k];
+    int64_t shape[8], values[8];
+    if (argc != 6 || info == NULL || info->prepare == NULL || list(argv[4], shape) != (size_t)info->in_rank ||
+        list(argv[5], values) != (size_t)info->value_count)
+        return 3;
+    printf("%s\n", info->spec);
+    for (int32_t i = 0; i < info->value_count; i++)
+        printf("%s--set %s=%lld", i ? " " : "", info->value_names[i], (long long)values[i]);
+    slicegen_args args;
+    int code = info->prepare(&args, shape, values);
+    printf("\ncode %d", code);
+    for (int32_t d = 0; code == 0 && d < args.out_rank; d++)
+        printf("%s%lld", d ? "," : " ", (long long)args.out_shape[d]);
+    printf("\n");
+    if (code != 0)
+        return 0;
+    FILE *f = fopen(argv[2], "rb");
+    long size = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    unsigned char *in = malloc((size_t)args.input_bytes + 1), *out = malloc((size_t)args.output_bytes + 1);
+    if (size < args.input_bytes || fseek(f, size - (long)args.input_bytes, SEEK_SET) != 0 ||
+        fread(in, 1, (size_t)args.input_bytes, f) != (size_t)args.input_bytes)
+        return 3;
+    int64_t n = args.outer_extent;
+    info->run(in, out, &args, 0, n / 3);
+    info->run(in, out, &args, n / 3, n - n / 4);
+    info->run(in, out, &args, n - n / 4, n);
+    FILE *o = fopen(argv[3], "wb");
+    return o && fwrite(out, 1, (size_t)args.output_bytes, o) == (size_t)args.output_bytes && fclose(o) == 0 ? 0 : 3;
+}
+C
+"$CC" -std=c11 -Wall -Wextra -Werror -I. call.c rv.o -o call && ok || bad "a program calling the runtime-values kernels"
+# same_data RAW NPY: RAW holds the data bytes of the .npy file NPY.
+same_data() {
+    python3 -c 'import sys; raw = open(sys.argv[1], "rb").read(); d = open(sys.argv[2], "rb").read()
+n = 4 if d[6] > 1 else 2; sys.exit(raw != d[8 + n + int.from_bytes(d[8:8 + n], "little"):])' "$1" "$2"
+}
+# runtime_case LAYER DESCR SHAPE CODE VALUES: the kernel on an input of
+# SHAPE (rank 2 or more; bytes 0, 1, 2, ...) with VALUES ("-" for none)
+# must give code CODE, and for 0 the reference's output; for another code
+# but 1 (a fixed dimension differs: the reference plans the .npy's shape)
+# the reference refuses too.
+runtime_case() {
+    local layer=$1 descr=$2 shape=$3 code=$4 values=$5 size
+    size=$(( ($(tr ',' '*' <<< "$shape") ) * ${descr:2} ))
+    make_npy in.npy "$descr" "(${shape//,/, })" "$(iota_bytes "$size")"
+    rm -f got.bin want.npy
+    ./call "$layer" in.npy got.bin "$shape" "$values" > call.txt || { bad "$layer ($shape; $values): the call"; return; }
+    local spec sets got_code
+    spec=$(sed -n 1p call.txt) sets=$(sed -n 2p call.txt) got_code=$(sed -n 3p call.txt | cut -d' ' -f2)
+    [ "$got_code" = "$code" ] || { bad "$layer ($shape; $values): prepare gave $(sed -n 3p call.txt), expected code $code"; return; }
+    [ "$code" = 1 ] && { ok; return; }
+    # shellcheck disable=SC2086  # the spec and the --set words are words
+    "$SLICEGEN" run $spec --in in.npy --out want.npy --engine ref $sets > /dev/null 2> run.txt
+    local rc=$?
+    if [ "$code" != 0 ]; then
+        [ $rc -eq 2 ] && ok || bad "$layer ($shape; $values): the reference accepts what prepare refused"
+    elif [ $rc -ne 0 ]; then
+        bad "$layer ($shape; $values): the reference: $(cat run.txt)"
+    else
+        same_data got.bin want.npy && ok || bad "$layer ($shape; $values): the output differs from the reference's"
+    fi
+}
+runtime_case param-begin "|u1" 5,7 0 2,-3
+runtime_case param-begin "|u1" 5,7 0 -9,9
+runtime_case param-begin "|u1" 5,8 1 0,0          # a fixed dimension differs
+runtime_case shapeof-end "|u1" 5,7 0 5,7,2,-1     # ShapeOf's values
+runtime_case shapeof-end "|u1" 5,7 0 3,-2,1,3
+runtime_case shapeof-end "|u1" 5,7 3 5,7,0,1      # a zero stride
+runtime_case dynamic-data "<f4" 4,9,6 0 -
+runtime_case dynamic-data "<f4" 4,1,6 0 -
+runtime_case dynamic-data "<f4" 4,0,6 0 -
+runtime_case dynamic-both "<f4" 4,11,6 0 -1,2,-2,3
+runtime_case dynamic-both "<f4" 4,3,6 0 4,-5,1,1
+runtime_case dynamic-both "<f4" 4,5,6 3 0,0,1,0   # a zero step
+# In an archive, the index holds the prologues too: the program links from it.
+"$SLICEGEN" aot models/runtime-values.xml -o rv.a --prefix rv > /dev/null 2>&1 &&
+    nm -s rv.a | grep -q "^rv_param_begin_prepare in rv.o$" && rm call &&
+    "$CC" -std=c11 -I. call.c rv.a -o call && runtime_case param-begin "|u1" 5,7 0 2,-3 ||
+    bad "the runtime-values model in an archive"
 
 # ---- errors: exit 2, one line naming the file, nothing written ----
 echo "old object" > keep.o
@@ -164,17 +280,17 @@ sed 's|<dim>8</dim>|<dim>99999999999999999999</dim>|' models/model.xml > past.xm
 expect_error 2 "a dimension is not a count, -1, ? or a range (layer 'image' id 0, output port 0, dim '99999999999999999999')" \
     aot past.xml -o keep.o --header keep.h
 
-# A model whose only slice layer cannot be compiled.
+# A model whose only slice layer cannot be compiled (begin of dynamic length).
 python3 - > only-skipped.xml <<'PY'
 print('''<?xml version="1.0"?>
 <net name="only-skipped" version="11">
  <layers>
   <layer id="0" name="x" type="Parameter" version="opset1"><data shape="4" element_type="f32"/>
    <output><port id="0" precision="FP32"><dim>4</dim></port></output></layer>
-  <layer id="1" name="b" type="Parameter" version="opset1"><data shape="1" element_type="i64"/>
-   <output><port id="0" precision="I64"><dim>1</dim></port></output></layer>
+  <layer id="1" name="b" type="Parameter" version="opset1"><data shape="?" element_type="i64"/>
+   <output><port id="0" precision="I64"><dim>-1</dim></port></output></layer>
   <layer id="2" name="s" type="StridedSlice" version="opset1"><data begin_mask="0" end_mask="1"/>
-   <input><port id="0"><dim>4</dim></port><port id="1"><dim>1</dim></port><port id="2"><dim>1</dim></port></input>
+   <input><port id="0"><dim>4</dim></port><port id="1"><dim>-1</dim></port><port id="2"><dim>-1</dim></port></input>
    <output><port id="3" precision="FP32"><dim>-1</dim></port></output></layer>
  </layers>
  <edges>
@@ -187,7 +303,7 @@ PY
 : > only-skipped.bin
 "$SLICEGEN" aot only-skipped.xml -o new.o > stdout.txt 2> stderr.txt
 rc=$?
-[ $rc -eq 2 ] && grep -q "skipping layer 's' (id 2, StridedSlice)" stderr.txt \
+[ $rc -eq 2 ] && grep -q "skipping layer 's' (id 2, StridedSlice): input 1 (begin) is not a Const and its length is dynamic" stderr.txt \
     && grep -q "^slicegen: error: failed to compile model 'only-skipped.xml': no slice layer can be compiled" stderr.txt \
     && [ ! -e new.o ] && ok || { bad "a model with nothing to compile: exit $rc"; cat stderr.txt >&2; }
 

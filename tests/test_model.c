@@ -2,8 +2,15 @@
  * The OpenVINO IR reader through the public API (sg_model_read and friends):
  *   - the example model (examples/model/model.xml, written by
  *     make_model.py): every layer's name, id, type, data shape and type,
- *     spec_text and skip reason; each spec plans to the expected output
- *     shape and to the same plan as the command-line words of its spec_text;
+ *     spec_text, runtime values and skip reason; each spec plans to the
+ *     expected output shape and to the same plan as the command-line words
+ *     of its spec_text;
+ *   - the runtime-values model: index inputs from Parameters and ShapeOf
+ *     become runtime values, port by port, and dynamic dimensions -1; each
+ *     such plan, specialized for some numbers, is the plan of its words
+ *     with those numbers typed in (the values land in the right places);
+ *     inputs of dynamic length or rank 2, float ones, Slice axes that are
+ *     no Const and more than 256 values are skipped;
  *   - the committed example files are what the generator writes today;
  *   - the same model spelled as IR v10, and with Parameter ports that carry
  *     no precision, gives the same layers;
@@ -50,8 +57,9 @@ typedef struct expect {
     const char *dims;  /* data input shape, "" for rank 0; NULL when unknown */
     const char *dtype; /* data input element type; NULL when unknown */
     const char *words; /* the spec in command-line form; NULL when skipped */
-    const char *out;   /* planned output shape */
+    const char *out;   /* planned output shape (-1: known at run time) */
     const char *skip;  /* the skip reason; NULL when not skipped */
+    const char *values; /* the runtime values' names in order, comma-separated; NULL: none */
 } expect;
 
 #define SS_MASKS0(n) " --new-axis-mask " n " --shrink-axis-mask " n " --ellipsis-mask " n
@@ -60,44 +68,98 @@ static const expect example[] = {
     {"backbone/crop.0", 7, "StridedSlice", "2,3,8,8", "f32",
      "--op StridedSlice --begin 0,0,2,2 --end 0,0,6,6 --stride 1,1,1,1 --begin-mask 1,1,0,0 --end-mask "
      "1,1,0,0" SS_MASKS0("0,0,0,0"),
-     "2,3,4,4", NULL},
+     "2,3,4,4", NULL, NULL},
     {"head:flip-1", 11, "StridedSlice", "2,3,8,8", "f32",
      "--op StridedSlice --begin 0,-1 --end 0,0 --stride 1,-1 --begin-mask 0,0 --end-mask 0,1 --new-axis-mask "
      "0,0 "
      "--shrink-axis-mask 0,0 --ellipsis-mask 1,0",
-     "2,3,8,8", NULL},
+     "2,3,8,8", NULL, NULL},
     {"neck.expand", 14, "StridedSlice", "4,6", "u8",
      "--op StridedSlice --begin 0,0,0 --end 0,0,0 --stride 1,1,1 --begin-mask 1,0,1 --end-mask 1,0,1 "
      "--new-axis-mask 0,1,0 --shrink-axis-mask 0,0,0 --ellipsis-mask 0,0,0",
-     "4,1,6", NULL},
+     "4,1,6", NULL, NULL},
     {"neck.pick", 18, "StridedSlice", "2,3,8,8", "f32",
      "--op StridedSlice --begin 1,0 --end 2,0 --stride 1,1 --begin-mask 0,1 --end-mask 0,1 --new-axis-mask "
      "0,0 "
      "--shrink-axis-mask 1,0 --ellipsis-mask 0,0",
-     "3,8,8", NULL},
-    {"a.b", 22, "Slice", "4,6", "u8", "--op Slice --start 1,0 --stop 3,6 --step 1,2", "2,3", NULL},
+     "3,8,8", NULL, NULL},
+    {"a.b", 22, "Slice", "4,6", "u8", "--op Slice --start 1,0 --stop 3,6 --step 1,2", "2,3", NULL, NULL},
     {"a-b", 27, "Slice", "2,3,8,8", "f32",
-     "--op Slice --start -1 --stop -9223372036854775808 --step -2 --axes -1", "2,3,8,4", NULL},
+     "--op Slice --start -1 --stop -9223372036854775808 --step -2 --axes -1", "2,3,8,4", NULL, NULL},
     {"chain.second", 32, "Slice", "2,3,4,4", "f32", "--op Slice --start 0 --stop 1 --step 1 --axes 1",
-     "2,1,4,4", NULL},
+     "2,1,4,4", NULL, NULL},
     {"stem.ellipsis", 36, "StridedSlice", "4,6", "u8",
      "--op StridedSlice --begin 0,1 --end 0,5 --stride 1,2 --begin-mask 0,0 --end-mask 0,0 --new-axis-mask "
      "0,0 "
      "--shrink-axis-mask 0,0 --ellipsis-mask 1,0",
-     "4,2", NULL},
-    {"tail/dynamic-begin", 38, "StridedSlice", "2,3,8,8", "f32", NULL, NULL,
-     "input 1 (begin) is not a Const: it comes from layer 'image_shape' id 4 (type ShapeOf)"},
-    {"tokens/window", 43, "Slice", NULL, "i64", NULL, NULL,
-     "the data input has a dynamic dimension (dimension 0 is '-1', from layer 'tokens' id 2 output port 0)"},
+     "4,2", NULL, NULL},
+    {"tail/dynamic-begin", 38, "StridedSlice", "2,3,8,8", "f32",
+     "--op StridedSlice --begin begin_0,begin_1,begin_2,begin_3 --end 0,0,0,0 --stride 1,1,1,1 --begin-mask "
+     "0,0,0,0 --end-mask 1,1,1,1" SS_MASKS0("0,0,0,0"),
+     "-1,-1,-1,-1", NULL, "begin_0,begin_1,begin_2,begin_3"},
+    {"tokens/window", 43, "Slice", "-1,16", "i64", "--op Slice --start 0 --stop 8 --step 1 --axes 1", "-1,8", NULL, NULL},
     {"packed/half", 47, "Slice", "16", NULL, NULL, NULL,
-     "the data input has unsupported element type 'U4' (from layer 'packed' id 3)"},
+     "the data input has unsupported element type 'U4' (from layer 'packed' id 3)", NULL},
     {"odd/float-index", 50, "StridedSlice", "2,3,8,8", "f32", NULL, NULL,
      "input 1 (begin) is a Const of element type 'f32', not i32 or i64 (layer 'odd/float-index/begin' id "
-     "48)"},
+     "48)", NULL},
     {"bad/zero-step", 54, "Slice", "4,6", "u8", NULL, NULL,
-     "failed to make Slice: step must not be zero (step[0] = 0)"},
+     "failed to make Slice: step must not be zero (step[0] = 0)", NULL},
 };
 #define NEXAMPLE (sizeof example / sizeof example[0])
+
+/* The runtime-values model. */
+static const expect runtime[] = {
+    {"param-begin", 13, "StridedSlice", "5,7", "u8",
+     "--op StridedSlice --begin begin_0,begin_1 --end 0,0 --stride 1,2 --begin-mask 0,0 --end-mask 1,1" SS_MASKS0(
+         "0,0"),
+     "-1,-1", NULL, "begin_0,begin_1"},
+    {"shapeof-end", 15, "StridedSlice", "5,7", "u8",
+     "--op StridedSlice --begin 1,0 --end end_0,end_1 --stride stride_0,stride_1 --begin-mask 0,0 --end-mask "
+     "0,0" SS_MASKS0("0,0"),
+     "-1,-1", NULL, "end_0,end_1,stride_0,stride_1"},
+    {"dynamic-data", 20, "Slice", "4,-1,6", "f32", "--op Slice --start 1 --stop -1 --step 1 --axes 1", "4,-1,6",
+     NULL, NULL},
+    {"dynamic-both", 23, "Slice", "4,-1,6", "f32",
+     "--op Slice --start start_0,start_1 --stop -9223372036854775808,100 --step step_0,step_1 --axes 2,1",
+     "4,-1,-1", NULL, "start_0,start_1,step_0,step_1"},
+    {"static-rows", 27, "Slice", "5,7", "u8", "--op Slice --start 1 --stop 3 --step 1", "2,7", NULL, NULL},
+    {"dynamic-length", 29, "StridedSlice", "5,7", "u8", NULL, NULL,
+     "input 1 (begin) is not a Const and its length is dynamic ('-1', from layer 'lengths' id 6 output port 0)", NULL},
+    {"rank-2-begin", 31, "StridedSlice", "5,7", "u8", NULL, NULL,
+     "input 1 (begin) is not a Const and not 1-D (rank 2, from layer 'grid' id 7 output port 0)", NULL},
+    {"float-begin", 33, "StridedSlice", "5,7", "u8", NULL, NULL,
+     "input 1 (begin) is not a Const and has element type 'FP32', not i32 or i64 (from layer 'weights' id 8 "
+     "output port 0)", NULL},
+    {"runtime-axes", 37, "Slice", "5,7", "u8", NULL, NULL,
+     "input 4 (axes) is not a Const: it comes from layer 'axis' id 9 (type Parameter), and axes must be "
+     "constant", NULL},
+    {"too-many-values", 39, "StridedSlice", "5,7", "u8", NULL, NULL,
+     "input 2 (end) is not a Const and its 129 elements are too many runtime values (a spec names at most 256 "
+     "runtime values; from layer 'many' id 38 output port 0)",
+     NULL},
+};
+#define NRUNTIME (sizeof runtime / sizeof runtime[0])
+
+/* Calls of the runtime-values model's symbolic layers: the input shape and
+ * values, and the layer's words with these numbers typed in. */
+static const struct typed_call {
+    const char *layer;
+    int64_t in_shape[3];
+    int64_t values[4];
+    const char *words;
+} typed_calls[] = {
+    {"param-begin", {5, 7}, {2, -3},
+     "--op StridedSlice --begin 2,-3 --end 0,0 --stride 1,2 --begin-mask 0,0 --end-mask 1,1" SS_MASKS0("0,0")},
+    {"shapeof-end", {5, 7}, {5, 7, 2, -1},
+     "--op StridedSlice --begin 1,0 --end 5,7 --stride 2,-1 --begin-mask 0,0 --end-mask 0,0" SS_MASKS0("0,0")},
+    {"dynamic-data", {4, 9, 6}, {0}, "--op Slice --start 1 --stop -1 --step 1 --axes 1"},
+    {"dynamic-data", {4, 0, 6}, {0}, "--op Slice --start 1 --stop -1 --step 1 --axes 1"},
+    {"dynamic-both", {4, 11, 6}, {-1, 2, -2, 3},
+     "--op Slice --start -1,2 --stop -9223372036854775808,100 --step -2,3 --axes 2,1"},
+    {"dynamic-both", {4, 3, 6}, {4, -5, 1, 1},
+     "--op Slice --start 4,-5 --stop -9223372036854775808,100 --step 1,1 --axes 2,1"},
+};
 
 /* Every fault make_model.py writes, and what its message must contain
  * besides "failed to read model '<file>': ". */
@@ -152,8 +214,8 @@ static const struct fault {
 #define NFAULTS (sizeof faults / sizeof faults[0])
 
 /* Models make_model.py --all writes besides the faults: model, model-v10,
- * model-noprec and scale-500. */
-enum { PLAIN_MODELS = 4 };
+ * model-noprec, scale-500 and runtime-values. */
+enum { PLAIN_MODELS = 5 };
 
 /* ---- helpers ------------------------------------------------------------------- */
 
@@ -169,6 +231,43 @@ static void format_dims(size_t rank, const int64_t *shape, char *buf, size_t cap
     buf[0] = '\0';
     for (size_t i = 0; i < rank && n < cap; i++)
         n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)shape[i]);
+}
+
+/* What sg_plan_print writes, malloc'd; NULL when out of memory. */
+static char *plan_text(const sg_plan *plan)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return NULL;
+    sg_plan_print(plan, f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Whether two plans are the same: equal, and printed alike (the
+ * expressions of symbolic plans included). */
+static bool same_plans(const sg_plan *a, const sg_plan *b)
+{
+    char *x = plan_text(a), *y = plan_text(b);
+    bool same = sg_plan_equal(a, b) && x != NULL && y != NULL && strcmp(x, y) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* The plan's runtime value names, comma-separated, in buf. */
+static const char *value_names(const sg_plan *plan, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sg_plan_value_count(plan) && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? "," : "", sg_plan_value_name(plan, i));
+    return buf;
 }
 
 /* Plans `words` (a spec in command-line form; '' is an empty word). */
@@ -297,10 +396,15 @@ static void check_layer(suite *s, const char *file, const sg_model_layer *l, con
     format_dims(sg_plan_output_rank(plan), sg_plan_output_shape(plan), dims, sizeof dims);
     CHECK(s, strcmp(dims, e->out) == 0, "%s: layer '%s' output [%s], expected [%s]", file, e->name, dims,
           e->out);
+    char names[512];
+    value_names(plan, names, sizeof names);
+    CHECK(s, strcmp(names, e->values ? e->values : "") == 0, "%s: layer '%s' runtime values [%s], expected [%s]",
+          file, e->name, names, e->values ? e->values : "");
+    CHECK(s, sg_plan_is_symbolic(plan) == (e->values != NULL || (e->dims && strstr(e->dims, "-1") != NULL)),
+          "%s: layer '%s' plan is %ssymbolic", file, e->name, sg_plan_is_symbolic(plan) ? "" : "not ");
     again = plan_words(s, e->words, l->rank, l->shape, l->dtype);
-    CHECK(s, again != NULL && sg_plan_equal(plan, again),
-          "%s: layer '%s' plans differently from its words (%s)", file, e->name,
-          again ? "plans differ" : sg_context_last_error(s->ctx));
+    CHECK(s, again != NULL && same_plans(plan, again), "%s: layer '%s' plans differently from its words (%s)",
+          file, e->name, again ? "plans differ" : sg_context_last_error(s->ctx));
     sg_plan_destroy(again);
     sg_plan_destroy(plan);
 }
@@ -322,6 +426,57 @@ static void check_example(suite *s, const char *xml, const char *weights, bool n
         check_layer(s, xml, sg_model_layer_at(model, i), e, skip);
     }
     CHECK(s, sg_model_layer_at(model, n) == NULL, "%s: a layer past the end", xml);
+    sg_model_destroy(model);
+}
+
+/* Reads the generated variant stem.xml (its path in xml), which must have
+ * `count` slice layers; NULL when it does not read. */
+static sg_model *read_variant(suite *s, const char *stem, size_t count, char *xml, size_t cap)
+{
+    sg_model *model = NULL;
+    path_of(s, stem, ".xml", xml, cap);
+    if (!CHECK(s, sg_model_read(s->ctx, xml, NULL, &model) == SG_OK, "%s: %s", xml,
+               sg_context_last_error(s->ctx)))
+        return NULL;
+    CHECK(s, sg_model_layer_count(model) == count, "%s: %zu slice layers, expected %zu", xml,
+          sg_model_layer_count(model), count);
+    return model;
+}
+
+/* The runtime-values model: its layers, then each call of typed_calls:
+ * the layer's plan specialized for the call is the plan of the words with
+ * the numbers typed in. */
+static void check_runtime(suite *s)
+{
+    char xml[512];
+    sg_model *model = read_variant(s, "runtime-values", NRUNTIME, xml, sizeof xml);
+    if (model == NULL)
+        return;
+    size_t n = sg_model_layer_count(model);
+    for (size_t i = 0; i < n && i < NRUNTIME; i++)
+        check_layer(s, xml, sg_model_layer_at(model, i), &runtime[i], runtime[i].skip);
+    for (size_t c = 0; c < sizeof typed_calls / sizeof typed_calls[0]; c++) {
+        const struct typed_call *call = &typed_calls[c];
+        const sg_model_layer *l = NULL;
+        for (size_t i = 0; i < n && l == NULL; i++)
+            if (strcmp(sg_model_layer_at(model, i)->name, call->layer) == 0)
+                l = sg_model_layer_at(model, i);
+        sg_plan *plan = NULL, *specialized = NULL, *typed = NULL;
+        if (!CHECK(s, l != NULL && l->spec != NULL, "%s: no layer '%s' with a spec", xml, call->layer) ||
+            !CHECK(s, sg_plan_create(s->ctx, l->spec, l->rank, l->shape, l->dtype, &plan) == SG_OK,
+                   "%s: layer '%s' does not plan: %s", xml, call->layer, sg_context_last_error(s->ctx)))
+            continue;
+        if (CHECK(s, sg_plan_specialize(s->ctx, plan, call->in_shape, call->values, &specialized) == SG_OK,
+                  "%s: layer '%s', call %zu: %s", xml, call->layer, c, sg_context_last_error(s->ctx))) {
+            typed = plan_words(s, call->words, l->rank, call->in_shape, l->dtype);
+            CHECK(s, typed != NULL && same_plans(specialized, typed),
+                  "%s: layer '%s', call %zu: the specialized plan is not that of '%s' (%s)", xml, call->layer, c,
+                  call->words, typed ? "plans differ" : sg_context_last_error(s->ctx));
+        }
+        sg_plan_destroy(typed);
+        sg_plan_destroy(specialized);
+        sg_plan_destroy(plan);
+    }
     sg_model_destroy(model);
 }
 
@@ -347,13 +502,10 @@ static void check_committed(suite *s)
 static void check_scale(suite *s)
 {
     char xml[512];
-    sg_model *model = NULL;
-    path_of(s, "scale-500", ".xml", xml, sizeof xml);
-    if (!CHECK(s, sg_model_read(s->ctx, xml, NULL, &model) == SG_OK, "%s: %s", xml,
-               sg_context_last_error(s->ctx)))
+    sg_model *model = read_variant(s, "scale-500", 500, xml, sizeof xml);
+    if (model == NULL)
         return;
     size_t n = sg_model_layer_count(model);
-    CHECK(s, n == 500, "%s: %zu slice layers, expected 500", xml, n);
     int bad = 0;
     for (size_t k = 0; k < n; k++) {
         const sg_model_layer *l = sg_model_layer_at(model, k);
@@ -365,7 +517,7 @@ static void check_scale(suite *s)
                  "0,0" SS_MASKS0("0,0"),
                  (long long)row, (long long)row + 1, (long long)step);
         snprintf(out, sizeof out, "1,%lld", (long long)((64 + step - 1) / step));
-        expect e = {name, 4 * (int64_t)k + 4, "StridedSlice", "64,64", "f32", words, out, NULL};
+        expect e = {name, 4 * (int64_t)k + 4, "StridedSlice", "64,64", "f32", words, out, NULL, NULL};
         int before = s->counts.failed;
         check_layer(s, xml, l, &e, NULL);
         bad += s->counts.failed != before;
@@ -479,6 +631,7 @@ int main(int argc, char **argv)
     check_example(&s, xml, NULL, true);
     check_committed(&s);
     check_scale(&s);
+    check_runtime(&s);
     check_faults(&s);
     check_api(&s);
     check_fault_list(&s);

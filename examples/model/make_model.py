@@ -5,6 +5,9 @@
     make_model.py DIR --ir-version 10      the same model spelled as IR v10 (DIR/model-v10.*)
     make_model.py DIR --no-port-precision  Parameter ports without precision (DIR/model-noprec.*)
     make_model.py DIR --layers N           one Parameter and N slice layers (DIR/scale-N.*)
+    make_model.py DIR --runtime-values     slices whose numbers are known at run time: index
+                                           inputs from Parameters and ShapeOf, dynamic
+                                           dimensions (DIR/runtime-values.*)
     make_model.py DIR --fault NAME         the example with exactly one fault (DIR/NAME.*);
                                            NAME "all" writes every fault
     make_model.py DIR --all                every file above, with N = 500
@@ -92,8 +95,9 @@ ROLES = {"StridedSlice": ["data", "begin", "end", "stride"],
 
 
 def example_layers():
-    """The example model: slices of an f32 image and a u8 mask, plus layers
-    slicegen must skip. Expected results are in tests/test_model.c."""
+    """The example model: slices of an f32 image and a u8 mask, two whose
+    numbers are known at run time, plus layers slicegen must skip. Expected
+    results are in tests/test_model.c."""
     slices = [
         # begin/end masks; no stride input; the optional masks omitted
         strided_slice("backbone/crop.0", "image", i64(0, 0, 2, 2), i64(0, 0, 6, 6), out=[2, 3, 4, 4],
@@ -120,10 +124,10 @@ def example_layers():
         strided_slice("stem.ellipsis", "mask", i32(0, 1), i32(0, 5), i32(1, 2), out=[4, 2], etype="u8",
                       begin_mask="0,0", end_mask="0,0", new_axis_mask="", shrink_axis_mask="",
                       ellipsis_mask="1,0"),
-        # skipped: begin is computed (ShapeOf), not a Const
+        # begin is computed (ShapeOf), not a Const: runtime values begin_0 .. begin_3
         strided_slice("tail/dynamic-begin", "image", "image_shape", i64(0, 0, 0, 0), out=[0, 0, 0, 0],
                       begin_mask="0,0,0,0", end_mask="1,1,1,1"),
-        # skipped: a dynamic dimension
+        # a dynamic dimension: a kernel for any number of tokens
         slice8("tokens/window", "tokens", i64(0), i64(8), i64(1), i64(1), out=["?", 8], etype="i64"),
         # skipped: an element type slicegen lacks
         slice8("packed/half", "packed", i64(0), i64(8), i64(1), out=[8], etype="u4"),
@@ -140,6 +144,59 @@ def example_layers():
              op("image_shape", "ShapeOf", ["image"], "i64", [4], "opset3", {"output_type": "i64"})]
             + slices
             + [result("out/" + s["name"], s["name"]) for s in slices])
+
+
+def runtime_layers():
+    """Slices whose numbers are known only at run time: begin, end, stride,
+    start and step from Parameters and ShapeOf (one runtime value per
+    element), dynamic data dimensions with Const indices, and both at once;
+    then layers slicegen must skip: an index input of dynamic length, one
+    of rank 2, a float one, Slice axes that are no Const, and begin and end
+    of 129 elements each (more than 256 runtime values). Expected results
+    are in tests/test_model.c."""
+    slices = [
+        # begin from a Parameter: y[b0:, b1::2]
+        strided_slice("param-begin", "y", "offsets", i64(0, 0), i64(1, 2), out=["?", "?"], etype="u8",
+                      begin_mask="0,0", end_mask="1,1"),
+        # end from ShapeOf, stride from an i32 Parameter: y[1:e0:s0, 0:e1:s1]
+        strided_slice("shapeof-end", "y", i64(1, 0), "y_shape", "steps", out=["?", "?"], etype="u8",
+                      begin_mask="0,0", end_mask="0,0"),
+        # a dynamic dimension with Const indices: x[:, 1:-1]
+        slice8("dynamic-data", "x", i64(1), i64(-1), i64(1), i64(1), out=[4, "?", 6]),
+        # both: start and step from Parameters, over x's dynamic dimension (axes 2, 1):
+        # x[:, start_1:100:step_1, start_0:INT64_MIN:step_0]
+        slice8("dynamic-both", "x", "starts", i64(INT64_MIN, 100), "strides", i32(2, 1), out=[4, "?", "?"]),
+        # a static slice among them
+        slice8("static-rows", "y", i64(1), i64(3), i64(1), out=[2, 7], etype="u8"),
+        # skipped: begin of dynamic length
+        strided_slice("dynamic-length", "y", "lengths", i64(0), out=["?", 7], etype="u8",
+                      begin_mask="0", end_mask="1"),
+        # skipped: begin of rank 2
+        strided_slice("rank-2-begin", "y", "grid", i64(0, 0), out=["?", "?"], etype="u8",
+                      begin_mask="0,0", end_mask="1,1"),
+        # skipped: a float begin
+        strided_slice("float-begin", "y", "weights", i64(0), out=["?", 7], etype="u8",
+                      begin_mask="0", end_mask="1"),
+        # skipped: Slice axes that are no Const
+        slice8("runtime-axes", "y", i64(0), i64(1), i64(1), "axis", out=["?", "?"], etype="u8"),
+    ]
+    # skipped: 258 runtime values (its Parameter just before it)
+    many = [parameter("many", "i64", [129]),
+            strided_slice("too-many-values", "y", "many", "many", out=["?", "?"], etype="u8",
+                          begin_mask="", end_mask="")]
+    return ([parameter("x", "f32", [4, "?", 6]),
+             parameter("y", "u8", [5, 7]),
+             parameter("offsets", "i64", [2]),
+             parameter("steps", "i32", [2]),
+             parameter("starts", "i32", [2]),
+             parameter("strides", "i64", [2]),
+             parameter("lengths", "i64", ["?"]),
+             parameter("grid", "i64", [2, 2]),
+             parameter("weights", "f32", [1]),
+             parameter("axis", "i64", [1]),
+             op("y_shape", "ShapeOf", ["y"], "i64", [2], "opset3", {"output_type": "i64"})]
+            + slices + many
+            + [result("out/" + s["name"], s["name"]) for s in slices + many[1:]])
 
 
 def scale_layers(n):
@@ -247,6 +304,10 @@ def example(ir_version=11, port_precision=True):
 
 def scale(n):
     return build("slicegen_scale_%d" % n, scale_layers(n))
+
+
+def runtime():
+    return build("slicegen_runtime_values", runtime_layers())
 
 
 # ---- XML -----------------------------------------------------------------------
@@ -396,6 +457,8 @@ def main(argv=None):
     p.add_argument("--no-port-precision", action="store_true",
                    help="Parameter ports without precision (model-noprec.*)")
     p.add_argument("--layers", type=int, metavar="N", help="a model with N slice layers (scale-N.*)")
+    p.add_argument("--runtime-values", action="store_true",
+                   help="slices with numbers known at run time (runtime-values.*)")
     p.add_argument("--fault", metavar="NAME", choices=sorted(FAULTS) + ["all"],
                    help="the example with one fault (NAME.*), or every fault: %s" % ", ".join(sorted(FAULTS)))
     p.add_argument("--all", action="store_true", help="every file, for tests")
@@ -414,11 +477,14 @@ def main(argv=None):
         write(example(10), out, "model-v10")
         write(example(port_precision=False), out, "model-noprec")
         write(scale(500), out, "scale-500")
+        write(runtime(), out, "runtime-values")
         for name in sorted(FAULTS):
             write(faulty(name), out, name)
     elif args.fault:
         for name in sorted(FAULTS) if args.fault == "all" else [args.fault]:
             write(faulty(name), out, name)
+    elif args.runtime_values:
+        write(runtime(), out, "runtime-values")
     elif args.layers is not None:
         write(scale(args.layers), out, "scale-%d" % args.layers)
     elif args.no_port_precision:

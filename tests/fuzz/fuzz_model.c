@@ -9,9 +9,11 @@
  * model with no weights path, so the .bin is found by the reader's own
  * rule. When the model reads, every layer must be consistent (a name, a
  * type, and either a spec with its text and shape or a skip reason), every
- * layer with a spec is planned on its shape and type, and its spec_text,
- * split into command-line words at spaces (`''` is the empty word), must
- * make a spec that plans the same (equal plans, or the same status).
+ * layer with a spec is planned on its shape and type (-1 for a dynamic
+ * dimension), and its spec_text, split into command-line words at spaces
+ * (`''` is the empty word), must make a spec that plans the same (equal
+ * plans with the same runtime values in the same order, or the same
+ * status).
  */
 #include "fuzz.h"
 
@@ -43,6 +45,14 @@ static void check_layer(sg_context *ctx, const sg_model_layer *l, size_t index)
     if (st != again_st || (st == SG_OK && !sg_plan_equal(plan, again)))
         FUZZ_FAIL("layer %zu ('%s'): spec text '%s' plans differently from the spec (status %s and %s)",
                   index, l->name, l->spec_text, sg_status_name(st), sg_status_name(again_st));
+    size_t nvalues = st == SG_OK ? sg_plan_value_count(plan) : 0;
+    if (st == SG_OK && sg_plan_value_count(again) != nvalues)
+        FUZZ_FAIL("layer %zu ('%s'): spec text '%s' names %zu runtime values, the spec %zu", index, l->name,
+                  l->spec_text, sg_plan_value_count(again), nvalues);
+    for (size_t v = 0; v < nvalues; v++)
+        if (strcmp(sg_plan_value_name(plan, v), sg_plan_value_name(again, v)) != 0)
+            FUZZ_FAIL("layer %zu ('%s'): runtime value %zu is '%s' in the spec, '%s' in its text", index, l->name,
+                      v, sg_plan_value_name(plan, v), sg_plan_value_name(again, v));
     sg_plan_destroy(plan);
     sg_plan_destroy(again);
     sg_spec_destroy(spec);

@@ -10,8 +10,9 @@ starts from inputs that mean something:
     fuzz_words      spec lines of those files as words, one per line, plus --opt=VALUE forms
     fuzz_npy        .npy files of every element type, versions 1.0, 2.0 and 3.0, and some rejections
     fuzz_plan_text  tests/golden/*.plan
-    fuzz_model      the example model (examples/model), its v10 spelling, a small model and some
-                    malformed ones, each as the .xml, a NUL byte, then the .bin
+    fuzz_model      the example model (examples/model), its v10 spelling, a small model, the
+                    runtime-values model and some malformed ones, each as the .xml, a NUL
+                    byte, then the .bin
     fuzz_diff       slices of every source and TensorRT mode, encoded as fuzz_diff.c decodes them
 
 Every seed is written fresh (the folders are emptied first; files in
@@ -186,10 +187,11 @@ def model_seeds():
 
     write(folder, "example", pair("model", os.path.join(ROOT, "examples", "model"), shrink=False))
     with tempfile.TemporaryDirectory() as tmp:
-        for args in (["--ir-version", "10"], ["--layers", "3"], ["--fault", "all"]):
+        for args in (["--ir-version", "10"], ["--layers", "3"], ["--runtime-values"], ["--fault", "all"]):
             subprocess.run([sys.executable, make_model, tmp] + args, check=True, stdout=subprocess.DEVNULL)
         write(folder, "example-v10-min", pair("model-v10", tmp))
         write(folder, "scale-3-min", pair("scale-3", tmp))
+        write(folder, "runtime-values-min", pair("runtime-values", tmp))
         for fault in ("const-past-end", "index-not-1d", "bad-mask-value", "edge-to-missing-port",
                       "const-size-mismatch", "unconnected-input"):
             write(folder, "fault-%s-min" % fault, pair(fault, tmp))
