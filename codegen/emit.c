@@ -52,6 +52,7 @@ typedef struct gen {
      * kernel loads from its args where they are known only at run time. */
     LLVMValueRef extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
     LLVMValueRef map_start[SG_MAX_RANK], map_step[SG_MAX_RANK], map_dim[SG_MAX_RANK]; /* i64; mapped loops */
+    LLVMValueRef interior[2]; /* the innermost mapped loop's affine iterations (sg_sym.interior) */
     LLVMValueRef run;        /* bytes per innermost iteration */
     int64_t run_k;           /* ... when constant, else -1 */
     sg_error *err;           /* set (and the module abandoned) on failure */
@@ -888,10 +889,43 @@ static LLVMValueRef mode_index(gen *g, LLVMValueRef x, LLVMValueRef d, LLVMValue
     return x;
 }
 
+static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                             LLVMValueRef hi);
+
 /* Iterations [lo, hi) of a mapped loop (a symbolic plan's TensorRT border
  * mode, planner.h): iteration y reads the input row of index
- * mode(start + y * step), or fills its part of the output. */
+ * mode(start + y * step), or fills its part of the output. The innermost
+ * one runs its interior, the iterations whose coordinates lie inside the
+ * input, as an affine loop of elements (vector code where the step allows),
+ * and only the borders element by element. */
 static void emit_mapped(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi)
+{
+    if (level + 1 != g->plan->nloops) {
+        emit_mapped_each(g, level, in, out, lo, hi);
+        return;
+    }
+    /* [lo, a) border, [a, b) interior, [b, hi) border */
+    LLVMValueRef a = smax(g, lo, smin(g, g->interior[0], hi)), b = smax(g, a, smin(g, g->interior[1], hi));
+    emit_mapped_each(g, level, in, out, lo, a);
+    LLVMValueRef step = g->map_step[level], start = g->map_start[level];
+    if (LLVMGetIntTypeWidth(g->ix) < 64) { /* inside the input: they fit */
+        step = LLVMBuildTrunc(g->b, step, g->ix, "");
+        start = LLVMBuildTrunc(g->b, start, g->ix, "");
+    }
+    LLVMValueRef s = mul(g, step, g->in_stride[level]);
+    /* the element of iteration k is in + start * in_stride + k * s (read only for k in [a, b)) */
+    LLVMValueRef first = gep(g, in, mul(g, start, g->in_stride[level]));
+    int64_t stride;
+    if (is_const(s, &stride))
+        emit_inner(g, first, stride, out, a, b, -1);
+    else
+        emit_inner_by_stride(g, first, s, out, a, b);
+    emit_mapped_each(g, level, in, out, b, hi);
+}
+
+/* Iterations [lo, hi) of a mapped loop, each through the mode's formula. */
+static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                             LLVMValueRef hi)
 {
     LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
     loop l;
@@ -1129,6 +1163,10 @@ static void nest_numbers(gen *g, LLVMValueRef args)
             g->map_step[i] = number64(g, args, s->map_step[i], slot + SG_LOOP_STEP);
             g->map_dim[i] = number64(g, args, s->map_dim[i], slot + SG_LOOP_DIM);
         }
+    }
+    if (s && s->mapped && p->nloops > 0) {
+        g->interior[0] = number(g, args, s->interior[0], SG_ARG_INTERIOR);
+        g->interior[1] = number(g, args, s->interior[1], SG_ARG_INTERIOR + 1);
     }
     g->run = s ? number(g, args, s->run_bytes, SG_ARG_RUN_BYTES) : ci(g, p->run_bytes);
     if (s && !s->mapped && p->nloops >= 2 && !(sg_is_const(s->prefetch) && s->prefetch.k == 0))

@@ -120,7 +120,7 @@ static const char args_text[] =
     "    int64_t outer_extent;      /* NAME(in, out, args, 0, outer_extent) runs the whole call */\n"
     "    int64_t input_bytes;\n"
     "    int64_t output_bytes;\n"
-    "    int64_t internal[387];     /* the kernel's */\n"
+    "    int64_t internal[389];     /* the kernel's */\n"
     "} slicegen_args;\n"
     "/* What NAME_prepare returns when it refuses a call (args then untouched). */\n"
     "#define SLICEGEN_PREPARE_SHAPE 1 /* in_shape differs from a fixed dimension, or has a negative one */\n"

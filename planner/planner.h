@@ -153,7 +153,8 @@ enum {
     SG_ARG_BASE,
     SG_ARG_RUN_BYTES,
     SG_ARG_PREFETCH,
-    SG_ARG_LOOPS, /* per loop SG_LOOP_SLOTS slots: */
+    SG_ARG_INTERIOR, /* 2 slots: a mapped nest's sg_sym.interior */
+    SG_ARG_LOOPS = SG_ARG_INTERIOR + 2, /* per loop SG_LOOP_SLOTS slots: */
     SG_ARG_COUNT = SG_ARG_LOOPS + 6 * SG_MAX_RANK
 };
 enum {
@@ -178,6 +179,9 @@ typedef struct sg_sym {
      * run of SG_RUN_PIECE bytes (codegen.h). */
     bool mapped;
     sg_val base, run_bytes, outer_extent;
+    /* a mapped nest's innermost loop: the iterations [interior[0],
+     * interior[1]) whose coordinates lie inside the input, an affine run */
+    sg_val interior[2];
     /* how far ahead (bytes) the loop around the innermost one prefetches,
      * 0 for not at all: the code generator's rule (SG_PREFETCH_*) per call */
     sg_val prefetch;

@@ -30,6 +30,39 @@ static sg_val prefetch_distance(sg_exprs *x, sg_val in_bytes, sg_val stride)
     return sg_x_select(x, worth, ahead, sg_const(0));
 }
 
+/* The iterations [range[0], range[1]) of [0, n) whose coordinate
+ * start + y * step lies in [0, d), 0 <= range[0] <= range[1] <= n, without
+ * overflow for any numbers whose coordinates fit (shape inference checks
+ * they do): from the first such y, lo, whose coordinate x_lo is then
+ * computed, as many as follow. */
+static void interior(sg_exprs *x, sg_val start, sg_val step, sg_val d, sg_val n, sg_val range[2])
+{
+    sg_val zero = sg_const(0), one = sg_const(1);
+    sg_val up = sg_x_lt(x, zero, step), down = sg_x_lt(x, step, zero);
+    sg_val mag = sg_x_select(x, sg_x_eq(x, step, sg_const(INT64_MIN)), sg_const(INT64_MAX), sg_x_sub(x, zero, step));
+    /* the first y inside: upwards, start < 0 needs ceil(-start / step) steps
+     * (as cdiv(-(start + step), step) + 1, which cannot overflow); downwards,
+     * start >= d needs ceil((start - d + 1) / |step|) */
+    sg_val lo_up = sg_x_select(
+        x, sg_x_lt(x, start, zero),
+        sg_x_add(x, sg_x_min(x, sg_x(x, SG_X_CDIV, sg_x_sub(x, zero, sg_x_add(x, start, step)), step), n), one),
+        zero);
+    /* (start - d + 1 wraps only for start = INT64_MAX and d = 0: nothing is inside then) */
+    sg_val lo_down = sg_x_select(x, sg_x_lt(x, start, d), zero,
+                                 sg_x(x, SG_X_CDIV, sg_x_add(x, sg_x_sub(x, start, d), one), mag));
+    sg_val lo = sg_x_min(x, sg_x_select(x, up, lo_up, sg_x_select(x, down, lo_down, zero)), n);
+    sg_val x_lo = sg_x_add(x, start, sg_x_mul(x, sg_x_select(x, sg_x_lt(x, lo, n), lo, zero), step));
+    sg_val inside = sg_x_and(x, sg_x_lt(x, lo, n),
+                             sg_x_and(x, sg_x_not(x, sg_x_lt(x, x_lo, zero)), sg_x_lt(x, x_lo, d)));
+    /* how many from lo on: floor((d - 1 - x_lo) / step) + 1 upwards,
+     * floor(x_lo / |step|) + 1 downwards, all of them for step 0 */
+    sg_val more = sg_x_select(x, up, sg_x(x, SG_X_CDIV, sg_x_sub(x, d, x_lo), step),
+                              sg_x_select(x, down, sg_x(x, SG_X_CDIV, sg_x_add(x, x_lo, one), mag), n));
+    more = sg_x_min(x, more, n); /* lo + more cannot wrap */
+    range[0] = lo;
+    range[1] = sg_x_select(x, inside, sg_x_min(x, sg_x_add(x, lo, more), n), lo);
+}
+
 sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
 {
     sg_sym *s = p->sym;
@@ -63,6 +96,9 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
             s->map_dim[i] = p->in_shape[a] < 0 ? sg_x_dim(x, (size_t)a) : sg_const(p->in_shape[a]);
         }
         p->nloops = p->out_rank;
+        if (p->nloops > 0)
+            interior(x, s->map_start[p->nloops - 1], s->map_step[p->nloops - 1], s->map_dim[p->nloops - 1],
+                     s->extent[p->nloops - 1], s->interior);
         s->base = sg_const(0);
         s->run_bytes = elem;
         s->outer_extent = p->nloops
@@ -116,6 +152,10 @@ size_t sg_sym_slots(const sg_plan *p, sg_val *values, int *slots)
     SLOT(s->base, SG_ARG_BASE);
     SLOT(s->run_bytes, SG_ARG_RUN_BYTES);
     SLOT(s->prefetch, SG_ARG_PREFETCH);
+    if (s->mapped && p->nloops > 0) {
+        SLOT(s->interior[0], SG_ARG_INTERIOR);
+        SLOT(s->interior[1], SG_ARG_INTERIOR + 1);
+    }
     for (size_t i = 0; i < p->nloops; i++) {
         size_t at = SG_ARG_LOOPS + SG_LOOP_SLOTS * i;
         SLOT(s->extent[i], at + SG_LOOP_EXTENT);

@@ -84,6 +84,8 @@ static int64_t draw_value(suite *s, bool stride)
         return -((int64_t)1 << 62);
     case 4:
         return 0;
+    case 5:
+        return stride ? pick(s, 1, 2) : pick(s, 16, 80); /* long rows: vector code */
     default:
         return stride ? (pick(s, 0, 1) ? pick(s, 1, 4) : -pick(s, 1, 4)) : pick(s, -9, 9);
     }
@@ -164,7 +166,7 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
                 strcat(t, ",");
             bool stride = l == 2;
             int64_t v = stride              ? (pick(s, 0, 1) ? pick(s, 1, 3) : -pick(s, 1, 3))
-                        : op == 2 && l == 1 ? pick(s, 0, 4)
+                        : op == 2 && l == 1 ? (pick(s, 0, 3) ? pick(s, 0, 4) : pick(s, 16, 80))
                                             : pick(s, -6, 6);
             if (op == 2 && stride && v < 0 && pick(s, 0, 1))
                 v = -v;
