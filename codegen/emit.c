@@ -892,6 +892,39 @@ static LLVMValueRef mode_index(gen *g, LLVMValueRef x, LLVMValueRef d, LLVMValue
 static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
                              LLVMValueRef hi);
 
+/* Iterations [lo, hi) of the innermost mapped loop, all outside the input
+ * on one side (a border): FILL's fill value and CLAMP's edge element (the
+ * one of iteration lo for all) as one pattern store, WRAP's and REFLECT's
+ * element by element. */
+static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi)
+{
+    sg_trt_mode mode = g->plan->mode;
+    if (mode != SG_TRT_FILL && mode != SG_TRT_CLAMP) {
+        emit_mapped_each(g, level, in, out, lo, hi);
+        return;
+    }
+    LLVMBasicBlockRef some = block(g, "border"), done = block(g, "border_done");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, lo, hi, ""), some, done);
+    LLVMPositionBuilderAtEnd(g->b, some);
+    LLVMValueRef at = gep(g, out, mul(g, lo, g->run)), bytes = mul(g, sub(g, hi, lo), g->run);
+    if (mode == SG_TRT_FILL) {
+        fill(g, at, bytes);
+    } else {
+        LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
+        LLVMValueRef y = LLVMGetIntTypeWidth(g->ix) < 64 ? LLVMBuildZExt(g->b, lo, i64, "") : lo;
+        LLVMValueRef x = LLVMBuildAdd(g->b, g->map_start[level], LLVMBuildMul(g->b, y, g->map_step[level], ""), "");
+        LLVMValueRef index = mode_index(g, x, g->map_dim[level], NULL);
+        if (LLVMGetIntTypeWidth(g->ix) < 64)
+            index = LLVMBuildTrunc(g->b, index, g->ix, "");
+        int64_t unit = g->run_k;
+        LLVMValueRef edge = load(g, int_type(g, unit), gep(g, in, mul(g, index, g->in_stride[level])));
+        store_pattern(g, at, edge, unit, bytes);
+    }
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
 /* Iterations [lo, hi) of a mapped loop (a symbolic plan's TensorRT border
  * mode, planner.h): iteration y reads the input row of index
  * mode(start + y * step), or fills its part of the output. The innermost
@@ -906,7 +939,7 @@ static void emit_mapped(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
     }
     /* [lo, a) border, [a, b) interior, [b, hi) border */
     LLVMValueRef a = smax(g, lo, smin(g, g->interior[0], hi)), b = smax(g, a, smin(g, g->interior[1], hi));
-    emit_mapped_each(g, level, in, out, lo, a);
+    emit_border(g, level, in, out, lo, a);
     LLVMValueRef step = g->map_step[level], start = g->map_start[level];
     if (LLVMGetIntTypeWidth(g->ix) < 64) { /* inside the input: they fit */
         step = LLVMBuildTrunc(g->b, step, g->ix, "");
@@ -920,7 +953,7 @@ static void emit_mapped(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
         emit_inner(g, first, stride, out, a, b, -1);
     else
         emit_inner_by_stride(g, first, s, out, a, b);
-    emit_mapped_each(g, level, in, out, b, hi);
+    emit_border(g, level, in, out, b, hi);
 }
 
 /* Iterations [lo, hi) of a mapped loop, each through the mode's formula. */

@@ -39,21 +39,23 @@ static void interior(sg_exprs *x, sg_val start, sg_val step, sg_val d, sg_val n,
 {
     sg_val zero = sg_const(0), one = sg_const(1);
     sg_val up = sg_x_lt(x, zero, step), down = sg_x_lt(x, step, zero);
-    sg_val mag = sg_x_select(x, sg_x_eq(x, step, sg_const(INT64_MIN)), sg_const(INT64_MAX), sg_x_sub(x, zero, step));
+    sg_val mag =
+        sg_x_select(x, sg_x_eq(x, step, sg_const(INT64_MIN)), sg_const(INT64_MAX), sg_x_sub(x, zero, step));
     /* the first y inside: upwards, start < 0 needs ceil(-start / step) steps
      * (as cdiv(-(start + step), step) + 1, which cannot overflow); downwards,
      * start >= d needs ceil((start - d + 1) / |step|) */
     sg_val lo_up = sg_x_select(
         x, sg_x_lt(x, start, zero),
-        sg_x_add(x, sg_x_min(x, sg_x(x, SG_X_CDIV, sg_x_sub(x, zero, sg_x_add(x, start, step)), step), n), one),
+        sg_x_add(x, sg_x_min(x, sg_x(x, SG_X_CDIV, sg_x_sub(x, zero, sg_x_add(x, start, step)), step), n),
+                 one),
         zero);
     /* (start - d + 1 wraps only for start = INT64_MAX and d = 0: nothing is inside then) */
     sg_val lo_down = sg_x_select(x, sg_x_lt(x, start, d), zero,
                                  sg_x(x, SG_X_CDIV, sg_x_add(x, sg_x_sub(x, start, d), one), mag));
     sg_val lo = sg_x_min(x, sg_x_select(x, up, lo_up, sg_x_select(x, down, lo_down, zero)), n);
     sg_val x_lo = sg_x_add(x, start, sg_x_mul(x, sg_x_select(x, sg_x_lt(x, lo, n), lo, zero), step));
-    sg_val inside = sg_x_and(x, sg_x_lt(x, lo, n),
-                             sg_x_and(x, sg_x_not(x, sg_x_lt(x, x_lo, zero)), sg_x_lt(x, x_lo, d)));
+    sg_val inside =
+        sg_x_and(x, sg_x_lt(x, lo, n), sg_x_and(x, sg_x_not(x, sg_x_lt(x, x_lo, zero)), sg_x_lt(x, x_lo, d)));
     /* how many from lo on: floor((d - 1 - x_lo) / step) + 1 upwards,
      * floor(x_lo / |step|) + 1 downwards, all of them for step 0 */
     sg_val more = sg_x_select(x, up, sg_x(x, SG_X_CDIV, sg_x_sub(x, d, x_lo), step),
