@@ -15,20 +15,22 @@
 #include "codegen.h"
 
 enum {
-    MAX_VEC = 64,          /* the widest vectors (sg_target.vector_bytes) */
-    INLINE_COPY = 4096,    /* constant runs up to this size are copied inline ... */
-    STRAIGHT_VECTORS = 8,  /* ... straight-line up to 8 vectors, else in a loop */
-    COPY_GROUP = 4,        /* ... of 4 vectors per iteration (more loads in flight) */
-    MAX_STRIDE_RUNS = 4,   /* shuffle-vectorise innermost |in_stride| <= 4 runs */
-    MAX_SHUFFLE_RUN = 12,  /* of up to 12 bytes (3-byte pixels, 3 x f32) ... */
-    MAX_BLOCK_VECTORS = 3, /* ... whose blocks of whole runs fill at most 3 vectors */
-    UNROLL_TRIPS = 8,      /* innermost constant loops of at most 8 trips ... */
-    UNROLL_BYTES = 128,    /* ... and 128 bytes are unrolled */
-    MAX_UNROLLED_SEGS = 8, /* segmented loops with more segments use a table */
-    MAX_BODIES = 64,       /* bound on the code paths of unrolled segmented loops */
-    FIELDS = 6,            /* segment table: start, count, repeat, offset, step, fill */
-    LINE = 64,             /* cache line bytes, for prefetching */
-    STREAM_VECTORS = 2            /* streaming stores for runs of at least 2 vectors */
+    MAX_VEC = 64,                  /* the widest vectors (sg_target.vector_bytes) */
+    INLINE_COPY = 4096,            /* constant runs up to this size are copied inline ... */
+    STRAIGHT_VECTORS = 8,          /* ... straight-line up to 8 vectors, else in a loop */
+    COPY_GROUP = 4,                /* ... of 4 vectors per iteration (more loads in flight) */
+    MAX_STRIDE_RUNS = 4,           /* shuffle-vectorise innermost |in_stride| <= 4 runs */
+    MAX_SHUFFLE_RUN = 12,          /* of up to 12 bytes (3-byte pixels, 3 x f32) ... */
+    MAX_BLOCK_VECTORS = 3,         /* ... whose blocks of whole runs fill at most 3 vectors */
+    UNROLL_TRIPS = 8,              /* innermost constant loops of at most 8 trips ... */
+    UNROLL_BYTES = 128,            /* ... and 128 bytes are unrolled */
+    MAX_UNROLLED_SEGS = 8,         /* segmented loops with more segments use a table */
+    MAX_BODIES = 64,               /* bound on the code paths of unrolled segmented loops */
+    FIELDS = 6,                    /* segment table: start, count, repeat, offset, step, fill */
+    LINE = 64,                     /* cache line bytes, for prefetching */
+    STREAM_VECTORS = 2,            /* streaming stores for runs of at least 2 vectors */
+    LONG_UNKNOWN = INLINE_COPY + 1 /* emit_inner's extent where it is known only at run time
+                                      (a symbolic plan's): a dense range is one copy */
 };
 
 typedef struct gen {
@@ -53,9 +55,9 @@ typedef struct gen {
     LLVMValueRef extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
     LLVMValueRef map_start[SG_MAX_RANK], map_step[SG_MAX_RANK], map_dim[SG_MAX_RANK]; /* i64; mapped loops */
     LLVMValueRef interior[2]; /* the innermost mapped loop's affine iterations (sg_sym.interior) */
-    LLVMValueRef run;        /* bytes per innermost iteration */
-    int64_t run_k;           /* ... when constant, else -1 */
-    sg_error *err;           /* set (and the module abandoned) on failure */
+    LLVMValueRef run;         /* bytes per innermost iteration */
+    int64_t run_k;            /* ... when constant, else -1 */
+    sg_error *err;            /* set (and the module abandoned) on failure */
 } gen;
 
 /* ---- small builders ------------------------------------------------------------- */
@@ -467,11 +469,12 @@ static int64_t prefetch_distance(const sg_plan *p, int64_t stride)
  * (llvm.prefetch: read, high locality, data). */
 static void prefetch(gen *g, LLVMValueRef in, LLVMValueRef at, int64_t bytes)
 {
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->m, LLVMLookupIntrinsicID("llvm.prefetch", 13), &g->ptr, 1);
+    LLVMValueRef fn =
+        LLVMGetIntrinsicDeclaration(g->m, LLVMLookupIntrinsicID("llvm.prefetch", 13), &g->ptr, 1);
     LLVMTypeRef type = LLVMIntrinsicGetType(g->c, LLVMLookupIntrinsicID("llvm.prefetch", 13), &g->ptr, 1);
     for (int64_t k = 0; k < bytes; k += LINE) {
-        LLVMValueRef args[4] = {gep(g, in, add(g, at, ci(g, k))), LLVMConstInt(g->i32, 0, 0), LLVMConstInt(g->i32, 3, 0),
-                                LLVMConstInt(g->i32, 1, 0)};
+        LLVMValueRef args[4] = {gep(g, in, add(g, at, ci(g, k))), LLVMConstInt(g->i32, 0, 0),
+                                LLVMConstInt(g->i32, 3, 0), LLVMConstInt(g->i32, 1, 0)};
         LLVMBuildCall2(g->b, type, fn, args, 4, "");
     }
 }
@@ -657,7 +660,7 @@ static void emit_inner_by_stride(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMVa
         LLVMBasicBlockRef body = block(g, "stride");
         LLVMAddCase(sw, ci(g, strides[k]), body);
         LLVMPositionBuilderAtEnd(g->b, body);
-        emit_inner(g, in, strides[k], out, lo, hi, -1);
+        emit_inner(g, in, strides[k], out, lo, hi, LONG_UNKNOWN);
         LLVMBuildBr(g->b, done);
     }
     LLVMPositionBuilderAtEnd(g->b, other);
@@ -684,7 +687,7 @@ static void emit_inner_by_run(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValue
         LLVMPositionBuilderAtEnd(g->b, body);
         g->run = ci(g, k * e), g->run_k = k * e;
         if (is_const(s, &stride))
-            emit_inner(g, in, stride, out, lo, hi, -1);
+            emit_inner(g, in, stride, out, lo, hi, LONG_UNKNOWN);
         else
             emit_inner_by_stride(g, in, s, out, lo, hi);
         LLVMBuildBr(g->b, done);
@@ -764,8 +767,7 @@ static void emit_segments(gen *g, size_t level, LLVMValueRef in, LLVMValueRef ou
             fill(g, gep(g, seg_out, mul(g, klo, ci(g, l->out_stride))),
                  mul(g, sub(g, khi, klo), ci(g, l->out_stride)));
         else
-            emit_affine(g, level, gep_c(g, in, s->in_offset), ci(g, s->in_step), seg_out, klo, khi,
-                        s->count);
+            emit_affine(g, level, gep_c(g, in, s->in_offset), ci(g, s->in_step), seg_out, klo, khi, s->count);
     }
 }
 
@@ -874,17 +876,20 @@ static LLVMValueRef mode_index(gen *g, LLVMValueRef x, LLVMValueRef d, LLVMValue
         return x;
     case SG_TRT_WRAP: {
         LLVMValueRef r = LLVMBuildSRem(b, x, d, "");
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, r, zero, ""), LLVMBuildAdd(b, r, d, ""), r, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, r, zero, ""), LLVMBuildAdd(b, r, d, ""), r,
+                               "");
     }
     case SG_TRT_REFLECT: { /* |x| mod (2d - 2), folded back above d - 1; 0 when d == 1 */
         LLVMValueRef period = LLVMBuildSub(b, LLVMBuildAdd(b, d, d, ""), LLVMConstInt(i64, 2, 0), "");
         period = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, d, one, ""), one, period, "");
-        LLVMValueRef mag = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""), LLVMBuildSub(b, zero, x, ""),
-                                           x, "");
+        LLVMValueRef mag = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""),
+                                           LLVMBuildSub(b, zero, x, ""), x, "");
         LLVMValueRef c = LLVMBuildURem(b, mag, period, "");
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, c, d, ""), LLVMBuildSub(b, period, c, ""), c, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, c, d, ""), LLVMBuildSub(b, period, c, ""), c,
+                               "");
     }
-    case SG_TRT_STRICT: break;
+    case SG_TRT_STRICT:
+        break;
     }
     return x;
 }
@@ -896,7 +901,8 @@ static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef
  * on one side (a border): FILL's fill value and CLAMP's edge element (the
  * one of iteration lo for all) as one pattern store, WRAP's and REFLECT's
  * element by element. */
-static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi)
+static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                        LLVMValueRef hi)
 {
     sg_trt_mode mode = g->plan->mode;
     if (mode != SG_TRT_FILL && mode != SG_TRT_CLAMP) {
@@ -912,7 +918,8 @@ static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
     } else {
         LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
         LLVMValueRef y = LLVMGetIntTypeWidth(g->ix) < 64 ? LLVMBuildZExt(g->b, lo, i64, "") : lo;
-        LLVMValueRef x = LLVMBuildAdd(g->b, g->map_start[level], LLVMBuildMul(g->b, y, g->map_step[level], ""), "");
+        LLVMValueRef x =
+            LLVMBuildAdd(g->b, g->map_start[level], LLVMBuildMul(g->b, y, g->map_step[level], ""), "");
         LLVMValueRef index = mode_index(g, x, g->map_dim[level], NULL);
         if (LLVMGetIntTypeWidth(g->ix) < 64)
             index = LLVMBuildTrunc(g->b, index, g->ix, "");
@@ -931,7 +938,8 @@ static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
  * one runs its interior, the iterations whose coordinates lie inside the
  * input, as an affine loop of elements (vector code where the step allows),
  * and only the borders element by element. */
-static void emit_mapped(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi)
+static void emit_mapped(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                        LLVMValueRef hi)
 {
     if (level + 1 != g->plan->nloops) {
         emit_mapped_each(g, level, in, out, lo, hi);
@@ -950,7 +958,7 @@ static void emit_mapped(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
     LLVMValueRef first = gep(g, in, mul(g, start, g->in_stride[level]));
     int64_t stride;
     if (is_const(s, &stride))
-        emit_inner(g, first, stride, out, a, b, -1);
+        emit_inner(g, first, stride, out, a, b, LONG_UNKNOWN);
     else
         emit_inner_by_stride(g, first, s, out, a, b);
     emit_border(g, level, in, out, b, hi);
@@ -964,7 +972,8 @@ static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef
     loop l;
     loop_begin(g, &l, lo, hi, 1, NULL, NULL, out, g->out_stride[level]);
     LLVMValueRef y = LLVMGetIntTypeWidth(g->ix) < 64 ? LLVMBuildZExt(g->b, l.i, i64, "") : l.i;
-    LLVMValueRef x = LLVMBuildAdd(g->b, g->map_start[level], LLVMBuildMul(g->b, y, g->map_step[level], ""), "");
+    LLVMValueRef x =
+        LLVMBuildAdd(g->b, g->map_start[level], LLVMBuildMul(g->b, y, g->map_step[level], ""), "");
     LLVMValueRef inside = NULL, index = mode_index(g, x, g->map_dim[level], &inside);
     if (LLVMGetIntTypeWidth(g->ix) < 64) /* index < d: it fits */
         index = LLVMBuildTrunc(g->b, index, g->ix, "");
@@ -1030,7 +1039,8 @@ static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
     const sg_loop *l = &p->loops[level];
     int64_t extent;
     if (l->nseg == 0)
-        emit_affine(g, level, in, g->in_stride[level], out, lo, hi, is_const(g->extent[level], &extent) ? extent : -1);
+        emit_affine(g, level, in, g->in_stride[level], out, lo, hi,
+                    is_const(g->extent[level], &extent) ? extent : LONG_UNKNOWN);
     else if (l->period > 0)
         emit_periods(g, level, in, out, lo, hi);
     else if (g->table[level])
@@ -1043,8 +1053,8 @@ static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
  * product of their extents in C order (sg_nest_outer). The levels before
  * `last` are plain loops; each runs the part of its iterations that [lo, hi)
  * touches, the level below clamped to the rest, as emit_periods does. */
-static void emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
-                           LLVMValueRef hi)
+static void emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, LLVMValueRef out,
+                           LLVMValueRef lo, LLVMValueRef hi)
 {
     if (level == last) {
         emit_level(g, level, in, out, lo, hi);
@@ -1061,7 +1071,8 @@ static void emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, L
     loop_begin(g, &it, first, end, 1, in, ci(g, l->in_stride), out, ci(g, l->out_stride));
     LLVMValueRef at = mul(g, it.i, N);
     g->ahead = prefetch_ahead(g, level, ci(g, l->in_stride));
-    emit_collapsed(g, level + 1, last, it.in, it.out, clamp(g, sub(g, lo, at), N), clamp(g, sub(g, hi, at), N));
+    emit_collapsed(g, level + 1, last, it.in, it.out, clamp(g, sub(g, lo, at), N),
+                   clamp(g, sub(g, hi, at), N));
     g->ahead = NULL;
     loop_end(g, &it, false);
 }
@@ -1152,7 +1163,8 @@ static void store_fence(gen *g, const sg_target *t)
             fn = LLVMAddFunction(g->m, name, type);
         LLVMBuildCall2(g->b, type, fn, NULL, 0, "");
     } else {
-        LLVMAtomicOrdering order = is_x86(t) ? LLVMAtomicOrderingSequentiallyConsistent : LLVMAtomicOrderingRelease;
+        LLVMAtomicOrdering order =
+            is_x86(t) ? LLVMAtomicOrderingSequentiallyConsistent : LLVMAtomicOrderingRelease;
         LLVMBuildFence(g->b, order, 0, "");
     }
 }
@@ -1189,8 +1201,10 @@ static void nest_numbers(gen *g, LLVMValueRef args)
         const sg_loop *l = &p->loops[i];
         int slot = SG_ARG_LOOPS + SG_LOOP_SLOTS * (int)i;
         g->extent[i] = s ? number(g, args, s->extent[i], slot + SG_LOOP_EXTENT) : ci(g, l->extent);
-        g->in_stride[i] = s ? number(g, args, s->in_stride[i], slot + SG_LOOP_IN_STRIDE) : ci(g, l->in_stride);
-        g->out_stride[i] = s ? number(g, args, s->out_stride[i], slot + SG_LOOP_OUT_STRIDE) : ci(g, l->out_stride);
+        g->in_stride[i] =
+            s ? number(g, args, s->in_stride[i], slot + SG_LOOP_IN_STRIDE) : ci(g, l->in_stride);
+        g->out_stride[i] =
+            s ? number(g, args, s->out_stride[i], slot + SG_LOOP_OUT_STRIDE) : ci(g, l->out_stride);
         if (s && s->mapped) {
             g->map_start[i] = number64(g, args, s->map_start[i], slot + SG_LOOP_START);
             g->map_step[i] = number64(g, args, s->map_step[i], slot + SG_LOOP_STEP);
@@ -1289,9 +1303,11 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
         /* empty for every value: nothing to do */
     } else if (p->sym && g->stream_above >= 0) { /* streaming stores for large outputs, chosen per call */
         LLVMValueRef bytes = number64(g, args, p->sym->out_bytes, SG_ARG_OUTPUT_BYTES);
-        LLVMValueRef large = LLVMBuildICmp(g->b, LLVMIntSGT, bytes,
-                                           LLVMConstInt(LLVMTypeOf(bytes), (unsigned long long)g->stream_above, 1), "");
-        LLVMBasicBlockRef streamed = block(g, "streamed"), cached = block(g, "cached"), done = block(g, "called");
+        LLVMValueRef large =
+            LLVMBuildICmp(g->b, LLVMIntSGT, bytes,
+                          LLVMConstInt(LLVMTypeOf(bytes), (unsigned long long)g->stream_above, 1), "");
+        LLVMBasicBlockRef streamed = block(g, "streamed"), cached = block(g, "cached"),
+                          done = block(g, "called");
         LLVMBuildCondBr(g->b, large, streamed, cached);
         LLVMPositionBuilderAtEnd(g->b, streamed);
         g->stream = true;
@@ -1315,7 +1331,8 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
             LLVMBuildBr(g->b, done);
             LLVMPositionBuilderAtEnd(g->b, done);
         } else {
-            emit_pieces(g, in, out, begin, end, outer.step_bytes, ci(g, outer.extent), ci(g, (int64_t)p->out_bytes));
+            emit_pieces(g, in, out, begin, end, outer.step_bytes, ci(g, outer.extent),
+                        ci(g, (int64_t)p->out_bytes));
         }
     } else if (p->out_count > 0) {
         choose_tables(g);
@@ -1379,10 +1396,11 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
                        symbol, t->triple, (int64_t)plan->in_bytes > most ? "input" : "output",
                        (int64_t)plan->in_bytes > most ? plan->in_bytes : plan->out_bytes, most, bits);
     if (plan->sym && (sg_target_is_gpu(t) || t->gpu_emulation))
-        return sg_fail(err, SG_ERR_USAGE,
-                       "failed to compile kernel %s for %s: GPU kernels take no runtime values or dimensions yet "
-                       "(give every number)",
-                       symbol, t->triple);
+        return sg_fail(
+            err, SG_ERR_USAGE,
+            "failed to compile kernel %s for %s: GPU kernels take no runtime values or dimensions yet "
+            "(give every number)",
+            symbol, t->triple);
     if (sg_target_is_gpu(t) || t->gpu_emulation)
         return sg_gpu_add_kernel(plan, symbol, t, m, err);
     for (size_t i = 0; i < plan->nloops; i++)
@@ -1402,8 +1420,8 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
 #endif
     g.copy_vec = copy_width(plan, g.vec);
     g.stream = sg_codegen_streams(plan, t);
-    g.stream_above = plan->sym && t->stores == SG_STORES_AUTO && !t->gpu_emulation ? sg_codegen_stream_threshold(t)
-                                                                                   : -1;
+    g.stream_above =
+        plan->sym && t->stores == SG_STORES_AUTO && !t->gpu_emulation ? sg_codegen_stream_threshold(t) : -1;
     emit_function(&g, symbol, t);
     LLVMDisposeBuilder(g.b);
     if (err->status == SG_OK && plan->sym)
