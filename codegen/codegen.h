@@ -100,7 +100,7 @@ void sg_nest_key_free(sg_nest_key *key);
  * one: levels 0), pieces of SG_RUN_PIECE bytes. Step i writes output
  * bytes [i * step_bytes, (i + 1) * step_bytes), the last piece of a run
  * fewer. An empty output has extent 0. */
-enum { SG_SPLIT_OUTPUT = 256 << 10, SG_SPLIT_STEPS = 64 }; /* SG_RUN_PIECE: planner.h */
+/* SG_SPLIT_OUTPUT, SG_SPLIT_STEPS, SG_RUN_PIECE: planner.h */
 typedef struct sg_outer {
     size_t levels;      /* loops taken together (0: one contiguous block) */
     int64_t extent;     /* steps */

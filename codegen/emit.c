@@ -40,16 +40,17 @@ typedef struct gen {
     LLVMBuilderRef b;
     LLVMValueRef fn;
     LLVMTypeRef i8, i32, ptr;
-    LLVMTypeRef ix;          /* the type of indices, sizes and offsets: the target's pointer width */
-    int64_t vec;             /* bytes of the widest vectors */
-    int64_t copy_vec;        /* ... and of those that copy runs (copy_width) */
-    LLVMValueRef ahead;      /* how far ahead the loop around the innermost one prefetches
-                                while emitting it, if it is worth it; else NULL */
-    LLVMValueRef sym_ahead;  /* a symbolic plan's: computed per call (0: none) */
-    bool table[SG_MAX_RANK]; /* this segmented loop walks a segment table */
-    bool stream;             /* runs are copied with streaming stores (sg_codegen_streams) */
-    int64_t stream_above;    /* a symbolic plan with --stores auto: the output bytes from which a call
-                                streams (two bodies, chosen per call); -1 otherwise */
+    LLVMTypeRef ix;              /* the type of indices, sizes and offsets: the target's pointer width */
+    int64_t vec;                 /* bytes of the widest vectors */
+    int64_t copy_vec;            /* ... and of those that copy runs (copy_width) */
+    LLVMValueRef ahead;          /* how far ahead the loop around the innermost one prefetches
+                                    while emitting it, if it is worth it; else NULL */
+    LLVMValueRef sym_ahead;      /* a symbolic plan's: computed per call (0: none) */
+    LLVMValueRef sym_ahead_runs; /* ... and its innermost loop's, for runs of whole lines */
+    bool table[SG_MAX_RANK];     /* this segmented loop walks a segment table */
+    bool stream;                 /* runs are copied with streaming stores (sg_codegen_streams) */
+    int64_t stream_above;        /* a symbolic plan with --stores auto: the output bytes from which a call
+                                    streams (two bodies, chosen per call); -1 otherwise */
     /* The nest's numbers: constants, or for a symbolic plan what the
      * kernel loads from its args where they are known only at run time. */
     LLVMValueRef extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
@@ -318,6 +319,32 @@ static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueR
     LLVMBuildMemCpy(g->b, gep(g, out, end), 1, gep(g, in, end), 1, sub(g, bytes, end));
 }
 
+/* Moves `bytes` bytes, a count known at run time: from one widest vector
+ * to INLINE_COPY bytes inline, in whole vectors and a last one ending at
+ * the end (overlapping the one before); others one llvm.memcpy. */
+static void copy_bytes_inline(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+{
+    int64_t v = g->copy_vec;
+    LLVMTypeRef type = chunk_type(g, v);
+    LLVMBasicBlockRef vectors = block(g, "vectors"), call = block(g, "memcpy"), done = block(g, "copied");
+    LLVMValueRef fits = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, v), ""),
+                                     LLVMBuildICmp(g->b, LLVMIntSLE, bytes, ci(g, INLINE_COPY), ""), "");
+    LLVMBuildCondBr(g->b, fits, vectors, call);
+    LLVMPositionBuilderAtEnd(g->b, vectors);
+    loop l;
+    loop_begin(g, &l, ci(g, 0), sub(g, bytes, ci(g, v)), v, in, ci(g, 1), out, ci(g, 1));
+    store(g, load(g, type, l.in), l.out);
+    loop_end(g, &l, false);
+    LLVMValueRef last = sub(g, bytes, ci(g, v));
+    store(g, load(g, type, gep(g, in, last)), gep(g, out, last));
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, call);
+    LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
 /* Moves `bytes` bytes. A constant count up to INLINE_COPY is copied inline
  * in chunks of the widest size that fits (straight-line up to
  * STRAIGHT_VECTORS chunks, else a loop of COPY_GROUP chunks and the
@@ -346,6 +373,10 @@ static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
         LLVMBuildBr(g->b, done);
         LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
         LLVMPositionBuilderAtEnd(g->b, done);
+        return;
+    }
+    if (!known && g->plan->sym) { /* a symbolic plan's runs: up to INLINE_COPY bytes inline */
+        copy_bytes_inline(g, in, out, bytes);
         return;
     }
     if (!known || n > INLINE_COPY) {
@@ -636,6 +667,19 @@ static void emit_inner_dynamic(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValu
     LLVMPositionBuilderAtEnd(g->b, runs);
     loop l;
     loop_begin(g, &l, lo, hi, 1, in, s, out, r);
+    if (g->sym_ahead_runs != NULL) { /* runs of whole lines (else the offset is 0): the run of a row ahead */
+        LLVMBasicBlockRef fetch = block(g, "prefetch"), fetched = block(g, "prefetched");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, g->sym_ahead_runs, ci(g, 0), ""), fetch,
+                        fetched);
+        LLVMPositionBuilderAtEnd(g->b, fetch);
+        loop lines;
+        loop_begin(g, &lines, ci(g, 0), r, LINE, l.in, ci(g, 1), NULL, NULL);
+        prefetch(g, lines.in, g->sym_ahead_runs, 1);
+        loop_end(g, &lines, false);
+        LLVMBuildBr(g->b, fetched);
+        LLVMMoveBasicBlockAfter(fetched, LLVMGetLastBasicBlock(g->fn));
+        LLVMPositionBuilderAtEnd(g->b, fetched);
+    }
     copy_bytes(g, l.in, l.out, r);
     loop_end(g, &l, false);
     LLVMBuildBr(g->b, done);
@@ -1049,6 +1093,23 @@ static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
         emit_segments(g, level, in, out, lo, hi);
 }
 
+/* v / N, or q without dividing when v == known (q = known / N). */
+static LLVMValueRef quotient(gen *g, LLVMValueRef v, LLVMValueRef N, LLVMValueRef known, LLVMValueRef q)
+{
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b), divide = block(g, "divide"),
+                      done = block(g, "divided");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, v, known, ""), done, divide);
+    LLVMPositionBuilderAtEnd(g->b, divide);
+    LLVMValueRef d = LLVMBuildSDiv(g->b, v, N, "");
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+    LLVMValueRef r = LLVMBuildPhi(g->b, g->ix, "");
+    LLVMValueRef values[2] = {q, d};
+    LLVMBasicBlockRef blocks[2] = {from, divide};
+    LLVMAddIncoming(r, values, blocks, 2);
+    return r;
+}
+
 /* Levels [level, last] taken together as one range: [lo, hi) index the
  * product of their extents in C order (sg_nest_outer). The levels before
  * `last` are plain loops; each runs the part of its iterations that [lo, hi)
@@ -1060,17 +1121,26 @@ static void emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, L
         emit_level(g, level, in, out, lo, hi);
         return;
     }
-    const sg_loop *l = &g->plan->loops[level];
-    int64_t inner = 1;
-    for (size_t k = level + 1; k <= last; k++)
-        inner *= g->plan->loops[k].extent;
-    LLVMValueRef N = ci(g, inner);
-    LLVMValueRef first = LLVMBuildSDiv(g->b, lo, N, "");
-    LLVMValueRef end = add(g, LLVMBuildSDiv(g->b, sub(g, hi, ci(g, 1)), N, ""), ci(g, 1));
+    LLVMValueRef N = g->extent[level + 1];
+    for (size_t k = level + 2; k <= last; k++)
+        N = mul(g, N, g->extent[k]);
+    LLVMValueRef first, end;
+    if (g->plan->sym) { /* N 0 only for an empty output, whose calls have no steps */
+        N = smax(g, N, ci(g, 1));
+        /* a call of the whole range, as one thread makes it, divides nothing */
+        first = quotient(g, lo, N, ci(g, 0), ci(g, 0));
+        end = add(g,
+                  quotient(g, sub(g, hi, ci(g, 1)), N, sub(g, mul(g, g->extent[level], N), ci(g, 1)),
+                           sub(g, g->extent[level], ci(g, 1))),
+                  ci(g, 1));
+    } else {
+        first = LLVMBuildSDiv(g->b, lo, N, "");
+        end = add(g, LLVMBuildSDiv(g->b, sub(g, hi, ci(g, 1)), N, ""), ci(g, 1));
+    }
     loop it;
-    loop_begin(g, &it, first, end, 1, in, ci(g, l->in_stride), out, ci(g, l->out_stride));
+    loop_begin(g, &it, first, end, 1, in, g->in_stride[level], out, g->out_stride[level]);
     LLVMValueRef at = mul(g, it.i, N);
-    g->ahead = prefetch_ahead(g, level, ci(g, l->in_stride));
+    g->ahead = prefetch_ahead(g, level, g->in_stride[level]);
     emit_collapsed(g, level + 1, last, it.in, it.out, clamp(g, sub(g, lo, at), N),
                    clamp(g, sub(g, hi, at), N));
     g->ahead = NULL;
@@ -1218,6 +1288,8 @@ static void nest_numbers(gen *g, LLVMValueRef args)
     g->run = s ? number(g, args, s->run_bytes, SG_ARG_RUN_BYTES) : ci(g, p->run_bytes);
     if (s && !s->mapped && p->nloops >= 2 && !(sg_is_const(s->prefetch) && s->prefetch.k == 0))
         g->sym_ahead = number(g, args, s->prefetch, SG_ARG_PREFETCH);
+    if (s && !s->mapped && p->nloops >= 1 && !(sg_is_const(s->prefetch_runs) && s->prefetch_runs.k == 0))
+        g->sym_ahead_runs = number(g, args, s->prefetch_runs, SG_ARG_PREFETCH_RUNS);
     g->run_k = -1;
     is_const(g->run, &g->run_k);
 }
@@ -1244,11 +1316,25 @@ static void emit_symbolic(gen *g, LLVMValueRef args, LLVMValueRef in, LLVMValueR
                           LLVMValueRef end)
 {
     const sg_plan *p = g->plan;
-    if (p->nloops == 0)
+    if (p->nloops == 0) {
         emit_pieces(g, in, out, begin, end, SG_RUN_PIECE,
                     number(g, args, p->sym->outer_extent, SG_ARG_OUTER_EXTENT), g->run);
-    else
+    } else if (sg_is_const(p->sym->collapse) && p->sym->collapse.k == 0) {
         emit_level(g, 0, in, out, begin, end);
+    } else { /* the outer range per call: the outermost loop, or the two outermost together */
+        LLVMValueRef two = number(g, args, p->sym->collapse, SG_ARG_COLLAPSE);
+        LLVMBasicBlockRef both = block(g, "collapsed"), one = block(g, "outermost"),
+                          done = block(g, "nest_done");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, two, ci(g, 0), ""), both, one);
+        LLVMPositionBuilderAtEnd(g->b, both);
+        emit_collapsed(g, 0, 1, in, out, begin, end);
+        LLVMBuildBr(g->b, done);
+        LLVMPositionBuilderAtEnd(g->b, one);
+        emit_level(g, 0, in, out, begin, end);
+        LLVMBuildBr(g->b, done);
+        LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+        LLVMPositionBuilderAtEnd(g->b, done);
+    }
 }
 
 static void emit_function(gen *g, const char *symbol, const sg_target *t)

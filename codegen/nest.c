@@ -9,7 +9,7 @@
 sg_outer sg_nest_outer(const sg_plan *plan)
 {
     sg_outer o = {0};
-    if (plan->sym) /* numbers from the prologue: the outermost loop, or pieces of the run */
+    if (plan->sym) /* numbers from the prologue: the outermost loop (or two, per call), or pieces of the run */
         return (sg_outer){plan->nloops ? 1 : 0, -1, plan->nloops ? -1 : SG_RUN_PIECE};
     bool split = plan->out_bytes >= SG_SPLIT_OUTPUT;
     if (plan->out_count == 0)

@@ -338,7 +338,7 @@ typedef struct sg_args {
     int32_t reserved;
     int64_t out_shape[SG_MAX_RANK];
     int64_t outer_extent, input_bytes, output_bytes;
-    int64_t internal[5 + 6 * SG_MAX_RANK];
+    int64_t internal[7 + 6 * SG_MAX_RANK];
 } sg_args;
 
 typedef int (*sg_prepare_fn)(sg_args *args, const int64_t *in_shape, const int64_t *values);

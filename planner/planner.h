@@ -56,6 +56,7 @@
  * bytes ahead. For a symbolic plan the planner computes that offset per
  * call (sg_sym.prefetch). */
 enum {
+    SG_PREFETCH_LINE = 64, /* runs of at least a line prefetch in the innermost loop */
     SG_PREFETCH_INPUT = 4 << 20,
     SG_PREFETCH_MIN = 1024,
     SG_PREFETCH_MAX = 64 << 10,
@@ -67,6 +68,10 @@ enum {
 /* The bytes of a step of a kernel's outer range over one contiguous block
  * (codegen.h, sg_nest_outer). */
 enum { SG_RUN_PIECE = 32 << 10 };
+/* When threads split the leading loops of a nest taken together (codegen.h,
+ * sg_nest_outer): an output of at least SG_SPLIT_OUTPUT bytes whose
+ * outermost loop has fewer than SG_SPLIT_STEPS iterations. */
+enum { SG_SPLIT_OUTPUT = 256 << 10, SG_SPLIT_STEPS = 64 };
 
 /* One output dimension as shape inference sees it. */
 typedef struct sg_axis_map {
@@ -153,6 +158,8 @@ enum {
     SG_ARG_BASE,
     SG_ARG_RUN_BYTES,
     SG_ARG_PREFETCH,
+    SG_ARG_PREFETCH_RUNS,
+    SG_ARG_COLLAPSE, /* 1: the outer range is the two outermost loops' iterations (sg_sym.collapse) */
     SG_ARG_INTERIOR, /* 2 slots: a mapped nest's sg_sym.interior */
     SG_ARG_LOOPS = SG_ARG_INTERIOR + 2, /* per loop SG_LOOP_SLOTS slots: */
     SG_ARG_COUNT = SG_ARG_LOOPS + 6 * SG_MAX_RANK
@@ -175,16 +182,20 @@ typedef struct sg_sym {
      * (one per output dimension, none merged): iteration y reads input
      * index mode(start + y * step) of a dimension of `dim`, in_stride
      * bytes apart, or writes the fill value. The outer range is the
-     * outermost loop's iterations (levels 1), or with no loop pieces of the
-     * run of SG_RUN_PIECE bytes (codegen.h). */
+     * iterations of the outermost loop (levels 1), or per call of the two
+     * outermost affine loops taken together (levels 2, when `collapse`:
+     * the static rule, SG_SPLIT_*), or with no loop pieces of the run of
+     * SG_RUN_PIECE bytes (codegen.h). */
     bool mapped;
     sg_val base, run_bytes, outer_extent;
     /* a mapped nest's innermost loop: the iterations [interior[0],
      * interior[1]) whose coordinates lie inside the input, an affine run */
     sg_val interior[2];
     /* how far ahead (bytes) the loop around the innermost one prefetches,
-     * 0 for not at all: the code generator's rule (SG_PREFETCH_*) per call */
-    sg_val prefetch;
+     * and the innermost one when its runs are of whole lines, 0 for not at
+     * all: the code generator's rule (SG_PREFETCH_*) per call */
+    sg_val prefetch, prefetch_runs;
+    sg_val collapse;
     sg_val extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
     sg_val map_start[SG_MAX_RANK], map_step[SG_MAX_RANK], map_dim[SG_MAX_RANK];
 } sg_sym;

@@ -132,7 +132,18 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
         s->extent[i] = extent[i], s->in_stride[i] = in_stride[i], s->out_stride[i] = out_stride[i];
     s->base = base;
     s->prefetch = n >= 2 ? prefetch_distance(x, s->in_bytes, in_stride[n - 2]) : sg_const(0);
-    s->outer_extent = n > 0 ? sg_x_select(x, sg_x_eq(x, s->out_count, sg_const(0)), sg_const(0), extent[0])
+    s->prefetch_runs = n >= 1 ? sg_x_select(x, sg_x_lt(x, s->run_bytes, sg_const(SG_PREFETCH_LINE)),
+                                            sg_const(0), prefetch_distance(x, s->in_bytes, in_stride[n - 1]))
+                              : sg_const(0);
+    /* the two outermost loops taken together, so that threads share a short
+     * outer loop of a large output (codegen.h, sg_nest_outer) */
+    s->collapse = n >= 2 ? sg_x_and(x, sg_x_lt(x, extent[0], sg_const(SG_SPLIT_STEPS)),
+                                    sg_x_not(x, sg_x_lt(x, s->out_bytes, sg_const(SG_SPLIT_OUTPUT))))
+                         : sg_const(0);
+    sg_val steps = n >= 2   ? sg_x_select(x, s->collapse, sg_x_mul(x, extent[0], extent[1]), extent[0])
+                   : n == 1 ? extent[0]
+                            : sg_const(0);
+    s->outer_extent = n > 0 ? sg_x_select(x, sg_x_eq(x, s->out_count, sg_const(0)), sg_const(0), steps)
                             : sg_x(x, SG_X_CDIV, s->run_bytes, sg_const(SG_RUN_PIECE));
     if (x->nomem)
         return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
@@ -154,6 +165,8 @@ size_t sg_sym_slots(const sg_plan *p, sg_val *values, int *slots)
     SLOT(s->base, SG_ARG_BASE);
     SLOT(s->run_bytes, SG_ARG_RUN_BYTES);
     SLOT(s->prefetch, SG_ARG_PREFETCH);
+    SLOT(s->prefetch_runs, SG_ARG_PREFETCH_RUNS);
+    SLOT(s->collapse, SG_ARG_COLLAPSE);
     if (s->mapped && p->nloops > 0) {
         SLOT(s->interior[0], SG_ARG_INTERIOR);
         SLOT(s->interior[1], SG_ARG_INTERIOR + 1);

@@ -487,6 +487,55 @@ static void api_checks(suite *s)
     sg_spec_destroy(spec);
 }
 
+/* Calls large enough for the per-call choices: the outer range of the two
+ * outermost loops (an output of 256 KiB or more under a short outer loop),
+ * streaming stores above the threshold (SLICEGEN_STREAM_THRESHOLD), row
+ * prefetching; on 1-3 threads against the reference. */
+static void large_checks(suite *s)
+{
+    static const char *const specs[] = {"[:, 1:, ::2]", "[:, a:b, ::-1]", "[i, :, c:]", "[:, :, :t]"};
+    static const int64_t shapes[][4] = {
+        {3, 300, 400, 0}, {2, 500, 301, 0}, {4, 200, 2000, 0}, {1, 32, 512, 128}};
+    static const size_t ranks[] = {3, 3, 3, 4};
+    static const int64_t values[][2] = {{0, 0}, {-400, 480}, {2, 7}, {300, 0}};
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        sg_spec *spec = NULL;
+        sg_plan *plan = NULL, *bound = NULL;
+        sg_kernel *kernel = NULL;
+        int64_t dims[4];
+        for (size_t i = 0; i < ranks[k]; i++)
+            dims[i] = i == 0 ? shapes[k][i] : -1;
+        if (!CHECK(s,
+                   sg_spec_numpy(s->ctx, specs[k], &spec) == SG_OK &&
+                       sg_plan_create(s->ctx, spec, ranks[k], dims, SG_F32, &plan) == SG_OK &&
+                       sg_kernel_compile(s->ctx, plan, 2, &kernel) == SG_OK &&
+                       sg_plan_specialize(s->ctx, plan, shapes[k], values[k], &bound) == SG_OK,
+                   "large %s: %s", specs[k], sg_context_last_error(s->ctx)))
+            continue;
+        size_t in_bytes = sg_plan_input_bytes(bound), out_bytes = sg_plan_output_bytes(bound);
+        unsigned char *in = malloc(in_bytes), *want = malloc(out_bytes), *got = malloc(out_bytes);
+        for (size_t i = 0; i < in_bytes; i++)
+            in[i] = (unsigned char)next(s);
+        sg_run_reference(s->ctx, bound, in, want);
+        for (int threads = 1; threads <= 3; threads++) {
+            memset(got, 0xa5, out_bytes);
+            CHECK(s,
+                  sg_kernel_run_values(s->ctx, kernel, in, shapes[k], values[k], got, threads) == SG_OK &&
+                      memcmp(got, want, out_bytes) == 0,
+                  "large %s on %d threads: %s", specs[k], threads,
+                  first_difference(got, want, out_bytes) >= 0 ? "output differs"
+                                                              : sg_context_last_error(s->ctx));
+        }
+        free(in);
+        free(want);
+        free(got);
+        sg_kernel_release(kernel);
+        sg_plan_destroy(bound);
+        sg_plan_destroy(plan);
+        sg_spec_destroy(spec);
+    }
+}
+
 int main(int argc, char **argv)
 {
     suite s = {.counts = CHECK_COUNTS_INIT, .aot = {.opt_level = 1}};
@@ -509,6 +558,7 @@ int main(int argc, char **argv)
     if (sg_context_create(&s.ctx) != SG_OK)
         return 1;
     api_checks(&s);
+    large_checks(&s);
     for (long i = 0; i < cases; i++)
         one_case(&s, (int)i);
     printf("test_symbolic: %d calls, %d refused by the reference (%d by both); %d of %ld specs invalid\n",

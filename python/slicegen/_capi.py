@@ -131,7 +131,7 @@ class Args(ctypes.Structure):
     _fields_ = [("out_rank", ctypes.c_int32), ("reserved", ctypes.c_int32),
                 ("out_shape", ctypes.c_int64 * SG_MAX_RANK), ("outer_extent", ctypes.c_int64),
                 ("input_bytes", ctypes.c_int64), ("output_bytes", ctypes.c_int64),
-                ("internal", ctypes.c_int64 * (5 + 6 * SG_MAX_RANK))]
+                ("internal", ctypes.c_int64 * (7 + 6 * SG_MAX_RANK))]
 
 
 ProgressFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t)
