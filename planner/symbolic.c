@@ -340,7 +340,8 @@ void sg_plan_write_symbolic(const sg_plan *p, FILE *out)
         fputc('\n', out);
     }
     fprintf(out, "run %s\n", sg_val_text(s->run_bytes, a));
-    fprintf(out, "outer %s\n", sg_val_text(s->outer_extent, a));
+    fprintf(out, "prefetch %s runs %s\n", sg_val_text(s->prefetch, a), sg_val_text(s->prefetch_runs, b));
+    fprintf(out, "outer %s collapse %s\n", sg_val_text(s->outer_extent, a), sg_val_text(s->collapse, b));
 }
 
 void sg_sym_free(sg_sym *s)
