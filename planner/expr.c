@@ -206,11 +206,16 @@ sg_val sg_x(sg_exprs *e, sg_xop op, sg_val a, sg_val b)
     case SG_X_MUL:
         if (bc && (b.k == 0 || b.k == 1))
             return b.k == 0 ? b : a;
-        /* constants outermost: (x * c) * y = (x * y) * c */
-        if (!bc && node_of(e, a)->op == SG_X_MUL && sg_is_const(node_of(e, a)->b))
-            return sg_x(e, SG_X_MUL, sg_x(e, SG_X_MUL, node_of(e, a)->a, b), node_of(e, a)->b);
-        if (!bc && node_of(e, b)->op == SG_X_MUL && sg_is_const(node_of(e, b)->b))
-            return sg_x(e, SG_X_MUL, sg_x(e, SG_X_MUL, a, node_of(e, b)->a), node_of(e, b)->b);
+        /* constants outermost: (x * c) * y = (x * y) * c (operands copied
+         * first: building a node may move the nodes) */
+        if (!bc && node_of(e, a)->op == SG_X_MUL && sg_is_const(node_of(e, a)->b)) {
+            sg_val inner = node_of(e, a)->a, c = node_of(e, a)->b;
+            return sg_x(e, SG_X_MUL, sg_x(e, SG_X_MUL, inner, b), c);
+        }
+        if (!bc && node_of(e, b)->op == SG_X_MUL && sg_is_const(node_of(e, b)->b)) {
+            sg_val inner = node_of(e, b)->a, c = node_of(e, b)->b;
+            return sg_x(e, SG_X_MUL, sg_x(e, SG_X_MUL, a, inner), c);
+        }
         break;
     case SG_X_CDIV:
         if (bc && b.k == 1)
