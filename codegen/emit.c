@@ -470,6 +470,8 @@ enum { MAX_LANES = MAX_BLOCK_VECTORS * MAX_VEC };
 
 static bool plan_shuffle(gen *g, int64_t s, int64_t r, int64_t n, shuffle *sh)
 {
+    if (s == INT64_MIN) /* a symbolic plan's wrapped stride, never read: too far anyway */
+        return false;
     int64_t mag = s < 0 ? -s : s;
     if (r > MAX_SHUFFLE_RUN || s == 0 || s == r || mag < r || mag > MAX_STRIDE_RUNS * r)
         return false;
@@ -490,10 +492,11 @@ static bool plan_shuffle(gen *g, int64_t s, int64_t r, int64_t n, shuffle *sh)
  * SG_PREFETCH_DISTANCE away, or 0 for not at all. */
 static int64_t prefetch_distance(const sg_plan *p, int64_t stride)
 {
-    int64_t mag = stride < 0 ? -stride : stride;
+    uint64_t mag = stride < 0 ? 0 - (uint64_t)stride : (uint64_t)stride; /* INT64_MIN too */
     if (p->in_bytes <= SG_PREFETCH_INPUT || mag < SG_PREFETCH_MIN || mag > SG_PREFETCH_MAX)
         return 0;
-    return stride * (SG_PREFETCH_DISTANCE / mag > 1 ? SG_PREFETCH_DISTANCE / mag : 1);
+    int64_t m = (int64_t)mag;
+    return stride * (SG_PREFETCH_DISTANCE / m > 1 ? SG_PREFETCH_DISTANCE / m : 1);
 }
 
 /* Asks for the input lines [at, at + bytes) to be brought into the cache
