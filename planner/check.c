@@ -35,8 +35,8 @@ static sg_status check_map(const sg_plan *p, sg_error *err)
         int64_t d = p->in_shape[m->in_axis], last;
         REQUIRE(m->crop_begin >= 0 && m->crop_end >= 0 && m->crop_begin <= d - m->crop_end &&
                     (p->op == SG_OP_PAD || (m->crop_begin == 0 && m->crop_end == 0)),
-                "output dimension %zu: crops %lld and %lld of an axis of size %lld", i, (long long)m->crop_begin,
-                (long long)m->crop_end, (long long)d);
+                "output dimension %zu: crops %lld and %lld of an axis of size %lld", i,
+                (long long)m->crop_begin, (long long)m->crop_end, (long long)d);
         if (m->count == 0)
             continue;
         REQUIRE(!__builtin_mul_overflow(m->count - 1, m->step, &last) &&

@@ -173,7 +173,7 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
             int64_t v = stride              ? (pick(s, 0, 1) ? pick(s, 1, 3) : -pick(s, 1, 3))
                         : op == 2 && l == 1 ? (pick(s, 0, 3) ? pick(s, 0, 4) : pick(s, 16, 80))
                         : op == 3 && l == 1 && pick(s, 0, 1) ? (pick(s, 0, 1) ? INT32_MAX : INT64_MAX)
-                                            : pick(s, -6, 6);
+                                                             : pick(s, -6, 6);
             if (op == 2 && stride && v < 0 && pick(s, 0, 1))
                 v = -v;
             number(s, g, t, size, v, stride, true);

@@ -105,8 +105,8 @@ static sg_status slice(sg_context *ctx, fuzz_bytes *b, sg_spec **spec)
     }
     sg_error err = {0};
     if (flags & 4)
-        return sg_spec_make_onnx_slice(len, start, stop, flags & 1 ? NULL : step, flags & 2 ? NULL : axes, NULL,
-                                       spec, &err);
+        return sg_spec_make_onnx_slice(len, start, stop, flags & 1 ? NULL : step, flags & 2 ? NULL : axes,
+                                       NULL, spec, &err);
     return sg_spec_slice(ctx, len, start, stop, flags & 1 ? NULL : step, flags & 2 ? NULL : axes, spec);
 }
 
