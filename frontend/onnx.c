@@ -856,12 +856,18 @@ static sg_status find_attr(node_in *n, const char *name, const Onnx__AttributePr
 static sg_status attr_of(node_in *n, const char *name, Onnx__AttributeProto__AttributeType type,
                          const Onnx__AttributeProto **a)
 {
-    static const char *const names[] = {"UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH", "FLOATS", "INTS"};
+    static const char *const names[] = {"UNDEFINED", "FLOAT", "INT",     "STRING",  "TENSOR",
+                                        "GRAPH",     "FLOATS", "INTS",   "STRINGS", "TENSORS",
+                                        "GRAPHS",    "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
     if (find_attr(n, name, a) != SG_OK)
         return n->r->err->status;
-    if (*a != NULL && (*a)->has_type && (*a)->type != type)
-        return bad(n->r, "%s: attribute '%s' must be of type %s (it is of type %d)", n->who, name, names[type],
-                   (int)(*a)->type);
+    if (*a != NULL && (*a)->has_type && (*a)->type != type) {
+        char number[24];
+        int t = (int)(*a)->type;
+        snprintf(number, sizeof number, "%d", t);
+        return bad(n->r, "%s: attribute '%s' must be of type %s (it is of type %s)", n->who, name, names[type],
+                   t >= 0 && t < 15 ? names[t] : number);
+    }
     return SG_OK;
 }
 
@@ -1161,7 +1167,7 @@ static sg_status read_slice(node_in *n, sg_spec **spec)
 
 /* Pad-1 (attribute paddings), Pad-2 (pads, mode, value), Pad-11/13
  * (inputs data, pads, constant_value), Pad-18 (+ axes), Pad-19 (+ mode
- * wrap). pads are [x1_begin, x2_begin, ..., x1_end, x2_end, ...]. */
+ * wrap, which ONNX Runtime takes under every version). pads are [x1_begin, x2_begin, ..., x1_end, x2_end, ...]. */
 static sg_status read_pad(node_in *n, sg_spec **spec)
 {
     reader *r = n->r;
@@ -1172,23 +1178,21 @@ static sg_status read_pad(node_in *n, sg_spec **spec)
     char shown[SHOW_BUF], tname[24], dname[24];
     sg_status st = attr_of(n, "mode", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING, &a);
     if (st == SG_OK && a != NULL) {
+        /* ONNX Runtime takes wrap under every version, not only Pad-19's. */
         static const struct {
             const char *name;
             sg_trt_mode mode;
-            int since;
-        } modes[] = {{"constant", SG_TRT_FILL, 1}, {"edge", SG_TRT_CLAMP, 1}, {"reflect", SG_TRT_REFLECT, 1},
-                     {"wrap", SG_TRT_WRAP, 19}};
+        } modes[] = {{"constant", SG_TRT_FILL}, {"edge", SG_TRT_CLAMP}, {"reflect", SG_TRT_REFLECT},
+                     {"wrap", SG_TRT_WRAP}};
         char text[16] = "";
         size_t len = a->s.len < sizeof text ? a->s.len : sizeof text - 1;
-        memcpy(text, a->s.data, len);
+        if (len > 0)
+            memcpy(text, a->s.data, len);
         size_t m = 0;
         while (m < 4 && (strcmp(text, modes[m].name) != 0 || a->s.len != strlen(modes[m].name)))
             m++;
         if (m == 4)
             skip(n, "mode '%s' is not constant, edge, reflect or wrap", show(text, shown));
-        else if (n->version < modes[m].since)
-            skip(n, "mode '%s' needs Pad-%d (the model's opset gives Pad-%d)", modes[m].name, modes[m].since,
-                 n->version);
         else
             mode = modes[m].mode;
     }
@@ -1327,8 +1331,9 @@ static sg_status read_split(node_in *n, sg_spec **specs)
         skip(n, "input 'split' has %zu sizes, the node has %zu outputs", split.len, outputs);
     else if (!split.given && dim < 0)
         skip(n, "the split axis %lld has a dimension known only at run time, and no sizes are given", (long long)axis);
-    else if (num_outputs != -1 && num_outputs > dim)
-        skip(n, "attribute 'num_outputs' is %lld, more than the dimension %lld", (long long)num_outputs, (long long)dim);
+    else if (num_outputs > 1 && (dim / num_outputs + (dim % num_outputs != 0)) * (num_outputs - 1) >= dim)
+        skip(n, "attribute 'num_outputs' %lld leaves the last output of dimension %lld empty or negative, which ONNX "
+             "Runtime refuses", (long long)num_outputs, (long long)dim);
     else if (!split.given && num_outputs == -1 && dim % (int64_t)outputs != 0)
         skip(n, "dimension %lld does not split evenly into %zu outputs", (long long)dim, outputs);
     if (!skipped(n) && !split.given) {
