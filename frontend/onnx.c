@@ -72,8 +72,8 @@ typedef struct info {
 } info;
 
 typedef struct reader {
-    const char *path;   /* the model, as given */
-    char *folder;       /* the real path of its folder */
+    const char *path; /* the model, as given */
+    char *folder;     /* the real path of its folder */
     uint8_t *file;
     size_t file_size;
     size_t used, limit; /* protobuf-c's bytes, and their bound */
@@ -162,8 +162,8 @@ static int wire_type_of(ProtobufCType type)
  * fields in turn. `path` (`len` bytes used of 256) names it in messages
  * ("graph.node[3]"). Recursion follows the schema, which nests no message
  * in itself. */
-static sg_status check_wire(reader *r, size_t begin, size_t end, const ProtobufCMessageDescriptor *desc, char *path,
-                            size_t len, unsigned depth)
+static sg_status check_wire(reader *r, size_t begin, size_t end, const ProtobufCMessageDescriptor *desc,
+                            char *path, size_t len, unsigned depth)
 {
     size_t counts[32] = {0}, pos = begin;
     const uint8_t *p = r->file;
@@ -177,10 +177,12 @@ static sg_status check_wire(reader *r, size_t begin, size_t end, const ProtobufC
         uint64_t number = tag >> 3;
         int wire = (int)(tag & 7);
         const ProtobufCFieldDescriptor *f =
-            number > 0 && number <= 0x1FFFFFFF ? protobuf_c_message_descriptor_get_field(desc, (unsigned)number)
-                                               : NULL;
+            number > 0 && number <= 0x1FFFFFFF
+                ? protobuf_c_message_descriptor_get_field(desc, (unsigned)number)
+                : NULL;
         if (number == 0 || number > 0x1FFFFFFF)
-            return bad(r, "%s: invalid field number (%llu at byte %zu)", path, (unsigned long long)number, at);
+            return bad(r, "%s: invalid field number (%llu at byte %zu)", path, (unsigned long long)number,
+                       at);
         int field_path = f ? snprintf(path + len, 256 - len, ".%s", f->name) : 0;
         size_t sub = len + (field_path > 0 && (size_t)field_path < 256 - len ? (size_t)field_path : 0);
         if (f && f->label == PROTOBUF_C_LABEL_REPEATED && sub < 250)
@@ -189,8 +191,8 @@ static sg_status check_wire(reader *r, size_t begin, size_t end, const ProtobufC
         bool packed = f && f->label == PROTOBUF_C_LABEL_REPEATED && want != 2 && wire == 2;
         if (wire != want && !packed) {
             path[sub] = '\0';
-            return bad(r, "%s: wrong wire type (field %llu at byte %zu: wire type %d, the schema wants %d)", path,
-                       (unsigned long long)number, at, wire, want);
+            return bad(r, "%s: wrong wire type (field %llu at byte %zu: wire type %d, the schema wants %d)",
+                       path, (unsigned long long)number, at, wire, want);
         }
         switch (wire) {
         case 0:
@@ -202,7 +204,8 @@ static sg_status check_wire(reader *r, size_t begin, size_t end, const ProtobufC
         case 5:
             n = wire == 1 ? 8 : 4;
             if (end - pos < n)
-                return bad(r, "%s: a fixed-size value runs past the end of its message (field %llu at byte %zu)",
+                return bad(r,
+                           "%s: a fixed-size value runs past the end of its message (field %llu at byte %zu)",
                            path, (unsigned long long)number, at);
             pos += n;
             break;
@@ -211,13 +214,14 @@ static sg_status check_wire(reader *r, size_t begin, size_t end, const ProtobufC
                 return bad(r, "%s: a length is cut off or too long (field %llu at byte %zu)", path,
                            (unsigned long long)number, at);
             if (n > end - pos)
-                return bad(r,
-                           "%s: a length runs past the end of its message (field %llu at byte %zu: length %llu, "
-                           "%zu bytes left)",
-                           path, (unsigned long long)number, at, (unsigned long long)n, end - pos);
+                return bad(
+                    r,
+                    "%s: a length runs past the end of its message (field %llu at byte %zu: length %llu, "
+                    "%zu bytes left)",
+                    path, (unsigned long long)number, at, (unsigned long long)n, end - pos);
             if (packed && want != 0 && n % (want == 1 ? 8 : 4) != 0)
-                return bad(r, "%s: a packed run is not whole values (field %llu at byte %zu: %llu bytes)", path,
-                           (unsigned long long)number, at, (unsigned long long)n);
+                return bad(r, "%s: a packed run is not whole values (field %llu at byte %zu: %llu bytes)",
+                           path, (unsigned long long)number, at, (unsigned long long)n);
             if (packed && want == 0) {
                 uint64_t v;
                 for (size_t q = pos; q < pos + n;)
@@ -295,8 +299,9 @@ static sg_status read_file(reader *r)
         if (got <= 0) {
             int e = errno;
             close(fd);
-            return got < 0 ? bad(r, "cannot read the file (%s)", strerror(e))
-                           : bad(r, "the file changed while being read (it ends before byte %zu)", r->file_size);
+            return got < 0
+                       ? bad(r, "cannot read the file (%s)", strerror(e))
+                       : bad(r, "the file changed while being read (it ends before byte %zu)", r->file_size);
         }
         done += (size_t)got;
     }
@@ -305,13 +310,14 @@ static sg_status read_file(reader *r)
     char path[256] = "ModelProto";
     if (check_wire(r, 0, r->file_size, &onnx__model_proto__descriptor, path, strlen(path), 0) != SG_OK)
         return r->err->status;
-    r->limit = r->file_size > (SIZE_MAX - MEMORY_BASE) / MEMORY_PER_BYTE ? SIZE_MAX
-                                                                          : MEMORY_BASE + MEMORY_PER_BYTE * r->file_size;
+    r->limit = r->file_size > (SIZE_MAX - MEMORY_BASE) / MEMORY_PER_BYTE
+                   ? SIZE_MAX
+                   : MEMORY_BASE + MEMORY_PER_BYTE * r->file_size;
     ProtobufCAllocator allocator = {bounded_alloc, bounded_free, r};
     r->model = onnx__model_proto__unpack(&allocator, r->file_size, r->file);
     if (r->model == NULL && r->refused)
-        return bad(r, "unpacking needs more memory than allowed (more than %zu bytes for a file of %zu)", r->limit,
-                   r->file_size);
+        return bad(r, "unpacking needs more memory than allowed (more than %zu bytes for a file of %zu)",
+                   r->limit, r->file_size);
     if (r->model == NULL)
         return nomem(r); /* the walk above leaves protobuf-c nothing else to refuse */
     return SG_OK;
@@ -333,27 +339,48 @@ typedef struct etype {
 static etype element_type(int32_t t)
 {
     switch (t) {
-    case 1: return (etype){"FLOAT", 4, F_FLOAT, 1, true, SG_F32};
-    case 2: return (etype){"UINT8", 1, F_INT32, 1, true, SG_U8};
-    case 3: return (etype){"INT8", 1, F_INT32, 1, true, SG_I8};
-    case 4: return (etype){"UINT16", 2, F_INT32, 1, true, SG_U16};
-    case 5: return (etype){"INT16", 2, F_INT32, 1, true, SG_I16};
-    case 6: return (etype){"INT32", 4, F_INT32, 1, true, SG_I32};
-    case 7: return (etype){"INT64", 8, F_INT64, 1, true, SG_I64};
-    case 8: return (etype){"STRING", 0, F_NONE, 0, false, SG_BOOL};
-    case 9: return (etype){"BOOL", 1, F_INT32, 1, true, SG_BOOL};
-    case 10: return (etype){"FLOAT16", 2, F_INT32, 1, true, SG_F16};
-    case 11: return (etype){"DOUBLE", 8, F_DOUBLE, 1, true, SG_F64};
-    case 12: return (etype){"UINT32", 4, F_UINT64, 1, true, SG_U32};
-    case 13: return (etype){"UINT64", 8, F_UINT64, 1, true, SG_U64};
-    case 14: return (etype){"COMPLEX64", 8, F_FLOAT, 2, false, SG_BOOL};
-    case 15: return (etype){"COMPLEX128", 16, F_DOUBLE, 2, false, SG_BOOL};
-    case 16: return (etype){"BFLOAT16", 2, F_INT32, 1, true, SG_BF16};
-    case 17: return (etype){"FLOAT8E4M3FN", 1, F_INT32, 1, false, SG_BOOL};
-    case 18: return (etype){"FLOAT8E4M3FNUZ", 1, F_INT32, 1, false, SG_BOOL};
-    case 19: return (etype){"FLOAT8E5M2", 1, F_INT32, 1, false, SG_BOOL};
-    case 20: return (etype){"FLOAT8E5M2FNUZ", 1, F_INT32, 1, false, SG_BOOL};
-    default: return (etype){NULL, 0, F_NONE, 0, false, SG_BOOL};
+    case 1:
+        return (etype){"FLOAT", 4, F_FLOAT, 1, true, SG_F32};
+    case 2:
+        return (etype){"UINT8", 1, F_INT32, 1, true, SG_U8};
+    case 3:
+        return (etype){"INT8", 1, F_INT32, 1, true, SG_I8};
+    case 4:
+        return (etype){"UINT16", 2, F_INT32, 1, true, SG_U16};
+    case 5:
+        return (etype){"INT16", 2, F_INT32, 1, true, SG_I16};
+    case 6:
+        return (etype){"INT32", 4, F_INT32, 1, true, SG_I32};
+    case 7:
+        return (etype){"INT64", 8, F_INT64, 1, true, SG_I64};
+    case 8:
+        return (etype){"STRING", 0, F_NONE, 0, false, SG_BOOL};
+    case 9:
+        return (etype){"BOOL", 1, F_INT32, 1, true, SG_BOOL};
+    case 10:
+        return (etype){"FLOAT16", 2, F_INT32, 1, true, SG_F16};
+    case 11:
+        return (etype){"DOUBLE", 8, F_DOUBLE, 1, true, SG_F64};
+    case 12:
+        return (etype){"UINT32", 4, F_UINT64, 1, true, SG_U32};
+    case 13:
+        return (etype){"UINT64", 8, F_UINT64, 1, true, SG_U64};
+    case 14:
+        return (etype){"COMPLEX64", 8, F_FLOAT, 2, false, SG_BOOL};
+    case 15:
+        return (etype){"COMPLEX128", 16, F_DOUBLE, 2, false, SG_BOOL};
+    case 16:
+        return (etype){"BFLOAT16", 2, F_INT32, 1, true, SG_BF16};
+    case 17:
+        return (etype){"FLOAT8E4M3FN", 1, F_INT32, 1, false, SG_BOOL};
+    case 18:
+        return (etype){"FLOAT8E4M3FNUZ", 1, F_INT32, 1, false, SG_BOOL};
+    case 19:
+        return (etype){"FLOAT8E5M2", 1, F_INT32, 1, false, SG_BOOL};
+    case 20:
+        return (etype){"FLOAT8E5M2FNUZ", 1, F_INT32, 1, false, SG_BOOL};
+    default:
+        return (etype){NULL, 0, F_NONE, 0, false, SG_BOOL};
     }
 }
 
@@ -370,19 +397,26 @@ static const char *type_name(int32_t t, char buf[24])
 static size_t typed_count(const Onnx__TensorProto *t, typed_field f)
 {
     switch (f) {
-    case F_FLOAT: return t->n_float_data;
-    case F_INT32: return t->n_int32_data;
-    case F_INT64: return t->n_int64_data;
-    case F_UINT64: return t->n_uint64_data;
-    case F_DOUBLE: return t->n_double_data;
-    case F_NONE: break;
+    case F_FLOAT:
+        return t->n_float_data;
+    case F_INT32:
+        return t->n_int32_data;
+    case F_INT64:
+        return t->n_int64_data;
+    case F_UINT64:
+        return t->n_uint64_data;
+    case F_DOUBLE:
+        return t->n_double_data;
+    case F_NONE:
+        break;
     }
     return 0;
 }
 
 static const char *typed_name(typed_field f)
 {
-    static const char *const names[] = {"", "float_data", "int32_data", "int64_data", "uint64_data", "double_data"};
+    static const char *const names[] = {"",           "float_data",  "int32_data",
+                                        "int64_data", "uint64_data", "double_data"};
     return names[f];
 }
 
@@ -417,8 +451,8 @@ static sg_status check_external(reader *r, tensor_ref *ref, const char *where)
     if (location == NULL || location[0] == '\0')
         return bad(r, "%s: external data without a location (external_data has no key 'location')", where);
     if (location[0] == '/')
-        return bad(r, "%s: external data location must be relative to the model's folder (location '%s')", where,
-                   show(location, shown));
+        return bad(r, "%s: external data location must be relative to the model's folder (location '%s')",
+                   where, show(location, shown));
     for (const char *p = location; *p;) {
         size_t n = strcspn(p, "/");
         if (n == 2 && p[0] == '.' && p[1] == '.')
@@ -451,17 +485,19 @@ static sg_status check_external(reader *r, tensor_ref *ref, const char *where)
         return bad(r, "%s: external data offset is not a non-negative integer (offset '%s')", where,
                    show(offset, shown));
     if (ref->offset > size)
-        return bad(r, "%s: external data offset lies past the end of its file (offset %lld, '%s' has %lld bytes)",
-                   where, (long long)ref->offset, show(location, shown), (long long)size);
+        return bad(
+            r, "%s: external data offset lies past the end of its file (offset %lld, '%s' has %lld bytes)",
+            where, (long long)ref->offset, show(location, shown), (long long)size);
     ref->length = size - ref->offset;
     if (length != NULL && (!sg_parse_int64(length, &ref->length) || ref->length < 0))
         return bad(r, "%s: external data length is not a non-negative integer (length '%s')", where,
                    show(length, shown));
     if (ref->length > size - ref->offset)
-        return bad(r,
-                   "%s: external data runs past the end of its file (offset %lld + length %lld > %lld bytes in "
-                   "'%s')",
-                   where, (long long)ref->offset, (long long)ref->length, (long long)size, show(location, shown));
+        return bad(
+            r,
+            "%s: external data runs past the end of its file (offset %lld + length %lld > %lld bytes in "
+            "'%s')",
+            where, (long long)ref->offset, (long long)ref->length, (long long)size, show(location, shown));
     return SG_OK;
 }
 
@@ -498,8 +534,9 @@ static sg_status check_tensor(reader *r, const Onnx__TensorProto *t, const char 
                        (unsigned long long)bytes);
     } else if (t->has_raw_data) {
         if (t->raw_data.len != bytes)
-            return bad(r, "%s: raw_data has %zu bytes, its %llu elements of %s need %llu", where, t->raw_data.len,
-                       (unsigned long long)count, type_name(t->data_type, tname), (unsigned long long)bytes);
+            return bad(r, "%s: raw_data has %zu bytes, its %llu elements of %s need %llu", where,
+                       t->raw_data.len, (unsigned long long)count, type_name(t->data_type, tname),
+                       (unsigned long long)bytes);
     } else if (typed_count(t, ref->type.field) != count * (uint64_t)ref->type.per) {
         return bad(r, "%s: %s holds %zu numbers, its %llu elements of %s need %llu", where,
                    typed_name(ref->type.field), typed_count(t, ref->type.field), (unsigned long long)count,
@@ -534,10 +571,14 @@ static uint64_t element_bits(const tensor_ref *ref, const uint8_t *raw, size_t k
         memcpy(&bits, &t->double_data[k], 8);
         return bits;
     }
-    case F_INT32: return (uint64_t)(int64_t)t->int32_data[k] & mask;
-    case F_INT64: return (uint64_t)t->int64_data[k];
-    case F_UINT64: return t->uint64_data[k] & mask;
-    case F_NONE: break;
+    case F_INT32:
+        return (uint64_t)(int64_t)t->int32_data[k] & mask;
+    case F_INT64:
+        return (uint64_t)t->int64_data[k];
+    case F_UINT64:
+        return t->uint64_data[k] & mask;
+    case F_NONE:
+        break;
     }
     return 0;
 }
@@ -547,9 +588,12 @@ static sg_scalar to_scalar(sg_dtype dtype, uint64_t bits)
 {
     size_t size = sg_dtype_size(dtype);
     switch (dtype) {
-    case SG_BOOL: return (sg_scalar){.kind = SG_SCALAR_BOOL, .i = bits != 0};
-    case SG_F16: return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_f16_to_f64((uint16_t)bits)};
-    case SG_BF16: return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_bf16_to_f64((uint16_t)bits)};
+    case SG_BOOL:
+        return (sg_scalar){.kind = SG_SCALAR_BOOL, .i = bits != 0};
+    case SG_F16:
+        return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_f16_to_f64((uint16_t)bits)};
+    case SG_BF16:
+        return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_bf16_to_f64((uint16_t)bits)};
     case SG_F32: {
         float f;
         uint32_t b32 = (uint32_t)bits;
@@ -590,10 +634,12 @@ static sg_status tensor_values(reader *r, const tensor_ref *ref, const char *whe
             if (fd >= 0)
                 close(fd);
             free(owned);
-            return owned == NULL ? nomem(r) : bad(r, "%s: cannot open the external data file (%s)", where, strerror(e));
+            return owned == NULL ? nomem(r)
+                                 : bad(r, "%s: cannot open the external data file (%s)", where, strerror(e));
         }
         for (size_t done = 0; done < (size_t)ref->length;) {
-            ssize_t got = pread(fd, owned + done, (size_t)ref->length - done, (off_t)(ref->offset + (int64_t)done));
+            ssize_t got =
+                pread(fd, owned + done, (size_t)ref->length - done, (off_t)(ref->offset + (int64_t)done));
             if (got < 0 && errno == EINTR)
                 continue;
             if (got <= 0) {
@@ -634,11 +680,11 @@ static sg_status read_opset(reader *r)
         if (!default_domain(o->domain))
             continue;
         if (found != SIZE_MAX)
-            return bad(r, "opset_import[%zu]: the default domain is given twice (also in opset_import[%zu])", i,
-                       found);
+            return bad(r, "opset_import[%zu]: the default domain is given twice (also in opset_import[%zu])",
+                       i, found);
         if (!o->has_version || o->version < 1)
-            return bad(r, "opset_import[%zu]: the default domain's version must be at least 1 (version %lld)", i,
-                       (long long)o->version);
+            return bad(r, "opset_import[%zu]: the default domain's version must be at least 1 (version %lld)",
+                       i, (long long)o->version);
         found = i;
         r->opset = o->version;
     }
@@ -654,7 +700,9 @@ static int by_name(const void *a, const void *b)
 {
     const producer *x = a, *y = b;
     int c = strcmp(x->name, y->name);
-    return c ? c : x->kind != y->kind ? (int)x->kind - (int)y->kind : (x->index > y->index) - (x->index < y->index);
+    return c                    ? c
+           : x->kind != y->kind ? (int)x->kind - (int)y->kind
+                                : (x->index > y->index) - (x->index < y->index);
 }
 
 static int by_info_name(const void *a, const void *b)
@@ -685,8 +733,8 @@ static const char *who_producer(const reader *r, const producer *p, char buf[WHO
         char whom[WHO_BUF];
         snprintf(buf, WHO_BUF, "%s output %zu", who_node(r, p->index, whom), p->output);
     } else {
-        snprintf(buf, WHO_BUF, "%s '%s' (index %zu)", p->kind == P_INITIALIZER ? "initializer" : "graph input",
-                 show(p->name, shown), p->index);
+        snprintf(buf, WHO_BUF, "%s '%s' (index %zu)",
+                 p->kind == P_INITIALIZER ? "initializer" : "graph input", show(p->name, shown), p->index);
     }
     return buf;
 }
@@ -733,7 +781,8 @@ static sg_status index_graph(reader *r)
                 continue;
             char whom[WHO_BUF];
             tensor_ref ref;
-            snprintf(where, sizeof where, "%s: attribute '%s'", who_node(r, i, whom), show(attr->name, shown));
+            snprintf(where, sizeof where, "%s: attribute '%s'", who_node(r, i, whom),
+                     show(attr->name, shown));
             sg_status st = check_tensor(r, attr->t, where, &ref);
             free(ref.file);
             if (st != SG_OK)
@@ -746,12 +795,12 @@ static sg_status index_graph(reader *r)
         if (strcmp(a->name, b->name) != 0 || (a->kind == P_INITIALIZER && b->kind == P_INPUT))
             continue;
         char first[WHO_BUF], second[WHO_BUF];
-        return bad(r, "tensor '%s' has two producers (%s and %s)", show(a->name, shown), who_producer(r, a, first),
-                   who_producer(r, b, second));
+        return bad(r, "tensor '%s' has two producers (%s and %s)", show(a->name, shown),
+                   who_producer(r, a, first), who_producer(r, b, second));
     }
     const Onnx__ValueInfoProto *const *lists[3] = {(const Onnx__ValueInfoProto *const *)g->input,
-                                                    (const Onnx__ValueInfoProto *const *)g->value_info,
-                                                    (const Onnx__ValueInfoProto *const *)g->output};
+                                                   (const Onnx__ValueInfoProto *const *)g->value_info,
+                                                   (const Onnx__ValueInfoProto *const *)g->output};
     size_t counts[3] = {g->n_input, g->n_value_info, g->n_output};
     for (int l = 0; l < 3; l++)
         for (size_t i = 0; i < counts[l]; i++)
@@ -856,17 +905,18 @@ static sg_status find_attr(node_in *n, const char *name, const Onnx__AttributePr
 static sg_status attr_of(node_in *n, const char *name, Onnx__AttributeProto__AttributeType type,
                          const Onnx__AttributeProto **a)
 {
-    static const char *const names[] = {"UNDEFINED", "FLOAT", "INT",     "STRING",  "TENSOR",
-                                        "GRAPH",     "FLOATS", "INTS",   "STRINGS", "TENSORS",
-                                        "GRAPHS",    "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
+    static const char *const names[] = {"UNDEFINED",      "FLOAT",      "INT",        "STRING",
+                                        "TENSOR",         "GRAPH",      "FLOATS",     "INTS",
+                                        "STRINGS",        "TENSORS",    "GRAPHS",     "SPARSE_TENSOR",
+                                        "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
     if (find_attr(n, name, a) != SG_OK)
         return n->r->err->status;
     if (*a != NULL && (*a)->has_type && (*a)->type != type) {
         char number[24];
         int t = (int)(*a)->type;
         snprintf(number, sizeof number, "%d", t);
-        return bad(n->r, "%s: attribute '%s' must be of type %s (it is of type %s)", n->who, name, names[type],
-                   t >= 0 && t < 15 ? names[t] : number);
+        return bad(n->r, "%s: attribute '%s' must be of type %s (it is of type %s)", n->who, name,
+                   names[type], t >= 0 && t < 15 ? names[t] : number);
     }
     return SG_OK;
 }
@@ -934,7 +984,8 @@ static sg_status read_constant(node_in *n, size_t pos, const char *role, constan
         snprintf(where, sizeof where, "initializer '%s' (index %zu)", show(name, shown), p->index);
     } else if (p->kind == P_NODE) {
         const Onnx__NodeProto *src = r->graph->node[p->index];
-        if (strcmp(str(src->op_type), "Constant") != 0 || !default_domain(src->domain) || src->n_attribute != 1)
+        if (strcmp(str(src->op_type), "Constant") != 0 || !default_domain(src->domain) ||
+            src->n_attribute != 1)
             return SG_OK;
         const Onnx__AttributeProto *a = src->attribute[0];
         const char *kind = str(a->name);
@@ -987,7 +1038,8 @@ static sg_status input_ints(node_in *n, size_t pos, const char *role, bool runti
     l->given = true;
     if (c.is_constant) {
         if (c.onnx_type != 6 && c.onnx_type != 7)
-            skip(n, "input '%s' is a constant of %s, not INT32 or INT64", role, type_name(c.onnx_type, tname));
+            skip(n, "input '%s' is a constant of %s, not INT32 or INT64", role,
+                 type_name(c.onnx_type, tname));
         else if (c.rank != 1)
             skip(n, "input '%s' must be 1-D (it has rank %zu)", role, c.rank);
         else if (c.count > LIST_MAX)
@@ -1015,19 +1067,20 @@ static sg_status input_ints(node_in *n, size_t pos, const char *role, bool runti
     }
     if (type == NULL || type->shape == NULL || type->shape->n_dim != 1 ||
         type->shape->dim[0]->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
-        skip(n, "input '%s' ('%s') is not a constant and its length is not known (no 1-D type of static length)",
+        skip(n,
+             "input '%s' ('%s') is not a constant and its length is not known (no 1-D type of static length)",
              role, show(name, shown));
         return SG_OK;
     }
     int64_t len = type->shape->dim[0]->dim_value;
     if (type->elem_type != 6 && type->elem_type != 7) {
-        skip(n, "input '%s' ('%s') is not a constant and has type %s, not INT32 or INT64", role, show(name, shown),
-             type_name(type->elem_type, tname));
+        skip(n, "input '%s' ('%s') is not a constant and has type %s, not INT32 or INT64", role,
+             show(name, shown), type_name(type->elem_type, tname));
         return SG_OK;
     }
     if (len < 0 || len > SG_MAX_VALUES) {
-        skip(n, "input '%s' ('%s') is not a constant and has %lld elements, more runtime values than %d", role,
-             show(name, shown), (long long)len, SG_MAX_VALUES);
+        skip(n, "input '%s' ('%s') is not a constant and has %lld elements, more runtime values than %d",
+             role, show(name, shown), (long long)len, SG_MAX_VALUES);
         return SG_OK;
     }
     l->len = (size_t)len;
@@ -1043,7 +1096,8 @@ static sg_status input_ints(node_in *n, size_t pos, const char *role, bool runti
         if (st == SG_ERR_NOMEM)
             return nomem(n->r);
         if (st != SG_OK) {
-            skip(n, "input '%s' is not a constant and its elements are too many runtime values (%s)", role, why);
+            skip(n, "input '%s' is not a constant and its elements are too many runtime values (%s)", role,
+                 why);
             return SG_OK;
         }
     }
@@ -1084,8 +1138,8 @@ static sg_status read_data(node_in *n)
             const Onnx__TensorShapeProto__Dimension *d = type->shape->dim[i];
             bool value = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
             if (value && d->dim_value < 0)
-                return bad(r, "%s: input 'data': the type of '%s' has a negative dimension (dim[%zu] = %lld)", n->who,
-                           show(name, shown), i, (long long)d->dim_value);
+                return bad(r, "%s: input 'data': the type of '%s' has a negative dimension (dim[%zu] = %lld)",
+                           n->who, show(name, shown), i, (long long)d->dim_value);
             dims[i] = value ? d->dim_value : -1;
         }
     }
@@ -1153,7 +1207,8 @@ static sg_status read_slice(node_in *n, sg_spec **spec)
     }
     for (int i = 1; i < 4 && st == SG_OK && !skipped(n); i++)
         if (l[i].given && l[i].len != l[0].len)
-            skip(n, "inputs 'starts' and '%s' must have the same length (%zu and %zu)", roles[i], l[0].len, l[i].len);
+            skip(n, "inputs 'starts' and '%s' must have the same length (%zu and %zu)", roles[i], l[0].len,
+                 l[i].len);
     if (st == SG_OK && !skipped(n)) {
         sg_error lerr = {0};
         sg_value_refs values = {{l[0].refs, l[1].refs, l[3].refs}, &n->values};
@@ -1167,7 +1222,8 @@ static sg_status read_slice(node_in *n, sg_spec **spec)
 
 /* Pad-1 (attribute paddings), Pad-2 (pads, mode, value), Pad-11/13
  * (inputs data, pads, constant_value), Pad-18 (+ axes), Pad-19 (+ mode
- * wrap, which ONNX Runtime takes under every version). pads are [x1_begin, x2_begin, ..., x1_end, x2_end, ...]. */
+ * wrap, which ONNX Runtime takes under every version). pads are [x1_begin, x2_begin, ..., x1_end, x2_end,
+ * ...]. */
 static sg_status read_pad(node_in *n, sg_spec **spec)
 {
     reader *r = n->r;
@@ -1182,7 +1238,9 @@ static sg_status read_pad(node_in *n, sg_spec **spec)
         static const struct {
             const char *name;
             sg_trt_mode mode;
-        } modes[] = {{"constant", SG_TRT_FILL}, {"edge", SG_TRT_CLAMP}, {"reflect", SG_TRT_REFLECT},
+        } modes[] = {{"constant", SG_TRT_FILL},
+                     {"edge", SG_TRT_CLAMP},
+                     {"reflect", SG_TRT_REFLECT},
                      {"wrap", SG_TRT_WRAP}};
         char text[16] = "";
         size_t len = a->s.len < sizeof text ? a->s.len : sizeof text - 1;
@@ -1199,7 +1257,8 @@ static sg_status read_pad(node_in *n, sg_spec **spec)
     if (st == SG_OK && n->version < 11) {
         st = attr_ints(n, n->version < 2 ? "paddings" : "pads", true, &pads);
         const Onnx__AttributeProto *value;
-        if (st == SG_OK && (st = attr_of(n, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT, &value)) == SG_OK &&
+        if (st == SG_OK &&
+            (st = attr_of(n, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT, &value)) == SG_OK &&
             value != NULL)
             fill.f = value->f;
     } else if (st == SG_OK) {
@@ -1210,11 +1269,13 @@ static sg_status read_pad(node_in *n, sg_spec **spec)
         if (st == SG_OK && n->version >= 18)
             st = input_ints(n, 3, "axes", false, &axes);
         constant c = {0};
-        if (st == SG_OK && input_name(n, 2) != NULL && (st = read_constant(n, 2, "constant_value", &c)) == SG_OK) {
+        if (st == SG_OK && input_name(n, 2) != NULL &&
+            (st = read_constant(n, 2, "constant_value", &c)) == SG_OK) {
             if (!c.is_constant)
                 skip(n, "input 'constant_value' is not a constant (an initializer or Constant node)");
             else if (c.count != 1 || c.rank > 1)
-                skip(n, "input 'constant_value' must be one element (it has %zu in rank %zu)", c.count, c.rank);
+                skip(n, "input 'constant_value' must be one element (it has %zu in rank %zu)", c.count,
+                     c.rank);
             else if (c.onnx_type != n->onnx_type)
                 skip(n, "input 'constant_value' has type %s, the data %s", type_name(c.onnx_type, tname),
                      type_name(n->onnx_type, dname));
@@ -1235,8 +1296,8 @@ static sg_status read_pad(node_in *n, sg_spec **spec)
     if (st == SG_OK && !skipped(n)) {
         sg_error lerr = {0};
         sg_value_refs values = {{pads.refs, pads.refs ? pads.refs + half : NULL, NULL}, &n->values};
-        sg_spec_make_pad(half, pads.v, pads.v + half, axes.v, mode, mode == SG_TRT_FILL ? &fill : NULL, &values,
-                         spec, &lerr);
+        sg_spec_make_pad(half, pads.v, pads.v + half, axes.v, mode, mode == SG_TRT_FILL ? &fill : NULL,
+                         &values, spec, &lerr);
         st = made(n, &lerr);
     }
     ilist_free(&pads);
@@ -1330,10 +1391,14 @@ static sg_status read_split(node_in *n, sg_spec **specs)
     else if (split.given && split.len != outputs)
         skip(n, "input 'split' has %zu sizes, the node has %zu outputs", split.len, outputs);
     else if (!split.given && dim < 0)
-        skip(n, "the split axis %lld has a dimension known only at run time, and no sizes are given", (long long)axis);
+        skip(n, "the split axis %lld has a dimension known only at run time, and no sizes are given",
+             (long long)axis);
     else if (num_outputs > 1 && (dim / num_outputs + (dim % num_outputs != 0)) * (num_outputs - 1) >= dim)
-        skip(n, "attribute 'num_outputs' %lld leaves the last output of dimension %lld empty or negative, which ONNX "
-             "Runtime refuses", (long long)num_outputs, (long long)dim);
+        skip(n,
+             "attribute 'num_outputs' %lld leaves the last output of dimension %lld empty or negative, which "
+             "ONNX "
+             "Runtime refuses",
+             (long long)num_outputs, (long long)dim);
     else if (!split.given && num_outputs == -1 && dim % (int64_t)outputs != 0)
         skip(n, "dimension %lld does not split evenly into %zu outputs", (long long)dim, outputs);
     if (!skipped(n) && !split.given) {

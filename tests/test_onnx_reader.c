@@ -88,16 +88,20 @@ static void check_layer(suite *s, char **f)
     const sg_model_layer *l = sg_model_layer_at(model, index);
     if (CHECK(s, l != NULL, "%s: no layer %zu (%zu layers)", f[0], index, sg_model_layer_count(model))) {
         shape_text(l, shape, sizeof shape);
-        CHECK(s, l->id == atoll(f[2]), "%s layer %zu: id %lld, expected %s", f[0], index, (long long)l->id, f[2]);
-        CHECK(s, strcmp(l->name, f[3]) == 0, "%s layer %zu: name '%s', expected '%s'", f[0], index, l->name, f[3]);
-        CHECK(s, strcmp(l->type, f[4]) == 0, "%s layer %zu: type '%s', expected '%s'", f[0], index, l->type, f[4]);
-        CHECK(s, strcmp(sg_dtype_name(l->dtype), f[5]) == 0, "%s layer %zu: dtype %s, expected %s", f[0], index,
-              sg_dtype_name(l->dtype), f[5]);
-        CHECK(s, strcmp(shape, f[6]) == 0, "%s layer %zu: shape '%s', expected '%s'", f[0], index, shape, f[6]);
+        CHECK(s, l->id == atoll(f[2]), "%s layer %zu: id %lld, expected %s", f[0], index, (long long)l->id,
+              f[2]);
+        CHECK(s, strcmp(l->name, f[3]) == 0, "%s layer %zu: name '%s', expected '%s'", f[0], index, l->name,
+              f[3]);
+        CHECK(s, strcmp(l->type, f[4]) == 0, "%s layer %zu: type '%s', expected '%s'", f[0], index, l->type,
+              f[4]);
+        CHECK(s, strcmp(sg_dtype_name(l->dtype), f[5]) == 0, "%s layer %zu: dtype %s, expected %s", f[0],
+              index, sg_dtype_name(l->dtype), f[5]);
+        CHECK(s, strcmp(shape, f[6]) == 0, "%s layer %zu: shape '%s', expected '%s'", f[0], index, shape,
+              f[6]);
         if (strncmp(f[7], "skip:", 5) == 0)
             CHECK(s, l->spec == NULL && l->skip_reason != NULL && strstr(l->skip_reason, f[7] + 5) != NULL,
-                  "%s layer %zu: expected a skip reason with '%s', got spec '%s' reason '%s'", f[0], index, f[7] + 5,
-                  l->spec_text ? l->spec_text : "", l->skip_reason ? l->skip_reason : "");
+                  "%s layer %zu: expected a skip reason with '%s', got spec '%s' reason '%s'", f[0], index,
+                  f[7] + 5, l->spec_text ? l->spec_text : "", l->skip_reason ? l->skip_reason : "");
         else
             CHECK(s, l->spec != NULL && l->skip_reason == NULL && strcmp(l->spec_text, f[7]) == 0,
                   "%s layer %zu: spec '%s', expected '%s' (reason '%s')", f[0], index,
@@ -114,8 +118,8 @@ static void check_counts_of(suite *s, const char *model, size_t expected)
     snprintf(path, sizeof path, "%s/good/%s", s->dir, model);
     if (sg_model_read(s->ctx, path, NULL, &m) != SG_OK)
         return; /* check_layer reported it */
-    CHECK(s, sg_model_layer_count(m) == expected, "%s: %zu layers, expected %zu", model, sg_model_layer_count(m),
-          expected);
+    CHECK(s, sg_model_layer_count(m) == expected, "%s: %zu layers, expected %zu", model,
+          sg_model_layer_count(m), expected);
     sg_model_destroy(m);
 }
 
@@ -129,8 +133,9 @@ static void check_bad(suite *s, char **f, size_t n)
     if (!CHECK(s, st == SG_ERR_IO && model == NULL, "%s: status %d, expected SG_ERR_IO (%s)", f[0], (int)st,
                message))
         return;
-    CHECK(s, strstr(message, "failed to read ONNX model '") == message && strstr(message, f[0]) != NULL &&
-                 strchr(message, '\n') == NULL,
+    CHECK(s,
+          strstr(message, "failed to read ONNX model '") == message && strstr(message, f[0]) != NULL &&
+              strchr(message, '\n') == NULL,
           "%s: the message does not name the file on one line: %s", f[0], message);
     for (size_t i = 1; i < n; i++)
         CHECK(s, strstr(message, f[i]) != NULL, "%s: '%s' missing from: %s", f[0], f[i], message);
