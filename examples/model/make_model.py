@@ -683,6 +683,14 @@ FAULTS = {
     "bad-mask-value": lambda g: g.layer(TARGET)["data"].update(begin_mask="1,2,0,0"),
     "unconnected-input": lambda g: g.edges.remove(edge_into(g, TARGET, 2)),
     "dim-not-number": lambda g: g.layer("image")["outputs"][0]["dims"].__setitem__(3, "8x"),
+    "pad-mode-missing": lambda g: g.layer("pad/border")["data"].pop("pad_mode"),
+    "pad-mode-unknown": lambda g: g.layer("pad/border")["data"].update(pad_mode="mirror"),
+    "pad-value-not-scalar": lambda g: g.layer("pad/border/pad_value")["data"].update(shape="1"),
+    "num-splits-missing": lambda g: g.layer("split/halves")["data"].pop("num_splits"),
+    "num-splits-mismatch": lambda g: g.layer("split/halves")["data"].update(num_splits=3),
+    "split-lengths-mismatch": lambda g: g.layer("split/rows")["outputs"].append(g.port(6, "f32", [2, 3, 0, 8])),
+    "axis-not-scalar": lambda g: g.layer("split/halves/axis")["data"].update(shape="1,1"),
+    "batch-dims-not-number": lambda g: g.layer("pick/last-channel")["data"].update(batch_dims="0x"),
 }
 
 
