@@ -863,6 +863,7 @@ typedef struct op_info {
     bool per_output; /* one model layer per output port, not one per layer */
 } op_info;
 
+/* clang-format off */
 static const op_info ops[] = {
     {"StridedSlice", OP_STRIDED_SLICE, {"data", "begin", "end", "stride"},
      {IN_DATA, IN_LIST, IN_LIST, IN_LIST}, 3, 4, false},
@@ -875,6 +876,7 @@ static const op_info ops[] = {
     {"VariadicSplit", OP_VARIADIC_SPLIT, {"data", "axis", "split_lengths"}, {IN_DATA, IN_AXIS, IN_CONST_LIST}, 3,
      3, true},
 };
+/* clang-format on */
 
 static const op_info *slice_op(const layer *l)
 {
@@ -897,13 +899,13 @@ typedef struct slice_in {
     sg_value_table values;
     int64_t *masks[5]; /* StridedSlice */
     size_t mask_len[5];
-    int version;          /* Pad: 1 or 12; Gather: 1, 7 or 8 */
-    sg_trt_mode mode;     /* Pad */
-    bool symmetric;       /* Pad: pad_mode symmetric, which slicegen lacks */
-    sg_scalar fill;       /* Pad: pad_value, when connected and read */
+    int version;      /* Pad: 1 or 12; Gather: 1, 7 or 8 */
+    sg_trt_mode mode; /* Pad */
+    bool symmetric;   /* Pad: pad_mode symmetric, which slicegen lacks */
+    sg_scalar fill;   /* Pad: pad_value, when connected and read */
     bool have_fill;
-    int64_t batch_dims;   /* Gather-7 and 8 */
-    int64_t num_splits;   /* Split */
+    int64_t batch_dims; /* Gather-7 and 8 */
+    int64_t num_splits; /* Split */
     bool have_shape, have_dtype;
     size_t rank;
     int64_t shape[SG_MAX_RANK]; /* -1: a dynamic dimension */
@@ -1008,7 +1010,8 @@ static sg_status read_attributes(reader *r, const layer *l, const op_info *op, s
         if (get_count(r, data, "num_splits", whom, &s->num_splits) != SG_OK)
             return r->err->status;
         if (s->num_splits == 0 || (uint64_t)s->num_splits != l->nout)
-            return bad(r, "num_splits must be the number of output ports (%s, attribute num_splits = %lld, %zu "
+            return bad(r,
+                       "num_splits must be the number of output ports (%s, attribute num_splits = %lld, %zu "
                        "output ports)",
                        whom, (long long)s->num_splits, l->nout);
         return SG_OK;
@@ -1110,8 +1113,8 @@ static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op
         return r->err->status;
     type = port_type(r, src);
     if (rank != 1)
-        skip(s, "input %zu (%s) is not a Const and not 1-D (rank %zu, from %s output port %lld)", i, role, rank,
-             cwho, (long long)src->port_id);
+        skip(s, "input %zu (%s) is not a Const and not 1-D (rank %zu, from %s output port %lld)", i, role,
+             rank, cwho, (long long)src->port_id);
     else if (dynamic != NONE)
         skip(s, "input %zu (%s) is not a Const and its length is dynamic ('%s', from %s output port %lld)", i,
              role, show(dynamic_text, shown), cwho, (long long)src->port_id);
@@ -1121,7 +1124,9 @@ static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op
              "precision and no <data element_type>)",
              i, role, cwho, (long long)src->port_id);
     else if (!dtype_from_ir(type, &dtype) || (dtype != SG_I32 && dtype != SG_I64))
-        skip(s, "input %zu (%s) is not a Const and has element type '%s', not i32 or i64 (from %s output port %lld)",
+        skip(s,
+             "input %zu (%s) is not a Const and has element type '%s', not i32 or i64 (from %s output port "
+             "%lld)",
              i, role, show(type, shown), cwho, (long long)src->port_id);
     if (s->reason[0] != '\0')
         return SG_OK;
@@ -1134,7 +1139,9 @@ static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op
         if (st == SG_ERR_NOMEM)
             return nomem(r);
         if (st != SG_OK) {
-            skip(s, "input %zu (%s) is not a Const and its %lld elements are too many runtime values (%s; from %s "
+            skip(s,
+                 "input %zu (%s) is not a Const and its %lld elements are too many runtime values (%s; from "
+                 "%s "
                  "output port %lld)",
                  i, role, (long long)len, why, cwho, (long long)src->port_id);
             return SG_OK;
@@ -1215,8 +1222,8 @@ static sg_status read_input(reader *r, const layer *l, const op_info *op, size_t
     }
     if (how == IN_FILL) {
         if (c->rank != 0)
-            return bad(r, "a pad_value input must be a scalar (%s, input %zu (%s) is %s with shape '%s')", whom, i,
-                       role, cwho, show(c->shape, shown));
+            return bad(r, "a pad_value input must be a scalar (%s, input %zu (%s) is %s with shape '%s')",
+                       whom, i, role, cwho, show(c->shape, shown));
         if (s->have_dtype && (!dtype_from_ir(c->etype, &dtype) || dtype != s->dtype)) {
             skip(s, "input %zu (%s) is a Const of element type '%s', not the data's %s (%s)", i, role,
                  show(c->etype, type), sg_dtype_name(s->dtype), cwho);
@@ -1235,11 +1242,13 @@ static sg_status read_input(reader *r, const layer *l, const op_info *op, size_t
         return bad(r, "an index input must be 1-D (%s, input %zu (%s) is %s with shape '%s')", whom, i, role,
                    cwho, show(c->shape, shown));
     if (how == IN_AXIS && (c->rank > 1 || count != 1))
-        return bad(r, "an axis input must be a scalar or hold one element (%s, input %zu (%s) is %s with shape '%s')",
-                   whom, i, role, cwho, show(c->shape, shown));
+        return bad(
+            r,
+            "an axis input must be a scalar or hold one element (%s, input %zu (%s) is %s with shape '%s')",
+            whom, i, role, cwho, show(c->shape, shown));
     if (how == IN_INDEX && c->rank != 0) {
-        skip(s, "input %zu (%s) is not a scalar (%s has shape '%s'): only a Gather of one index is a slice", i,
-             role, cwho, show(c->shape, shown));
+        skip(s, "input %zu (%s) is not a scalar (%s has shape '%s'): only a Gather of one index is a slice",
+             i, role, cwho, show(c->shape, shown));
         return SG_OK;
     }
     if (const_values(r, c, sg_dtype_size(dtype)) != SG_OK)
@@ -1288,13 +1297,15 @@ static void make_pad(slice_in *s, sg_spec **spec, sg_error *lerr)
         return;
     }
     if (s->len[1] != s->rank || s->len[2] != s->rank) {
-        skip(s, "failed to make Pad: pads_begin and pads_end must have one element per data axis (%zu and %zu "
+        skip(s,
+             "failed to make Pad: pads_begin and pads_end must have one element per data axis (%zu and %zu "
              "for rank %zu)",
              s->len[1], s->len[2], s->rank);
         return;
     }
     if (s->version == 12 && s->mode == SG_TRT_REFLECT && runtime) {
-        skip(s, "Pad-12 reflect with pads known only at run time: OpenVINO reflects pads of opposite signs off "
+        skip(s,
+             "Pad-12 reflect with pads known only at run time: OpenVINO reflects pads of opposite signs off "
              "the uncropped axis, which slicegen's Pad cannot express");
         return;
     }
@@ -1307,13 +1318,15 @@ static void make_pad(slice_in *s, sg_spec **spec, sg_error *lerr)
             return;
         }
         if (s->mode == SG_TRT_REFLECT && ((b < 0 && e > 0) || (b > 0 && e < 0))) {
-            skip(s, "Pad-12 reflect with pads of opposite signs (axis %zu: pads_begin %lld, pads_end %lld): "
+            skip(s,
+                 "Pad-12 reflect with pads of opposite signs (axis %zu: pads_begin %lld, pads_end %lld): "
                  "OpenVINO reflects off the uncropped axis, which slicegen's Pad cannot express",
                  a, (long long)b, (long long)e);
             return;
         }
         if (s->mode == SG_TRT_CLAMP && n >= 0 && crops_whole_and_pads(n, b, e)) {
-            skip(s, "Pad-12 edge that crops axis %zu of %lld elements whole and pads it (pads_begin %lld, "
+            skip(s,
+                 "Pad-12 edge that crops axis %zu of %lld elements whole and pads it (pads_begin %lld, "
                  "pads_end %lld): OpenVINO pads with the uncropped edge, which slicegen's Pad cannot express",
                  a, (long long)n, (long long)b, (long long)e);
             return;
@@ -1321,8 +1334,8 @@ static void make_pad(slice_in *s, sg_spec **spec, sg_error *lerr)
     }
     sg_value_refs values = {{s->runtime[1] ? s->refs[1] : NULL, s->runtime[2] ? s->refs[2] : NULL, NULL},
                             &s->values};
-    sg_spec_make_pad(s->rank, begin, end, NULL, s->mode, s->mode == SG_TRT_FILL && s->have_fill ? &s->fill : NULL,
-                     &values, spec, lerr);
+    sg_spec_make_pad(s->rank, begin, end, NULL, s->mode,
+                     s->mode == SG_TRT_FILL && s->have_fill ? &s->fill : NULL, &values, spec, lerr);
 }
 
 /* Gather of one index: a StridedSlice of whole ranges before the axis and
@@ -1342,13 +1355,14 @@ static void make_gather(slice_in *s, sg_spec **spec, sg_error *lerr)
         return;
     }
     if (s->version < 8 && index < 0) {
-        skip(s, "Gather-%d takes no negative index (indices = %lld); Gather-8 does", s->version, (long long)index);
+        skip(s, "Gather-%d takes no negative index (indices = %lld); Gather-8 does", s->version,
+             (long long)index);
         return;
     }
     int64_t n = s->shape[axis];
     if (n >= 0 && (index >= n || index < -n)) {
-        skip(s, "failed to make Gather: index %lld is out of range for axis %zu of %lld elements", (long long)index,
-             axis, (long long)n);
+        skip(s, "failed to make Gather: index %lld is out of range for axis %zu of %lld elements",
+             (long long)index, axis, (long long)n);
         return;
     }
     for (size_t a = 0; a < axis; a++)
@@ -1382,14 +1396,15 @@ static void make_split(const op_info *op, slice_in *s, size_t k, size_t nout, sg
         return;
     int64_t n = s->shape[axis];
     if (n < 0) {
-        skip(s, "failed to make %s: axis %zu has a dynamic dimension, so the parts are known only at run time",
+        skip(s,
+             "failed to make %s: axis %zu has a dynamic dimension, so the parts are known only at run time",
              op->type, axis);
         return;
     }
     if (op->kind == OP_SPLIT) {
         if (n % parts != 0) {
-            skip(s, "failed to make Split: axis %zu of %lld elements does not split into %lld equal parts", axis,
-                 (long long)n, (long long)parts);
+            skip(s, "failed to make Split: axis %zu of %lld elements does not split into %lld equal parts",
+                 axis, (long long)n, (long long)parts);
             return;
         }
         start = (int64_t)k * (n / parts);
@@ -1399,7 +1414,9 @@ static void make_split(const op_info *op, slice_in *s, size_t k, size_t nout, sg
             if (lengths[i] == -1 && unknown == NONE) {
                 unknown = i;
             } else if (lengths[i] < 0) {
-                skip(s, "failed to make VariadicSplit: split_lengths may hold one -1 and no other negative length "
+                skip(s,
+                     "failed to make VariadicSplit: split_lengths may hold one -1 and no other negative "
+                     "length "
                      "(split_lengths[%zu] = %lld)",
                      i, (long long)lengths[i]);
                 return;
@@ -1408,7 +1425,8 @@ static void make_split(const op_info *op, slice_in *s, size_t k, size_t nout, sg
             }
         }
         if (unknown == NONE ? known != n : known > n) {
-            skip(s, "failed to make VariadicSplit: split_lengths add up to %lld%s, axis %zu has %lld elements",
+            skip(s,
+                 "failed to make VariadicSplit: split_lengths add up to %lld%s, axis %zu has %lld elements",
                  (long long)known, unknown == NONE ? "" : " besides the -1", axis, (long long)n);
             return;
         }
@@ -1563,9 +1581,11 @@ static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_mod
             goto done;
     }
     if (op->kind == OP_VARIADIC_SPLIT && !s.runtime[2] && s.index[2] != NULL && s.len[2] != nout) {
-        st = bad(r, "split_lengths must have one element per output port (%s has %zu output ports, split_lengths "
-                 "%zu elements)",
-                 who(l, whom), nout, s.len[2]);
+        st =
+            bad(r,
+                "split_lengths must have one element per output port (%s has %zu output ports, split_lengths "
+                "%zu elements)",
+                who(l, whom), nout, s.len[2]);
         goto done;
     }
     for (size_t k = 0; k < nout; k++)

@@ -567,8 +567,10 @@ SG_API sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, cons
 /* ---- OpenVINO IR models ---------------------------------------------------
  *
  * sg_model_read reads an OpenVINO IR v10 or v11 model (.xml with its .bin
- * weights) and lists its slice layers: StridedSlice (opset1) and Slice
- * (opset8), in model order. Other layers are ignored. A dynamic dimension
+ * weights) and lists its slice layers: StridedSlice-1, Slice-8, Pad-1 and
+ * Pad-12, Gather-1/7/8 of one constant index, Split-1 and VariadicSplit-1
+ * (one entry per output port, in port order), in model order
+ * (docs/openvino-ir.md). Other layers are ignored. A dynamic dimension
  * of a layer's data input is -1 in its shape, and an index input that is
  * not a Const (begin, end, stride; start, stop, step) gives one runtime
  * value per element, named after the input and the element (begin_0,
@@ -583,9 +585,10 @@ SG_API sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, cons
 typedef struct sg_model sg_model;
 
 typedef struct sg_model_layer {
-    const char *name;        /* exactly as in the model */
+    const char *name;        /* exactly as in the model; Split and VariadicSplit:
+                                "<name>_<k>" for output port k (0, 1, ...) */
     int64_t id;
-    const char *type;        /* "StridedSlice" or "Slice" */
+    const char *type;        /* the layer's type: "StridedSlice", "Slice", "Pad", ... */
     const sg_spec *spec;     /* NULL when the layer is skipped */
     const char *spec_text;   /* the spec in command-line form; NULL when skipped */
     size_t rank;             /* the data input: rank, shape (-1 for a dynamic */

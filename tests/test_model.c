@@ -772,7 +772,8 @@ static void check_ops(suite *s)
                   l->name, (unsigned long long)sg_plan_output_bytes(plan), size) &&
             CHECK(s, sg_run_reference(s->ctx, plan, in, got) == SG_OK, "%s: layer '%s' does not run: %s", xml,
                   l->name, sg_context_last_error(s->ctx)))
-            CHECK(s, memcmp(got, want, size) == 0, "%s: layer '%s' differs from OpenVINO's output", xml, l->name);
+            CHECK(s, memcmp(got, want, size) == 0, "%s: layer '%s' differs from OpenVINO's output", xml,
+                  l->name);
         sg_plan_destroy(plan);
         free(in);
         free(got);
@@ -785,7 +786,8 @@ static void check_ops(suite *s)
     }
     if (d != NULL)
         closedir(d);
-    CHECK(s, compared == files && files > 0, "%s: %zu expected outputs compared of %zu", xml, compared, files);
+    CHECK(s, compared == files && files > 0, "%s: %zu expected outputs compared of %zu", xml, compared,
+          files);
     sg_model_destroy(model);
 }
 
