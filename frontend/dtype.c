@@ -69,10 +69,53 @@ static uint32_t round_to_small_float(double mag, int mant, int bias, int ebits)
     return bits >= inf ? inf : bits;
 }
 
+/* A NaN's sign, quiet bit and payload in a float of `mant` mantissa bits
+ * and `ebits` exponent bits (the top bits of the double's mantissa; the
+ * quiet bit when none is left), for every conversion below: a signalling
+ * NaN stays one, as an element copied by a kernel does. */
+static uint64_t narrow_nan(double value, int mant, int ebits)
+{
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) >> (52 - mant);
+    uint64_t width = (uint64_t)mant + (uint64_t)ebits;
+    return (bits >> 63) << width | ((UINT64_C(1) << ebits) - 1) << mant | (m ? m : UINT64_C(1) << (mant - 1));
+}
+
+static double widen_nan(uint64_t bits, int mant, int ebits)
+{
+    uint64_t sign = (bits >> (mant + ebits)) & 1, m = bits & ((UINT64_C(1) << mant) - 1);
+    uint64_t wide = sign << 63 | UINT64_C(0x7ff) << 52 | m << (52 - mant);
+    double value;
+    memcpy(&value, &wide, sizeof value);
+    return value;
+}
+
 static uint16_t to_small_float(double value, int mant, int bias, int ebits)
 {
+    if (isnan(value))
+        return (uint16_t)narrow_nan(value, mant, ebits);
     uint32_t sign = signbit(value) ? 0x8000u : 0;
     return (uint16_t)(sign | round_to_small_float(fabs(value), mant, bias, ebits));
+}
+
+uint32_t sg_f64_to_f32_bits(double value)
+{
+    if (isnan(value))
+        return (uint32_t)narrow_nan(value, 23, 8);
+    float f = (float)value;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    return bits;
+}
+
+double sg_f32_bits_to_f64(uint32_t bits)
+{
+    if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu) != 0)
+        return widen_nan(bits, 23, 8);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
 }
 
 uint16_t sg_f64_to_f16(double value) { return to_small_float(value, 10, 15, 5); }
@@ -84,7 +127,7 @@ static double from_small_float(uint16_t bits, int mant, int bias, int ebits)
     uint32_t m = bits & ((1u << mant) - 1);
     double sign = (bits & 0x8000u) ? -1.0 : 1.0;
     if (e == (1 << ebits) - 1)
-        return m ? NAN : sign * INFINITY;
+        return m ? widen_nan(bits, mant, ebits) : sign * INFINITY;
     if (e == 0)
         return sign * ldexp((double)m, 1 - bias - mant);
     return sign * ldexp((double)(m | (1u << mant)), e - bias - mant);

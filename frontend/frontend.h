@@ -251,7 +251,11 @@ void sg_scalar_format(const sg_scalar *value, char text[SG_SCALAR_TEXT]);
 sg_status sg_scalar_to_bytes(const sg_scalar *value, sg_dtype dtype,
                              uint8_t bytes[8], sg_error *err);
 
-/* IEEE binary16 and bfloat16 bit patterns from a double, nearest even. */
+/* IEEE binary32, binary16 and bfloat16 bit patterns from a double,
+ * nearest even, and back. A NaN keeps its sign and the top bits of its
+ * payload both ways, a signalling NaN included (a C cast would quiet it). */
+uint32_t sg_f64_to_f32_bits(double value);
+double sg_f32_bits_to_f64(uint32_t bits);
 uint16_t sg_f64_to_f16(double value);
 uint16_t sg_f64_to_bf16(double value);
 double sg_f16_to_f64(uint16_t bits);

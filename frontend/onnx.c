@@ -594,12 +594,8 @@ static sg_scalar to_scalar(sg_dtype dtype, uint64_t bits)
         return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_f16_to_f64((uint16_t)bits)};
     case SG_BF16:
         return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_bf16_to_f64((uint16_t)bits)};
-    case SG_F32: {
-        float f;
-        uint32_t b32 = (uint32_t)bits;
-        memcpy(&f, &b32, 4);
-        return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = f};
-    }
+    case SG_F32:
+        return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_f32_bits_to_f64((uint32_t)bits)};
     case SG_F64: {
         double f;
         memcpy(&f, &bits, 8);
@@ -1393,11 +1389,10 @@ static sg_status read_split(node_in *n, sg_spec **specs)
     else if (!split.given && dim < 0)
         skip(n, "the split axis %lld has a dimension known only at run time, and no sizes are given",
              (long long)axis);
-    else if (num_outputs > 1 && (dim / num_outputs + (dim % num_outputs != 0)) * (num_outputs - 1) >= dim)
-        skip(n,
+    else if (num_outputs >= 1 && (dim / num_outputs + (dim % num_outputs != 0)) * (num_outputs - 1) >= dim)
+        skip(n, /* num_outputs 1 of a dimension 0 included */
              "attribute 'num_outputs' %lld leaves the last output of dimension %lld empty or negative, which "
-             "ONNX "
-             "Runtime refuses",
+             "ONNX Runtime refuses",
              (long long)num_outputs, (long long)dim);
     else if (!split.given && num_outputs == -1 && dim % (int64_t)outputs != 0)
         skip(n, "dimension %lld does not split evenly into %zu outputs", (long long)dim, outputs);

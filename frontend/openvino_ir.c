@@ -1172,13 +1172,9 @@ static sg_status const_scalar(reader *r, const layer *c, sg_dtype dtype, sg_scal
         *value = (sg_scalar){.kind = SG_SCALAR_FLOAT,
                              .f = dtype == SG_F16 ? sg_f16_to_f64((uint16_t)u) : sg_bf16_to_f64((uint16_t)u)};
         break;
-    case SG_F32: {
-        float f;
-        uint32_t bits = (uint32_t)u;
-        memcpy(&f, &bits, sizeof f);
-        *value = (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = f};
+    case SG_F32:
+        *value = (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_f32_bits_to_f64((uint32_t)u)};
         break;
-    }
     case SG_F64:
         *value = (sg_scalar){.kind = SG_SCALAR_FLOAT};
         memcpy(&value->f, &u, sizeof value->f);

@@ -42,6 +42,35 @@ static const char *quoted(const char *text, char buf[SG_QUOTE_BUF(SG_QUOTE_SIDE)
     return sg_quote(text, strlen(text), 0, SG_QUOTE_SIDE, buf);
 }
 
+/* The double's mantissa field of a NaN other than nan and -nan, as
+ * sg_scalar_format writes it, the text after "nan(0x" and before ")". */
+#define NAN_PAYLOAD_MASK ((UINT64_C(1) << 52) - 1)
+static const uint64_t default_nan_mantissa = UINT64_C(1) << 51;
+
+/* "[+-]nan(0xM)": *d is the double NaN of mantissa field M (nonzero, 52
+ * bits). 0 for any other text. */
+static int nan_with_payload(const char *text, double *d)
+{
+    const char *p = text + (*text == '+' || *text == '-');
+    if (strncmp(p, "nan(0x", 6) != 0)
+        return 0;
+    p += 6;
+    uint64_t m = 0;
+    size_t digits = 0;
+    for (; *p && *p != ')'; p++, digits++) {
+        int v = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+              : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+        if (v < 0 || digits == 13)
+            return 0;
+        m = m << 4 | (uint64_t)v;
+    }
+    if (*p != ')' || p[1] != '\0' || digits == 0 || m == 0 || m > NAN_PAYLOAD_MASK)
+        return 0;
+    uint64_t bits = (uint64_t)(*text == '-') << 63 | UINT64_C(0x7ff) << 52 | m;
+    memcpy(d, &bits, sizeof *d);
+    return 1;
+}
+
 sg_status sg_scalar_from_text(const char *text, sg_scalar *value, sg_error *err)
 {
     char q[SG_QUOTE_BUF(SG_QUOTE_SIDE)];
@@ -73,9 +102,10 @@ sg_status sg_scalar_from_text(const char *text, sg_scalar *value, sg_error *err)
                 err, SG_ERR_SPEC,
                 "failed to parse scalar '%s': expected an integer, a float, nan, inf, true or false",
                 quoted(text, q));
-        if (isnan(d) && strchr(text, '(') != NULL) /* the payload would not survive printing */
+        if (isnan(d) && strchr(text, '(') != NULL && !nan_with_payload(text, &d))
             return sg_fail(err, SG_ERR_SPEC,
-                           "failed to parse scalar '%s': NaN payloads are not supported (write nan or -nan)",
+                           "failed to parse scalar '%s': a NaN's payload is written nan(0xM) or -nan(0xM), M "
+                           "the 52 mantissa bits of a double, 1 to fffffffffffff in hexadecimal",
                            quoted(text, q));
         v.kind = SG_SCALAR_FLOAT;
         v.f = d;
@@ -91,8 +121,15 @@ void sg_scalar_format(const sg_scalar *value, char text[SG_SCALAR_TEXT])
     case SG_SCALAR_INT: snprintf(text, SG_SCALAR_TEXT, "%lld", (long long)value->i); break;
     case SG_SCALAR_UINT: snprintf(text, SG_SCALAR_TEXT, "%llu", (unsigned long long)value->u); break;
     case SG_SCALAR_FLOAT:
-        if (isnan(value->f))
-            snprintf(text, SG_SCALAR_TEXT, "%s", signbit(value->f) ? "-nan" : "nan");
+        if (isnan(value->f)) {
+            uint64_t bits;
+            memcpy(&bits, &value->f, sizeof bits);
+            if ((bits & NAN_PAYLOAD_MASK) == default_nan_mantissa)
+                snprintf(text, SG_SCALAR_TEXT, "%s", signbit(value->f) ? "-nan" : "nan");
+            else
+                snprintf(text, SG_SCALAR_TEXT, "%snan(0x%llx)", signbit(value->f) ? "-" : "",
+                         (unsigned long long)(bits & NAN_PAYLOAD_MASK));
+        }
         else if (isinf(value->f))
             snprintf(text, SG_SCALAR_TEXT, "%s", value->f < 0 ? "-inf" : "inf");
         else if (snprintf(text, SG_SCALAR_TEXT, "%.17g", value->f) > 0 && all_digits(text + (text[0] == '-')))
@@ -149,9 +186,12 @@ sg_status sg_scalar_to_bytes(const sg_scalar *value, sg_dtype dtype, uint8_t byt
     case SG_F16: { uint16_t h = sg_f64_to_f16(as_double(value)); memcpy(bytes, &h, 2); return SG_OK; }
     case SG_BF16: { uint16_t h = sg_f64_to_bf16(as_double(value)); memcpy(bytes, &h, 2); return SG_OK; }
     case SG_F32: {
-        float f = value->kind == SG_SCALAR_INT ? (float)value->i
-                : value->kind == SG_SCALAR_UINT ? (float)value->u : (float)as_double(value);
-        memcpy(bytes, &f, 4);
+        float f = value->kind == SG_SCALAR_INT ? (float)value->i : (float)value->u;
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        if (value->kind != SG_SCALAR_INT && value->kind != SG_SCALAR_UINT)
+            bits = sg_f64_to_f32_bits(as_double(value));
+        memcpy(bytes, &bits, 4);
         return SG_OK;
     }
     case SG_F64: { double d = as_double(value); memcpy(bytes, &d, 8); return SG_OK; }

