@@ -60,10 +60,21 @@ typedef enum sg_op {
     SG_OP_STRIDED_SLICE, /* OpenVINO StridedSlice-1: steps[] */
     SG_OP_SLICE,         /* OpenVINO Slice-8: axes[] */
     SG_OP_TRT_SLICE,     /* TensorRT ISliceLayer: dims[] */
-    SG_OP_NUMPY          /* NumPy index expression: steps[], NumPy clamping */
+    SG_OP_NUMPY,         /* NumPy index expression: steps[], NumPy clamping */
+    SG_OP_ONNX_SLICE,    /* ONNX Slice-1/10/11/13 as ONNX Runtime runs it: axes[];
+                            Slice-8's rule, except that an end of INT32_MAX or
+                            INT64_MAX means "to the end" for either sign of step */
+    SG_OP_PAD            /* ONNX Pad-2/11/13/18/19, OpenVINO Pad-1/12: pads[],
+                            mode (FILL constant, CLAMP edge, REFLECT reflect,
+                            WRAP wrap) and fill; negative pads crop first */
 } sg_op;
 
 const char *sg_op_name(sg_op op);
+/* Pad's modes by their ONNX names: "constant" (SG_TRT_FILL), "edge"
+ * (CLAMP), "reflect", "wrap"; NULL for SG_TRT_STRICT. And back (1 on
+ * success). */
+const char *sg_pad_mode_name(sg_trt_mode mode);
+int sg_pad_mode_parse(const char *name, sg_trt_mode *mode);
 
 /* One StridedSlice step (one entry of begin/end/stride with its mask bits,
  * masks already padded). A NumPy expression is a list of such steps too:
@@ -90,15 +101,23 @@ typedef struct sg_trt_dim {
     uint16_t start_value, size_value, stride_value; /* as in sg_ss_step */
 } sg_trt_dim;
 
+/* One Pad axis: `begin` elements added before the axis and `end` after
+ * it (negative: that many removed). `axis` as given (may be negative). */
+typedef struct sg_pad_axis {
+    int64_t begin, end, axis;
+    uint16_t begin_value, end_value; /* as in sg_ss_step */
+} sg_pad_axis;
+
 struct sg_spec {
     sg_op op;
     size_t len;            /* entries in the one array below that is used */
     sg_ss_step *steps;     /* SG_OP_STRIDED_SLICE, SG_OP_NUMPY */
-    sg_slice_axis *axes;   /* SG_OP_SLICE */
-    bool axes_given;       /* SG_OP_SLICE: axes came from the user */
+    sg_slice_axis *axes;   /* SG_OP_SLICE, SG_OP_ONNX_SLICE */
+    bool axes_given;       /* SG_OP_SLICE, SG_OP_ONNX_SLICE, SG_OP_PAD: axes came from the user */
     sg_trt_dim *dims;      /* SG_OP_TRT_SLICE */
-    sg_trt_mode mode;      /* SG_OP_TRT_SLICE */
-    sg_scalar fill;        /* SG_OP_TRT_SLICE */
+    sg_pad_axis *pads;     /* SG_OP_PAD */
+    sg_trt_mode mode;      /* SG_OP_TRT_SLICE; SG_OP_PAD (never SG_TRT_STRICT) */
+    sg_scalar fill;        /* SG_OP_TRT_SLICE, SG_OP_PAD */
     /* The names of the values known only at run time, in order of first
      * appearance, left to right (NumPy: in the text; command-line words:
      * in the order of the words, each list left to right). One name is one
@@ -154,6 +173,17 @@ sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *args, const sg
                                      sg_spec **spec, sg_error *err);
 sg_status sg_spec_make_slice(size_t len, const int64_t *start, const int64_t *stop, const int64_t *step,
                              const int64_t *axes, const sg_value_refs *values, sg_spec **spec, sg_error *err);
+/* ONNX Slice (SG_OP_ONNX_SLICE): as sg_spec_make_slice, which Slice-8
+ * takes. */
+sg_status sg_spec_make_onnx_slice(size_t len, const int64_t *start, const int64_t *stop, const int64_t *step,
+                                  const int64_t *axes, const sg_value_refs *values, sg_spec **spec,
+                                  sg_error *err);
+/* Pad (SG_OP_PAD): `len` axes, begin[i] and end[i] for axis axes[i] (axes
+ * NULL: 0..len-1); mode one of FILL, CLAMP, REFLECT, WRAP; fill NULL means
+ * 0. The number lists of `values` are begin and end. */
+sg_status sg_spec_make_pad(size_t len, const int64_t *begin, const int64_t *end, const int64_t *axes,
+                           sg_trt_mode mode, const sg_scalar *fill, const sg_value_refs *values, sg_spec **spec,
+                           sg_error *err);
 sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start, const int64_t *size, const int64_t *stride,
                                  sg_trt_mode mode, const sg_scalar *fill, const sg_value_refs *values,
                                  sg_spec **spec, sg_error *err);

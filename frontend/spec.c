@@ -11,10 +11,18 @@
 const char *sg_op_name(sg_op op)
 {
     switch (op) {
-    case SG_OP_STRIDED_SLICE: return "StridedSlice";
-    case SG_OP_SLICE: return "Slice";
-    case SG_OP_TRT_SLICE: return "TrtSlice";
-    case SG_OP_NUMPY: return "NumPy";
+    case SG_OP_STRIDED_SLICE:
+        return "StridedSlice";
+    case SG_OP_SLICE:
+        return "Slice";
+    case SG_OP_TRT_SLICE:
+        return "TrtSlice";
+    case SG_OP_NUMPY:
+        return "NumPy";
+    case SG_OP_ONNX_SLICE:
+        return "OnnxSlice";
+    case SG_OP_PAD:
+        return "Pad";
     }
     return "?";
 }
@@ -37,19 +45,46 @@ int sg_trt_mode_parse(const char *name, sg_trt_mode *mode)
     return 0;
 }
 
+/* Pad's modes by their ONNX names, indexed by sg_trt_mode (NULL: none). */
+static const char *const pad_mode_names[] = {NULL, "wrap", "edge", "constant", "reflect"};
+
+const char *sg_pad_mode_name(sg_trt_mode mode)
+{
+    return (unsigned)mode < 5 ? pad_mode_names[mode] : NULL;
+}
+
+int sg_pad_mode_parse(const char *name, sg_trt_mode *mode)
+{
+    for (int m = 1; m < 5; m++) {
+        if (strcmp(name, pad_mode_names[m]) == 0) {
+            *mode = (sg_trt_mode)m;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether the op keeps Slice-8's entries (spec->axes). */
+static bool slice_like(sg_op op)
+{
+    return op == SG_OP_SLICE || op == SG_OP_ONNX_SLICE;
+}
+
 /* The bytes of one entry of the array an op uses. */
 static size_t entry_size(sg_op op)
 {
-    return op == SG_OP_SLICE       ? sizeof(sg_slice_axis)
+    return slice_like(op)          ? sizeof(sg_slice_axis)
            : op == SG_OP_TRT_SLICE ? sizeof(sg_trt_dim)
+           : op == SG_OP_PAD       ? sizeof(sg_pad_axis)
                                    : sizeof(sg_ss_step);
 }
 
 /* The array the spec's op uses. */
 static void *entries(const sg_spec *spec)
 {
-    return spec->op == SG_OP_SLICE       ? (void *)spec->axes
+    return slice_like(spec->op)          ? (void *)spec->axes
            : spec->op == SG_OP_TRT_SLICE ? (void *)spec->dims
+           : spec->op == SG_OP_PAD       ? (void *)spec->pads
                                          : (void *)spec->steps;
 }
 
@@ -90,6 +125,11 @@ static const list_field trt_lists[] = {
     NUMBER(sg_trt_dim, "--size", size),
     NUMBER(sg_trt_dim, "--stride", stride),
 };
+static const list_field pad_lists[] = {
+    NUMBER(sg_pad_axis, "--pads-begin", begin),
+    NUMBER(sg_pad_axis, "--pads-end", end),
+    {"--axes", offsetof(sg_pad_axis, axis), 0, false},
+};
 
 /* Entry i's number and reference of list f. */
 static int64_t list_number(const sg_spec *spec, const list_field *f, size_t i, uint16_t *ref)
@@ -109,15 +149,22 @@ static int64_t list_number(const sg_spec *spec, const list_field *f, size_t i, u
     return number;
 }
 
-static const list_field *op_lists(sg_op op, size_t *count)
+/* The op's lists (*count of them), the first *valued of which take values. */
+static const list_field *op_lists(sg_op op, size_t *count, size_t *valued)
 {
+    *valued = 3;
     switch (op) {
     case SG_OP_SLICE:
+    case SG_OP_ONNX_SLICE:
         *count = sizeof slice_lists / sizeof *slice_lists;
         return slice_lists;
     case SG_OP_TRT_SLICE:
         *count = sizeof trt_lists / sizeof *trt_lists;
         return trt_lists;
+    case SG_OP_PAD:
+        *count = sizeof pad_lists / sizeof *pad_lists;
+        *valued = 2;
+        return pad_lists;
     case SG_OP_STRIDED_SLICE:
     case SG_OP_NUMPY:
         break;
@@ -138,10 +185,12 @@ static sg_spec *spec_alloc(sg_op op, size_t len)
     }
     spec->op = op;
     spec->len = len;
-    if (op == SG_OP_SLICE)
+    if (slice_like(op))
         spec->axes = items;
     else if (op == SG_OP_TRT_SLICE)
         spec->dims = items;
+    else if (op == SG_OP_PAD)
+        spec->pads = items;
     else
         spec->steps = items;
     return spec;
@@ -154,6 +203,7 @@ void sg_spec_free(sg_spec *spec)
     free(spec->steps);
     free(spec->axes);
     free(spec->dims);
+    free(spec->pads);
     sg_value_table_free(&(sg_value_table){spec->nvalues, spec->values});
     free(spec);
 }
@@ -209,8 +259,8 @@ static sg_status check_mask(const sg_mask *mask, const char *name, sg_error *err
     for (size_t i = 0; i < mask->len; i++)
         if (mask->bits[i] != 0 && mask->bits[i] != 1)
             return sg_fail(err, SG_ERR_SPEC,
-                           "failed to make StridedSlice: mask values must be 0 or 1 (%s[%zu] = %lld)",
-                           name, i, (long long)mask->bits[i]);
+                           "failed to make StridedSlice: mask values must be 0 or 1 (%s[%zu] = %lld)", name,
+                           i, (long long)mask->bits[i]);
     return SG_OK;
 }
 
@@ -222,10 +272,10 @@ static bool mask_bit(const sg_mask *mask, size_t i)
 sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *a, const sg_value_refs *values,
                                      sg_spec **out, sg_error *err)
 {
-    const sg_mask *masks[5] = {&a->begin_mask, &a->end_mask, &a->new_axis_mask,
-                               &a->shrink_axis_mask, &a->ellipsis_mask};
-    static const char *const mask_names[5] = {"begin_mask", "end_mask", "new_axis_mask",
-                                              "shrink_axis_mask", "ellipsis_mask"};
+    const sg_mask *masks[5] = {&a->begin_mask, &a->end_mask, &a->new_axis_mask, &a->shrink_axis_mask,
+                               &a->ellipsis_mask};
+    static const char *const mask_names[5] = {"begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask",
+                                              "ellipsis_mask"};
     if (a->len > 0 && (a->begin == NULL || a->end == NULL))
         return sg_fail(err, SG_ERR_USAGE, "failed to make StridedSlice: begin and end are required");
     for (int m = 0; m < 5; m++)
@@ -239,9 +289,10 @@ sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *a, const sg_va
         ellipses += mask_bit(&a->ellipsis_mask, i);
     }
     if (ellipses > 1)
-        return sg_fail(err, SG_ERR_SPEC,
-                       "failed to make StridedSlice: at most one ellipsis is allowed (ellipsis_mask has %zu bits set)",
-                       ellipses);
+        return sg_fail(
+            err, SG_ERR_SPEC,
+            "failed to make StridedSlice: at most one ellipsis is allowed (ellipsis_mask has %zu bits set)",
+            ellipses);
     sg_spec *spec = spec_alloc(SG_OP_STRIDED_SLICE, a->len);
     if (spec == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to make StridedSlice: out of memory");
@@ -263,17 +314,21 @@ sg_status sg_spec_make_strided_slice(const sg_strided_slice_args *a, const sg_va
     return finish(spec, values, out, err);
 }
 
-sg_status sg_spec_make_slice(size_t len, const int64_t *start, const int64_t *stop, const int64_t *step,
-                             const int64_t *axes, const sg_value_refs *values, sg_spec **out, sg_error *err)
+/* Slice-8 or ONNX Slice. */
+static sg_status make_slice(sg_op op, size_t len, const int64_t *start, const int64_t *stop,
+                            const int64_t *step, const int64_t *axes, const sg_value_refs *values,
+                            sg_spec **out, sg_error *err)
 {
+    const char *name = sg_op_name(op);
     if (len > 0 && (start == NULL || stop == NULL))
-        return sg_fail(err, SG_ERR_USAGE, "failed to make Slice: start and stop are required");
+        return sg_fail(err, SG_ERR_USAGE, "failed to make %s: start and stop are required", name);
     for (size_t i = 0; i < len; i++)
         if (step != NULL && step[i] == 0 && !ref_of(values, 2, i))
-            return sg_fail(err, SG_ERR_SPEC, "failed to make Slice: step must not be zero (step[%zu] = 0)", i);
-    sg_spec *spec = spec_alloc(SG_OP_SLICE, len);
+            return sg_fail(err, SG_ERR_SPEC, "failed to make %s: step must not be zero (step[%zu] = 0)", name,
+                           i);
+    sg_spec *spec = spec_alloc(op, len);
     if (spec == NULL)
-        return sg_fail(err, SG_ERR_NOMEM, "failed to make Slice: out of memory");
+        return sg_fail(err, SG_ERR_NOMEM, "failed to make %s: out of memory", name);
     spec->axes_given = axes != NULL;
     for (size_t i = 0; i < len; i++)
         spec->axes[i] = (sg_slice_axis){
@@ -284,6 +339,44 @@ sg_status sg_spec_make_slice(size_t len, const int64_t *start, const int64_t *st
             .start_value = ref_of(values, 0, i),
             .stop_value = ref_of(values, 1, i),
             .step_value = ref_of(values, 2, i),
+        };
+    return finish(spec, values, out, err);
+}
+
+sg_status sg_spec_make_slice(size_t len, const int64_t *start, const int64_t *stop, const int64_t *step,
+                             const int64_t *axes, const sg_value_refs *values, sg_spec **out, sg_error *err)
+{
+    return make_slice(SG_OP_SLICE, len, start, stop, step, axes, values, out, err);
+}
+
+sg_status sg_spec_make_onnx_slice(size_t len, const int64_t *start, const int64_t *stop, const int64_t *step,
+                                  const int64_t *axes, const sg_value_refs *values, sg_spec **out,
+                                  sg_error *err)
+{
+    return make_slice(SG_OP_ONNX_SLICE, len, start, stop, step, axes, values, out, err);
+}
+
+sg_status sg_spec_make_pad(size_t len, const int64_t *begin, const int64_t *end, const int64_t *axes,
+                           sg_trt_mode mode, const sg_scalar *fill, const sg_value_refs *values,
+                           sg_spec **out, sg_error *err)
+{
+    if (len > 0 && (begin == NULL || end == NULL))
+        return sg_fail(err, SG_ERR_USAGE, "failed to make Pad: pads_begin and pads_end are required");
+    if (sg_pad_mode_name(mode) == NULL)
+        return sg_fail(err, SG_ERR_USAGE, "failed to make Pad: unknown mode %d", (int)mode);
+    sg_spec *spec = spec_alloc(SG_OP_PAD, len);
+    if (spec == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to make Pad: out of memory");
+    spec->axes_given = axes != NULL;
+    spec->mode = mode;
+    spec->fill = fill ? *fill : (sg_scalar){.kind = SG_SCALAR_INT};
+    for (size_t i = 0; i < len; i++)
+        spec->pads[i] = (sg_pad_axis){
+            .begin = number_of(begin, values, 0, i, 0),
+            .end = number_of(end, values, 1, i, 0),
+            .axis = axes ? axes[i] : (int64_t)i,
+            .begin_value = ref_of(values, 0, i),
+            .end_value = ref_of(values, 1, i),
         };
     return finish(spec, values, out, err);
 }
@@ -374,8 +467,8 @@ static void check_values(const sg_spec *spec)
             assert(strcmp(spec->values[j], spec->values[k]) != 0);
         (void)len;
     }
-    size_t nlists;
-    const list_field *lists = op_lists(spec->op, &nlists);
+    size_t nlists, valued;
+    const list_field *lists = op_lists(spec->op, &nlists, &valued);
     for (size_t l = 0; l < nlists; l++) {
         for (size_t i = 0; i < spec->len; i++) {
             uint16_t ref;
@@ -406,6 +499,7 @@ void sg_spec_check(const sg_spec *spec)
         break;
     }
     case SG_OP_SLICE:
+    case SG_OP_ONNX_SLICE:
         assert(spec->axes != NULL);
         for (size_t i = 0; i < spec->len; i++)
             assert(spec->axes[i].step != 0 || spec->axes[i].step_value != 0);
@@ -414,6 +508,9 @@ void sg_spec_check(const sg_spec *spec)
         assert(spec->dims != NULL);
         for (size_t i = 0; i < spec->len; i++)
             assert(spec->dims[i].size >= 0);
+        break;
+    case SG_OP_PAD:
+        assert(spec->pads != NULL && sg_pad_mode_name(spec->mode) != NULL);
         break;
     }
     check_values(spec);
@@ -426,8 +523,8 @@ bool sg_spec_same(const sg_spec *a, const sg_spec *b)
     for (size_t k = 0; k < a->nvalues; k++)
         if (strcmp(a->values[k], b->values[k]) != 0)
             return false;
-    size_t nlists;
-    const list_field *lists = op_lists(a->op, &nlists);
+    size_t nlists, valued;
+    const list_field *lists = op_lists(a->op, &nlists, &valued);
     for (size_t l = 0; l < nlists; l++) {
         for (size_t i = 0; i < a->len; i++) {
             uint16_t x_ref, y_ref;
@@ -436,9 +533,9 @@ bool sg_spec_same(const sg_spec *a, const sg_spec *b)
                 return false;
         }
     }
-    if (a->op == SG_OP_SLICE && a->axes_given != b->axes_given)
+    if (a->axes_given != b->axes_given)
         return false;
-    if (a->op == SG_OP_TRT_SLICE) {
+    if (a->op == SG_OP_TRT_SLICE || a->op == SG_OP_PAD) {
         char x[SG_SCALAR_TEXT], y[SG_SCALAR_TEXT];
         sg_scalar_format(&a->fill, x);
         sg_scalar_format(&b->fill, y);
@@ -493,22 +590,23 @@ static bool numbers_next(const sg_spec *spec, const list_field *f, size_t *next)
     return true;
 }
 
-/* Prints the three lists that take values in an order whose words number
- * the values as the spec does: each turn the first list, in the usual
- * order, whose new values come next. The order of the words a spec was
- * read from is one such order, and taking any list that fits leaves one
- * for the rest, so the search never fails for a spec read from words (a
- * spec made otherwise gets the usual order where none fits). */
-static void print_value_lists(FILE *out, const sg_spec *spec, const int64_t *values, const list_field *lists)
+/* Prints the lists that take values (the first n) in an order whose words
+ * number the values as the spec does: each turn the first list, in the
+ * usual order, whose new values come next. The order of the words a spec
+ * was read from is one such order, and taking any list that fits leaves
+ * one for the rest, so the search never fails for a spec read from words
+ * (a spec made otherwise gets the usual order where none fits). */
+static void print_value_lists(FILE *out, const sg_spec *spec, const int64_t *values, const list_field *lists,
+                              size_t n)
 {
     bool printed[3] = {false, false, false};
     size_t next = 0;
-    for (int turn = 0; turn < 3; turn++) {
-        int pick = -1;
-        for (int l = 0; l < 3 && pick < 0; l++)
+    for (size_t turn = 0; turn < n; turn++) {
+        size_t pick = n;
+        for (size_t l = 0; l < n && pick == n; l++)
             if (!printed[l] && numbers_next(spec, &lists[l], &next))
                 pick = l;
-        for (int l = 0; l < 3 && pick < 0; l++)
+        for (size_t l = 0; l < n && pick == n; l++)
             if (!printed[l])
                 pick = l;
         printed[pick] = true;
@@ -547,27 +645,35 @@ static void print_numpy(const sg_spec *spec, const int64_t *values, FILE *out)
 /* sg_spec_print, with `values` written in for the names when not NULL. */
 static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
 {
-    size_t nlists;
-    const list_field *lists = op_lists(spec->op, &nlists);
+    size_t nlists, valued;
+    const list_field *lists = op_lists(spec->op, &nlists, &valued);
+    char text[SG_SCALAR_TEXT];
     if (spec->op == SG_OP_NUMPY) {
         print_numpy(spec, values, out);
         return;
     }
     fprintf(out, "--op %s", sg_op_name(spec->op));
-    print_value_lists(out, spec, values, lists);
+    print_value_lists(out, spec, values, lists, valued);
     switch (spec->op) {
     case SG_OP_STRIDED_SLICE:
-        for (size_t l = 3; l < nlists; l++)
+        for (size_t l = valued; l < nlists; l++)
             print_list(out, spec, values, &lists[l]);
         return;
     case SG_OP_SLICE:
+    case SG_OP_ONNX_SLICE:
+    case SG_OP_PAD:
         if (spec->axes_given)
-            print_list(out, spec, values, &lists[3]);
+            print_list(out, spec, values, &lists[valued]);
+        if (spec->op == SG_OP_PAD) {
+            fprintf(out, " --mode %s", sg_pad_mode_name(spec->mode));
+            sg_scalar_format(&spec->fill, text);
+            if (spec->mode == SG_TRT_FILL)
+                fprintf(out, " --value %s", text);
+        }
         return;
     case SG_OP_TRT_SLICE:
         fprintf(out, " --mode %s", sg_trt_mode_name(spec->mode));
         if (spec->mode == SG_TRT_FILL) {
-            char text[SG_SCALAR_TEXT];
             sg_scalar_format(&spec->fill, text);
             fprintf(out, " --fill %s", text);
         }
@@ -633,7 +739,7 @@ sg_status sg_spec_bind(const sg_spec *spec, const int64_t *values, sg_spec **bou
     }
     if (status == SG_ERR_NOMEM)
         sg_fail(err, SG_ERR_NOMEM, "failed to bind the runtime values of a spec: out of memory");
-    else if (status == SG_OK && spec->op == SG_OP_TRT_SLICE)
+    else if (status == SG_OK && (spec->op == SG_OP_TRT_SLICE || spec->op == SG_OP_PAD))
         (*bound)->fill = spec->fill; /* exactly, not as printed and read */
     free(words);
     free(text);

@@ -1,20 +1,37 @@
 /* The SPEC words of the command line: one NumPy expression, or
- * `--op StridedSlice|Slice|TrtSlice` with that op's options. Every option
+ * `--op StridedSlice|Slice|TrtSlice|OnnxSlice|Pad` with that op's options. Every option
  * takes a value, as `--opt VALUE` or `--opt=VALUE`; values may be empty. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "frontend.h"
 
-enum { OP_SS = 1, OP_SLICE = 2, OP_TRT = 4 };
+enum { OP_SS = 1, OP_SLICE = 2, OP_TRT = 4, OP_ONNX = 8, OP_PAD = 16 };
 
 /* What an option holds: an L list whose items may name runtime values, an
  * L list of constants, a B list (constants), or text (the mode, the fill). */
 enum { NUMBERS, CONSTANTS, MASK, TEXT };
 
 enum slot {
-    BEGIN, END, STRIDE, BEGIN_MASK, END_MASK, NEW_AXIS_MASK, SHRINK_AXIS_MASK, ELLIPSIS_MASK,
-    START, STOP, STEP, AXES, SIZE, MODE, FILL, NSLOTS
+    BEGIN,
+    END,
+    STRIDE,
+    BEGIN_MASK,
+    END_MASK,
+    NEW_AXIS_MASK,
+    SHRINK_AXIS_MASK,
+    ELLIPSIS_MASK,
+    START,
+    STOP,
+    STEP,
+    AXES,
+    SIZE,
+    MODE,
+    FILL,
+    PADS_BEGIN,
+    PADS_END,
+    VALUE,
+    NSLOTS
 };
 
 static const struct {
@@ -31,16 +48,22 @@ static const struct {
     [NEW_AXIS_MASK] = {"--new-axis-mask", "new_axis_mask", OP_SS, MASK},
     [SHRINK_AXIS_MASK] = {"--shrink-axis-mask", "shrink_axis_mask", OP_SS, MASK},
     [ELLIPSIS_MASK] = {"--ellipsis-mask", "ellipsis_mask", OP_SS, MASK},
-    [START] = {"--start", "start", OP_SLICE | OP_TRT, NUMBERS},
-    [STOP] = {"--stop", "stop", OP_SLICE, NUMBERS},
-    [STEP] = {"--step", "step", OP_SLICE, NUMBERS},
-    [AXES] = {"--axes", "axes", OP_SLICE, CONSTANTS},
+    [START] = {"--start", "start", OP_SLICE | OP_ONNX | OP_TRT, NUMBERS},
+    [STOP] = {"--stop", "stop", OP_SLICE | OP_ONNX, NUMBERS},
+    [STEP] = {"--step", "step", OP_SLICE | OP_ONNX, NUMBERS},
+    [AXES] = {"--axes", "axes", OP_SLICE | OP_ONNX | OP_PAD, CONSTANTS},
     [SIZE] = {"--size", "size", OP_TRT, NUMBERS},
-    [MODE] = {"--mode", "mode", OP_TRT, TEXT},
+    [MODE] = {"--mode", "mode", OP_TRT | OP_PAD, TEXT},
     [FILL] = {"--fill", "fill", OP_TRT, TEXT},
+    [PADS_BEGIN] = {"--pads-begin", "pads_begin", OP_PAD, NUMBERS},
+    [PADS_END] = {"--pads-end", "pads_end", OP_PAD, NUMBERS},
+    [VALUE] = {"--value", "value", OP_PAD, TEXT},
 };
 
-static const char *const op_names[] = {"StridedSlice", "Slice", "TrtSlice"};
+/* By op bit: 1 << k is op_names[k]. */
+static const char *const op_names[] = {"StridedSlice", "Slice", "TrtSlice", "OnnxSlice", "Pad"};
+enum { NOPS = sizeof op_names / sizeof *op_names };
+#define OP_LIST "StridedSlice, Slice, TrtSlice, OnnxSlice or Pad"
 
 typedef struct lists {
     int64_t *v[NSLOTS];
@@ -50,15 +73,14 @@ typedef struct lists {
 } lists;
 
 /* Lengths of the given lists among `slots` must agree; missing ones are skipped. */
-static sg_status same_length(const lists *l, const char *const *given, const enum slot *slots,
-                             int count, const char *op, sg_error *err)
+static sg_status same_length(const lists *l, const char *const *given, const enum slot *slots, int count,
+                             const char *op, sg_error *err)
 {
     for (int i = 1; i < count; i++) {
         if (given[slots[i]] != NULL && l->n[slots[i]] != l->n[slots[0]])
-            return sg_fail(err, SG_ERR_SPEC,
-                           "failed to make %s: %s and %s must have the same length (%zu and %zu)", op,
-                           options[slots[0]].name + 2, options[slots[i]].name + 2, l->n[slots[0]],
-                           l->n[slots[i]]);
+            return sg_fail(
+                err, SG_ERR_SPEC, "failed to make %s: %s and %s must have the same length (%zu and %zu)", op,
+                options[slots[0]].name + 2, options[slots[i]].name + 2, l->n[slots[0]], l->n[slots[i]]);
     }
     return SG_OK;
 }
@@ -78,33 +100,43 @@ static sg_status refuse_name(const char *op, enum slot s, const char *name, size
                    options[s].name, sg_quote(name, strlen(name), 0, 30, q), options[s].field, index);
 }
 
-/* The TrtSlice mode and fill value, which stay constant. */
-static sg_status trt_constants(const char *const *given, sg_trt_mode *mode, sg_scalar *fill, sg_error *err)
+/* The mode and fill value of TrtSlice (--mode, --fill) or Pad (--mode,
+ * --value), which stay constant. */
+static sg_status mode_constants(int op, const char *const *given, sg_trt_mode *mode, sg_scalar *fill,
+                                sg_error *err)
 {
     char q[SG_QUOTE_BUF(30)];
-    if (given[MODE] && !sg_trt_mode_parse(given[MODE], mode)) {
+    bool pad = op == OP_PAD;
+    enum slot fill_slot = pad ? VALUE : FILL;
+    const char *fill_mode = pad ? "constant" : "fill";
+    if (given[MODE] && !(pad ? sg_pad_mode_parse(given[MODE], mode) : sg_trt_mode_parse(given[MODE], mode))) {
         bool name = is_name(given[MODE]);
-        return sg_fail(err, name ? SG_ERR_SPEC : SG_ERR_USAGE,
-                       "unknown --mode '%s' (expected strict, wrap, clamp, fill or reflect%s)",
+        return sg_fail(err, name ? SG_ERR_SPEC : SG_ERR_USAGE, "unknown --mode '%s' (expected %s%s)",
                        sg_quote(given[MODE], strlen(given[MODE]), 0, 30, q),
+                       pad ? "constant, edge, reflect or wrap" : "strict, wrap, clamp, fill or reflect",
                        name ? "; --mode cannot name a runtime value" : "");
     }
-    if (given[FILL]) {
+    if (given[fill_slot]) {
         sg_error scalar_err = {0};
         if (*mode != SG_TRT_FILL)
-            return sg_fail(err, SG_ERR_USAGE, "--fill needs --mode fill (the mode is %s)",
-                           sg_trt_mode_name(*mode));
-        if (sg_scalar_from_text(given[FILL], fill, &scalar_err) != SG_OK)
-            return sg_fail(err, scalar_err.status, "%s%s", scalar_err.message,
-                           is_name(given[FILL]) ? "; --fill cannot name a runtime value" : "");
+            return sg_fail(err, SG_ERR_USAGE, "%s needs --mode %s (the mode is %s)", options[fill_slot].name,
+                           fill_mode, pad ? sg_pad_mode_name(*mode) : sg_trt_mode_name(*mode));
+        if (sg_scalar_from_text(given[fill_slot], fill, &scalar_err) != SG_OK)
+            return sg_fail(err, scalar_err.status, "%s%s%s%s", scalar_err.message,
+                           is_name(given[fill_slot]) ? "; " : "",
+                           is_name(given[fill_slot]) ? options[fill_slot].name : "",
+                           is_name(given[fill_slot]) ? " cannot name a runtime value" : "");
     }
     return SG_OK;
 }
 
 static sg_status build(int op, const char *const *given, lists *l, sg_spec **out, sg_error *err)
 {
-    static const enum slot required[3][2] = {{BEGIN, END}, {START, STOP}, {START, SIZE}};
-    int which = op == OP_SS ? 0 : op == OP_SLICE ? 1 : 2;
+    static const enum slot required[NOPS][2] = {
+        {BEGIN, END}, {START, STOP}, {START, SIZE}, {START, STOP}, {PADS_BEGIN, PADS_END}};
+    int which = 0;
+    while (op != 1 << which)
+        which++;
     for (int i = 0; i < 2; i++)
         if (given[required[which][i]] == NULL)
             return sg_fail(err, SG_ERR_USAGE, "--op %s needs %s", op_names[which],
@@ -114,7 +146,9 @@ static sg_status build(int op, const char *const *given, lists *l, sg_spec **out
         if (same_length(l, given, group, 3, "StridedSlice", err) != SG_OK)
             return err->status;
         sg_strided_slice_args a = {
-            .len = l->n[BEGIN], .begin = l->v[BEGIN], .end = l->v[END],
+            .len = l->n[BEGIN],
+            .begin = l->v[BEGIN],
+            .end = l->v[END],
             .stride = given[STRIDE] ? l->v[STRIDE] : NULL,
             .begin_mask = {l->v[BEGIN_MASK], l->n[BEGIN_MASK]},
             .end_mask = {l->v[END_MASK], l->n[END_MASK]},
@@ -125,20 +159,31 @@ static sg_status build(int op, const char *const *given, lists *l, sg_spec **out
         sg_value_refs values = {{l->ref[BEGIN], l->ref[END], l->ref[STRIDE]}, &l->table};
         return sg_spec_make_strided_slice(&a, &values, out, err);
     }
-    if (op == OP_SLICE) {
+    if (op == OP_SLICE || op == OP_ONNX) {
         static const enum slot group[] = {START, STOP, STEP, AXES};
-        if (same_length(l, given, group, 4, "Slice", err) != SG_OK)
+        if (same_length(l, given, group, 4, op_names[which], err) != SG_OK)
             return err->status;
         sg_value_refs values = {{l->ref[START], l->ref[STOP], l->ref[STEP]}, &l->table};
-        return sg_spec_make_slice(l->n[START], l->v[START], l->v[STOP], given[STEP] ? l->v[STEP] : NULL,
-                                  given[AXES] ? l->v[AXES] : NULL, &values, out, err);
+        return (op == OP_SLICE ? sg_spec_make_slice : sg_spec_make_onnx_slice)(
+            l->n[START], l->v[START], l->v[STOP], given[STEP] ? l->v[STEP] : NULL,
+            given[AXES] ? l->v[AXES] : NULL, &values, out, err);
+    }
+    sg_scalar fill = {.kind = SG_SCALAR_INT};
+    if (op == OP_PAD) {
+        static const enum slot group[] = {PADS_BEGIN, PADS_END, AXES};
+        sg_trt_mode mode = SG_TRT_FILL;
+        if (same_length(l, given, group, 3, "Pad", err) != SG_OK ||
+            mode_constants(op, given, &mode, &fill, err) != SG_OK)
+            return err->status;
+        sg_value_refs values = {{l->ref[PADS_BEGIN], l->ref[PADS_END], NULL}, &l->table};
+        return sg_spec_make_pad(l->n[PADS_BEGIN], l->v[PADS_BEGIN], l->v[PADS_END],
+                                given[AXES] ? l->v[AXES] : NULL, mode, &fill, &values, out, err);
     }
     static const enum slot group[] = {START, SIZE, STRIDE};
     if (same_length(l, given, group, 3, "TrtSlice", err) != SG_OK)
         return err->status;
     sg_trt_mode mode = SG_TRT_STRICT;
-    sg_scalar fill = {.kind = SG_SCALAR_INT};
-    if (trt_constants(given, &mode, &fill, err) != SG_OK)
+    if (mode_constants(op, given, &mode, &fill, err) != SG_OK)
         return err->status;
     sg_value_refs values = {{l->ref[START], l->ref[SIZE], l->ref[STRIDE]}, &l->table};
     return sg_spec_make_trt_slice(l->n[START], l->v[START], l->v[SIZE], given[STRIDE] ? l->v[STRIDE] : NULL,
@@ -200,8 +245,7 @@ sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **out, sg_e
     if (op_text == NULL) {
         for (int s = 0; s < NSLOTS; s++) {
             if (given[s] != NULL) {
-                status = sg_fail(err, SG_ERR_USAGE, "%s needs --op (StridedSlice, Slice or TrtSlice)",
-                                 options[s].name);
+                status = sg_fail(err, SG_ERR_USAGE, "%s needs --op (" OP_LIST ")", options[s].name);
                 goto done;
             }
         }
@@ -213,12 +257,11 @@ sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **out, sg_e
         status = sg_spec_parse_numpy(expr, out, err);
         goto done;
     }
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < NOPS; k++)
         if (strcmp(op_text, op_names[k]) == 0)
             op = 1 << k;
     if (op == 0) {
-        status = sg_fail(err, SG_ERR_USAGE, "unknown --op '%s' (expected StridedSlice, Slice or TrtSlice)",
-                         op_text);
+        status = sg_fail(err, SG_ERR_USAGE, "unknown --op '%s' (expected " OP_LIST ")", op_text);
         goto done;
     }
     if (expr != NULL) {

@@ -158,6 +158,23 @@ SG_API sg_status sg_spec_trt_slice(sg_context *ctx, size_t len, const int64_t *s
                                    sg_trt_mode mode, const sg_scalar *fill,
                                    sg_spec **spec);
 
+/* ONNX Slice-1/10/11/13 as ONNX Runtime runs it: the arguments and rule
+ * of sg_spec_slice, except that an end (stop) of INT32_MAX or INT64_MAX
+ * means "to the end of the axis" for either sign of step. */
+SG_API sg_status sg_spec_onnx_slice(sg_context *ctx, size_t len, const int64_t *start,
+                                    const int64_t *stop, const int64_t *step,
+                                    const int64_t *axes, sg_spec **spec);
+
+/* ONNX Pad-2..19 and OpenVINO Pad-1/12: begin[i] elements added before
+ * axis axes[i] and end[i] after it (axes NULL means 0..len-1; negative
+ * axes count from the end; unlisted axes are not padded). A negative pad
+ * removes that many elements first. mode: SG_TRT_FILL (ONNX "constant",
+ * with fill; NULL means 0), SG_TRT_CLAMP ("edge"), SG_TRT_REFLECT
+ * ("reflect") or SG_TRT_WRAP ("wrap"). See docs/semantics.md. */
+SG_API sg_status sg_spec_pad(sg_context *ctx, size_t len, const int64_t *begin, const int64_t *end,
+                             const int64_t *axes, sg_trt_mode mode, const sg_scalar *fill,
+                             sg_spec **spec);
+
 /* A NumPy basic-indexing expression: "[1:, ..., ::-1, None, 0]",
  * "x[2:-1:2]", "np.newaxis" accepted for None. */
 SG_API sg_status sg_spec_numpy(sg_context *ctx, const char *expr, sg_spec **spec);

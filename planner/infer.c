@@ -334,6 +334,8 @@ static sg_status infer_all(infer *in, const sg_spec *spec, size_t rank, const in
 {
     sg_plan *p = in->p;
     sg_exprs *x = in->e;
+    if (spec->op == SG_OP_ONNX_SLICE || spec->op == SG_OP_PAD)
+        return sg_fail(in->err, SG_ERR_SLICE, "failed to plan %s: the planner does not take this op yet", in->op);
     if (check_values(in, spec) != SG_OK)
         return in->err->status;
     sg_val in_dims[SG_MAX_RANK];

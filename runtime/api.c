@@ -76,6 +76,18 @@ sg_status sg_spec_trt_slice(sg_context *ctx, size_t len, const int64_t *start, c
     REPORT(ctx, sg_spec_make_trt_slice(len, start, size, stride, mode, fill, NULL, spec, err));
 }
 
+sg_status sg_spec_onnx_slice(sg_context *ctx, size_t len, const int64_t *start, const int64_t *stop,
+                             const int64_t *step, const int64_t *axes, sg_spec **spec)
+{
+    REPORT(ctx, sg_spec_make_onnx_slice(len, start, stop, step, axes, NULL, spec, err));
+}
+
+sg_status sg_spec_pad(sg_context *ctx, size_t len, const int64_t *begin, const int64_t *end, const int64_t *axes,
+                      sg_trt_mode mode, const sg_scalar *fill, sg_spec **spec)
+{
+    REPORT(ctx, sg_spec_make_pad(len, begin, end, axes, mode, fill, NULL, spec, err));
+}
+
 sg_status sg_spec_numpy(sg_context *ctx, const char *expr, sg_spec **spec)
 {
     REPORT(ctx, sg_spec_parse_numpy(expr, spec, err));

@@ -18,9 +18,9 @@ path; `slicegen.library_path` is the file loaded. Errors raise SliceError,
 a ValueError carrying the library's one-line message.
 """
 from ._capi import SG_DEFAULT_OPT_LEVEL as DEFAULT_OPT_LEVEL
-from ._core import (Context, Kernel, Slice, SliceError, StridedSlice, TrtSlice, compile,
+from ._core import (Context, Kernel, OnnxSlice, Pad, Slice, SliceError, StridedSlice, TrtSlice, compile,
                     default_context, emit, library_path, llvm_version, slice)
 
 __version__ = "0.1.0"
-__all__ = ["Context", "Kernel", "Slice", "SliceError", "StridedSlice", "TrtSlice", "compile",
+__all__ = ["Context", "Kernel", "OnnxSlice", "Pad", "Slice", "SliceError", "StridedSlice", "TrtSlice", "compile",
            "default_context", "emit", "library_path", "llvm_version", "slice", "DEFAULT_OPT_LEVEL"]

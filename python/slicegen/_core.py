@@ -206,15 +206,17 @@ class Slice:
     step: tuple = None
     axes: tuple = None
 
+    _op = "Slice"
+
     def __post_init__(self):
         for name in ("start", "stop", "step", "axes"):
             value = getattr(self, name)
             if value is not None or name in ("start", "stop"):
-                object.__setattr__(self, name, _ints(value, name, "Slice"))
-        _same_length("Slice", ("start", "stop", "step", "axes"), (self.start, self.stop, self.step, self.axes))
+                object.__setattr__(self, name, _ints(value, name, self._op))
+        _same_length(self._op, ("start", "stop", "step", "axes"), (self.start, self.stop, self.step, self.axes))
 
     def to_words(self):
-        words = ["--op", "Slice", "--start", _words_list(self.start), "--stop", _words_list(self.stop)]
+        words = ["--op", self._op, "--start", _words_list(self.start), "--stop", _words_list(self.stop)]
         for name in ("step", "axes"):
             if getattr(self, name) is not None:
                 words += ["--" + name, _words_list(getattr(self, name))]
@@ -225,7 +227,16 @@ class Slice:
         step = _capi.int64_array(self.step) if self.step is not None else None
         axes = _capi.int64_array(self.axes) if self.axes is not None else None
         spec = _capi.SpecP()
-        return _lib.sg_spec_slice(ctx, len(self.start), start, stop, step, axes, ctypes.byref(spec)), spec
+        make = _lib.sg_spec_slice if self._op == "Slice" else _lib.sg_spec_onnx_slice
+        return make(ctx, len(self.start), start, stop, step, axes, ctypes.byref(spec)), spec
+
+
+@dataclasses.dataclass(frozen=True)
+class OnnxSlice(Slice):
+    """ONNX Slice (opsets 1-13) as ONNX Runtime runs it: Slice's fields and
+    rule, except that a stop of 2**31 - 1 or 2**63 - 1 means the end of the
+    axis whichever the sign of the step."""
+    _op = "OnnxSlice"
 
 
 _TRT_MODES = ("strict", "wrap", "clamp", "fill", "reflect")
@@ -256,24 +267,8 @@ class TrtSlice:
         if self.mode not in _TRT_MODES:
             raise SliceError(f"failed to make TrtSlice: unknown mode {self.mode!r} "
                              "(expected strict, wrap, clamp, fill or reflect)")
-        fill = self.fill
-        if fill is None:
-            return
-        if self.mode != "fill":
-            raise SliceError(f"failed to make TrtSlice: a fill value needs mode 'fill' (the mode is "
-                             f"{self.mode!r})")
-        if isinstance(fill, (bool, np.bool_)):
-            fill = bool(fill)
-        elif isinstance(fill, (int, np.integer)):
-            fill = int(fill)
-            if not INT64_MIN <= fill < 2**64:
-                raise SliceError(f"failed to make TrtSlice: fill value {fill} does not fit in 64 bits")
-        elif isinstance(fill, (float, np.floating)):
-            fill = float(fill)
-        elif not isinstance(fill, str):
-            raise SliceError(f"failed to make TrtSlice: fill value {fill!r} is not a bool, an integer, "
-                             "a float or a string")
-        object.__setattr__(self, "fill", fill)
+        if self.fill is not None:
+            object.__setattr__(self, "fill", _fill_value(op, self.fill, self.mode, "fill", "fill"))
 
     def to_words(self):
         words = ["--op", "TrtSlice", "--start", _words_list(self.start), "--size", _words_list(self.size)]
@@ -286,23 +281,9 @@ class TrtSlice:
         return words
 
     def _make(self, ctx):
-        fill = None
-        if self.fill is not None:
-            fill = _capi.Scalar()
-            if isinstance(self.fill, str):
-                if "\0" in self.fill:
-                    raise SliceError("failed to make TrtSlice: the fill value holds a NUL character")
-                status = _lib.sg_scalar_parse(ctx, self.fill.encode(), ctypes.byref(fill))
-                if status != _capi.SG_OK:
-                    return status, None
-            elif isinstance(self.fill, bool):
-                fill.kind, fill.i = _capi.SG_SCALAR_BOOL, int(self.fill)
-            elif isinstance(self.fill, int) and self.fill > INT64_MAX:
-                fill.kind, fill.u = _capi.SG_SCALAR_UINT, self.fill
-            elif isinstance(self.fill, int):
-                fill.kind, fill.i = _capi.SG_SCALAR_INT, self.fill
-            else:
-                fill.kind, fill.f = _capi.SG_SCALAR_FLOAT, self.fill
+        status, fill = _scalar(ctx, "TrtSlice", self.fill)
+        if status != _capi.SG_OK:
+            return status, None
         start, size = _capi.int64_array(self.start), _capi.int64_array(self.size)
         stride = _capi.int64_array(self.stride) if self.stride is not None else None
         mode = _capi.trt_mode_t()
@@ -312,6 +293,98 @@ class TrtSlice:
         status = _lib.sg_spec_trt_slice(ctx, len(self.start), start, size, stride, mode.value,
                                         ctypes.byref(fill) if fill is not None else None, ctypes.byref(spec))
         return status, spec
+
+
+_PAD_MODES = ("constant", "edge", "reflect", "wrap")
+
+
+@dataclasses.dataclass(frozen=True)
+class Pad:
+    """ONNX Pad and OpenVINO Pad-12: begin[i] elements added before axis
+    axes[i] and end[i] after it (axes None: 0..len-1; negative axes count
+    from the end; the axes not named are copied whole). A negative pad
+    removes that many elements first. mode: "constant" (with value; None:
+    0, given as TrtSlice's fill is), "edge", "reflect" or "wrap", as ONNX
+    Runtime computes them (see docs/semantics.md)."""
+    begin: tuple
+    end: tuple
+    axes: tuple = None
+    mode: str = "constant"
+    value: object = None
+
+    def __post_init__(self):
+        for name in ("begin", "end", "axes"):
+            value = getattr(self, name)
+            if value is not None or name != "axes":
+                object.__setattr__(self, name, _ints(value, name, "Pad"))
+        _same_length("Pad", ("begin", "end", "axes"), (self.begin, self.end, self.axes))
+        if self.mode not in _PAD_MODES:
+            raise SliceError(f"failed to make Pad: unknown mode {self.mode!r} "
+                             "(expected constant, edge, reflect or wrap)")
+        if self.value is not None:
+            object.__setattr__(self, "value", _fill_value("Pad", self.value, self.mode, "constant", "value"))
+
+    def to_words(self):
+        words = ["--op", "Pad", "--pads-begin", _words_list(self.begin), "--pads-end", _words_list(self.end)]
+        if self.axes is not None:
+            words += ["--axes", _words_list(self.axes)]
+        words += ["--mode", self.mode]
+        if self.value is not None:
+            words += ["--value", _fill_text(self.value)]
+        return words
+
+    def _make(self, ctx):
+        status, value = _scalar(ctx, "Pad", self.value)
+        if status != _capi.SG_OK:
+            return status, None
+        begin, end = _capi.int64_array(self.begin), _capi.int64_array(self.end)
+        axes = _capi.int64_array(self.axes) if self.axes is not None else None
+        mode = {"wrap": 1, "edge": 2, "constant": 3, "reflect": 4}[self.mode]  # sg_trt_mode
+        spec = _capi.SpecP()
+        status = _lib.sg_spec_pad(ctx, len(self.begin), begin, end, axes, mode,
+                                  ctypes.byref(value) if value is not None else None, ctypes.byref(spec))
+        return status, spec
+
+
+def _fill_value(op, fill, mode, fill_mode, field):
+    """A fill value as a spec keeps it: a bool, an int of 64 bits, a float
+    or a string; only with the mode that fills."""
+    if mode != fill_mode:
+        raise SliceError(f"failed to make {op}: a {'fill ' if field == 'fill' else ''}value needs mode "
+                         f"{fill_mode!r} (the mode is {mode!r})")
+    if isinstance(fill, (bool, np.bool_)):
+        return bool(fill)
+    if isinstance(fill, (int, np.integer)):
+        fill = int(fill)
+        if not INT64_MIN <= fill < 2**64:
+            raise SliceError(f"failed to make {op}: {field} value {fill} does not fit in 64 bits")
+        return fill
+    if isinstance(fill, (float, np.floating)):
+        return float(fill)
+    if not isinstance(fill, str):
+        raise SliceError(f"failed to make {op}: {field} value {fill!r} is not a bool, an integer, "
+                         "a float or a string")
+    return fill
+
+
+def _scalar(ctx, op, fill):
+    """(status, sg_scalar or None) of a fill value kept by _fill_value."""
+    if fill is None:
+        return _capi.SG_OK, None
+    scalar = _capi.Scalar()
+    if isinstance(fill, str):
+        if "\0" in fill:
+            raise SliceError(f"failed to make {op}: the fill value holds a NUL character")
+        return _lib.sg_scalar_parse(ctx, fill.encode(), ctypes.byref(scalar)), scalar
+    if isinstance(fill, bool):
+        scalar.kind, scalar.i = _capi.SG_SCALAR_BOOL, int(fill)
+    elif isinstance(fill, int) and fill > INT64_MAX:
+        scalar.kind, scalar.u = _capi.SG_SCALAR_UINT, fill
+    elif isinstance(fill, int):
+        scalar.kind, scalar.i = _capi.SG_SCALAR_INT, fill
+    else:
+        scalar.kind, scalar.f = _capi.SG_SCALAR_FLOAT, fill
+    return _capi.SG_OK, scalar
 
 
 def _fill_text(fill):
@@ -356,7 +429,7 @@ def _index_item(item):
 def _normalize_spec(spec):
     """A hashable form of spec: an expression string, an op, or a tuple of
     command-line words."""
-    if isinstance(spec, str) or isinstance(spec, (StridedSlice, Slice, TrtSlice)):
+    if isinstance(spec, str) or isinstance(spec, (StridedSlice, Slice, TrtSlice, Pad)):
         return spec
     if isinstance(spec, (list, tuple)) and spec and all(isinstance(w, str) for w in spec):
         return tuple(spec)
@@ -366,11 +439,14 @@ def _normalize_spec(spec):
 
 def _slice_key(spec):
     """A key for a normalized spec that is equal only for specs that make the
-    same kernels: a TrtSlice's fill by its type and, for a float, its bits
+    same kernels: a TrtSlice's fill or a Pad's value by its type and, for a float, its bits
     (0 == -0.0 == False in Python, not in a float kernel)."""
     if isinstance(spec, TrtSlice) and spec.fill is not None:
         fill = struct.pack("<d", spec.fill) if isinstance(spec.fill, float) else spec.fill
         return TrtSlice, spec.start, spec.size, spec.stride, spec.mode, type(spec.fill), fill
+    if isinstance(spec, Pad) and spec.value is not None:
+        value = struct.pack("<d", spec.value) if isinstance(spec.value, float) else spec.value
+        return Pad, spec.begin, spec.end, spec.axes, spec.mode, type(spec.value), value
     return spec
 
 

@@ -67,7 +67,7 @@ static void same_spec(const sg_spec *a, const sg_spec *b, const char *printed)
 {
     if (!sg_spec_same(a, b))
         FUZZ_FAIL("'%s' makes another spec", printed);
-    if (a->op == SG_OP_TRT_SLICE)
+    if (a->op == SG_OP_TRT_SLICE || a->op == SG_OP_PAD)
         same_fill(&a->fill, &b->fill, printed);
 }
 
