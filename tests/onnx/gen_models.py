@@ -137,7 +137,7 @@ class Gen:
         """A constant_value for Pad: a random value of the type (NaN, -0.0, infinity sometimes)."""
         if dtype.startswith('f') and self.chance(30):
             return np.array(self.r.choice([float('nan'), -0.0, float('inf'), -float('inf')]), DTYPES[dtype][1])
-        return self.data(dtype, [])
+        return self.data(dtype, [], quiet=True)
 
 
 class Model:
