@@ -1,5 +1,5 @@
 /* `slicegen emit` (one slice) and `slicegen aot` (every slice layer of an
- * OpenVINO model): ahead-of-time output through sg_aot_write. */
+ * OpenVINO or ONNX model): ahead-of-time output through sg_aot_write. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -53,29 +53,34 @@ const char emit_help[] =
     "             --name half --target nvptx64-nvidia-cuda --cpu sm_80\n";
 
 const char aot_help[] =
-    "usage: slicegen aot MODEL.xml [--weights MODEL.bin] -o OUT [--header K.h] [--prefix P]\n"
-    "                    [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3] [--no-cf-protection]\n"
-    "                    [--stores auto|cached|streaming]\n"
+    "usage: slicegen aot MODEL.xml|MODEL.onnx [--weights MODEL.bin] -o OUT [--header K.h]\n"
+    "                    [--prefix P] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
+    "                    [--no-cf-protection] [--stores auto|cached|streaming]\n"
     "\n"
-    "Compiles every StridedSlice (opset1) and Slice (opset8) layer of an OpenVINO IR\n"
-    "v10 or v11 model into one output file, as `slicegen emit` does for one slice.\n"
-    "  --weights FILE  the model's weights (default: MODEL.xml with .bin)\n"
+    "Compiles every slice of a model into one output file, as `slicegen emit` does\n"
+    "for one slice: the StridedSlice (opset1) and Slice (opset8) layers of an\n"
+    "OpenVINO IR v10 or v11 model, or the Slice, Pad, Split and Gather (one\n"
+    "constant index) nodes of an ONNX model (MODEL.onnx; docs/onnx.md).\n"
+    "  --weights FILE  the OpenVINO model's weights (default: MODEL.xml with .bin);\n"
+    "                  not for ONNX models, which hold their initializers\n"
     "  -o OUT          .o, .a, .s, .ll or (nvptx64) .ptx, as for emit\n"
     "  --header K.h    the C/C++ header: every kernel, and the table\n"
     "                  P_kernels[P_kernel_count] of their descriptions in model order\n"
     "  --prefix P      kernel names are P_<layer name, each run of characters other\n"
-    "                  than A-Z a-z 0-9 made one _> (default: the model's file name\n"
-    "                  without extension, as an identifier: model.xml gives model)\n"
+    "                  than A-Z a-z 0-9 made one _>, and P_<layer>_out<k> for output\n"
+    "                  k of a node with several (Split) (default: the model's file\n"
+    "                  name without extension, as an identifier: model.xml gives model)\n"
     "  --target, --cpu, -O0..-O3, --no-cf-protection, --stores  as for emit\n"
     "A layer whose data input has dynamic dimensions, or whose begin, end and\n"
-    "stride (start, stop, step) come from other layers than constants, compiles\n"
-    "into a kernel with runtime values (NAME_prepare; its values the elements of\n"
-    "those inputs, port by port). A layer that cannot be compiled (an index input\n"
-    "of dynamic length, an unsupported element type, an invalid slice; for GPUs,\n"
-    "runtime values) is skipped with a line on stderr saying why; the others are\n"
-    "compiled.\n"
+    "stride (start, stop, step; ONNX starts, ends, steps, pads) come from other\n"
+    "layers than constants, compiles into a kernel with runtime values\n"
+    "(NAME_prepare; its values the elements of those inputs, input by input). A\n"
+    "layer that cannot be compiled (an index input of dynamic length, an\n"
+    "unsupported element type, an invalid slice; for GPUs, runtime values) is\n"
+    "skipped with a line on stderr saying why; the others are compiled.\n"
     "\n"
-    "example: slicegen aot model.xml -o slices.o --header slices.h --prefix net\n";
+    "example: slicegen aot model.xml -o slices.o --header slices.h --prefix net\n"
+    "         slicegen aot model.onnx -o slices.o --header slices.h\n";
 
 /* ---- text ------------------------------------------------------------------------- */
 
@@ -260,12 +265,31 @@ static bool skipped(char **text, size_t *len, const sg_model_layer *layer, const
     return ok;
 }
 
+/* What layer i's kernel is named after: its name, and for one of several
+ * layers of one node (in a row, one id: the outputs of an ONNX Split)
+ * "<name>_out<k>", k its output's index. malloc'd; NULL when out of memory. */
+static char *kernel_base(const sg_model *model, size_t i)
+{
+    const sg_model_layer *layer = sg_model_layer_at(model, i);
+    size_t first = i, n = strlen(layer->name);
+    while (first > 0 && sg_model_layer_at(model, first - 1)->id == layer->id)
+        first--;
+    const sg_model_layer *next = sg_model_layer_at(model, i + 1);
+    bool several = first < i || (next != NULL && next->id == layer->id);
+    char *base = malloc(n + 32);
+    if (base != NULL && several)
+        snprintf(base, n + 32, "%s_out%zu", layer->name, i - first);
+    else if (base != NULL)
+        memcpy(base, layer->name, n + 1);
+    return base;
+}
+
 int cmd_aot(sg_context *ctx, const options *o)
 {
     sg_model *model = NULL;
     sg_plan **plans = NULL;
     sg_aot_kernel *kernels = NULL;
-    const char **layer_names = NULL;
+    char **layer_names = NULL; /* what each kernel is named after (kernel_base) */
     char **names = NULL, *command = NULL, *prefix = NULL;
     char *skips = NULL; /* the lines saying which layers are skipped and why */
     size_t nkernels = 0, nlayers = 0, skips_len = 0;
@@ -274,7 +298,7 @@ int cmd_aot(sg_context *ctx, const options *o)
     if (rc >= 0)
         return rc;
     if (o->nspec != 1 || strncmp(o->spec[0], "--", 2) == 0)
-        return o->nspec == 0 ? usage_error("'slicegen aot' needs a model, MODEL.xml")
+        return o->nspec == 0 ? usage_error("'slicegen aot' needs a model, MODEL.xml or MODEL.onnx")
                : strncmp(o->spec[0], "--", 2) == 0
                    ? usage_error("unknown option '%s'", o->spec[0])
                    : usage_error("'slicegen aot' takes one model, not '%s'", o->spec[1]);
@@ -316,8 +340,12 @@ int cmd_aot(sg_context *ctx, const options *o)
             }
             continue;
         }
+        if ((layer_names[nkernels] = kernel_base(model, i)) == NULL) {
+            sg_plan_destroy(plan);
+            rc = out_of_memory();
+            goto done;
+        }
         plans[nkernels] = plan;
-        layer_names[nkernels] = layer->name;
         kernels[nkernels++] = (sg_aot_kernel){
             .plan = plan, .spec = layer->spec_text, .layer = layer->name, .layer_id = layer->id};
     }
@@ -330,7 +358,7 @@ int cmd_aot(sg_context *ctx, const options *o)
         rc = 2;
         goto done;
     }
-    if ((st = sg_aot_layer_names(ctx, prefix, nkernels, layer_names, names)) != SG_OK) {
+    if ((st = sg_aot_layer_names(ctx, prefix, nkernels, (const char *const *)layer_names, names)) != SG_OK) {
         rc = failed(ctx, st);
         goto done;
     }
@@ -366,6 +394,7 @@ done:
     for (size_t i = 0; i < nkernels; i++) {
         sg_plan_destroy(plans[i]);
         free(names ? names[i] : NULL);
+        free(layer_names ? layer_names[i] : NULL);
     }
     free(plans);
     free(kernels);

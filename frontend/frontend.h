@@ -270,4 +270,13 @@ sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model
                         sg_error *err);
 void sg_model_free(sg_model *model);
 
+/* ---- ONNX models (onnx.c: the only file that uses protobuf-c) ---- */
+
+/* Whether path names an ONNX model: it ends in ".onnx", any case. */
+bool sg_model_is_onnx(const char *path);
+/* Reads an ONNX model into the same sg_model (see sg_model_read and
+ * docs/onnx.md); sg_model_free releases it. A malformed model is SG_ERR_IO,
+ * "failed to read ONNX model '<path>': <where>: <rule> (<values>)". */
+sg_status sg_onnx_load(const char *path, sg_model **model, sg_error *err);
+
 #endif /* SG_FRONTEND_H */

@@ -564,9 +564,13 @@ SG_API sg_status sg_cuda_kernel_launch(sg_context *ctx, const sg_cuda_kernel *ke
  * and waits for all of it; the device memory is freed either way. */
 SG_API sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, const void *in, void *out);
 
-/* ---- OpenVINO IR models ---------------------------------------------------
+/* ---- OpenVINO IR and ONNX models -------------------------------------------
  *
- * sg_model_read reads an OpenVINO IR v10 or v11 model (.xml with its .bin
+ * sg_model_read reads an ONNX model when the path ends in ".onnx" (any
+ * case): its Slice, Pad, Split (one layer per output) and Gather nodes with
+ * a scalar constant index, as docs/onnx.md describes (a weights_path is
+ * then SG_ERR_USAGE; runtime values starts_0, ..., pads_0, ...). Otherwise
+ * it reads an OpenVINO IR v10 or v11 model (.xml with its .bin
  * weights) and lists its slice layers: StridedSlice (opset1) and Slice
  * (opset8), in model order. Other layers are ignored. A dynamic dimension
  * of a layer's data input is -1 in its shape, and an index input that is
@@ -585,7 +589,7 @@ typedef struct sg_model sg_model;
 typedef struct sg_model_layer {
     const char *name;        /* exactly as in the model */
     int64_t id;
-    const char *type;        /* "StridedSlice" or "Slice" */
+    const char *type;        /* "StridedSlice" or "Slice"; ONNX: the op_type */
     const sg_spec *spec;     /* NULL when the layer is skipped */
     const char *spec_text;   /* the spec in command-line form; NULL when skipped */
     size_t rank;             /* the data input: rank, shape (-1 for a dynamic */

@@ -162,7 +162,17 @@ sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan, const void *in,
 
 sg_status sg_model_read(sg_context *ctx, const char *xml_path, const char *weights_path, sg_model **model)
 {
-    REPORT(ctx, sg_model_load(xml_path, weights_path, model, err));
+    if (!sg_model_is_onnx(xml_path))
+        REPORT(ctx, sg_model_load(xml_path, weights_path, model, err));
+    if (weights_path != NULL) {
+        sg_error err = {0};
+        sg_fail(&err, SG_ERR_USAGE,
+                "failed to read ONNX model '%s': a weights file is for OpenVINO models (weights '%s'; an ONNX "
+                "model holds its initializers or names its external data files)",
+                xml_path, weights_path);
+        return sg_context_report(ctx, &err);
+    }
+    REPORT(ctx, sg_onnx_load(xml_path, model, err));
 }
 
 size_t sg_model_layer_count(const sg_model *model)

@@ -38,6 +38,7 @@ depends=$(dpkg-deb -f "$deb" Depends)
 llvm_package=$(dpkg -S "$(readlink -f "$(ldd "$build/cli/slicegen" | awk '/libLLVM/ { print $3 }')")" | cut -d: -f1)
 [[ ", $depends," =~ ,\ $llvm_package[\ ,] ]] || fail "Depends ($depends) does not name $llvm_package"
 [[ ", $depends," =~ ,\ libxml2[\ ,] ]] || fail "Depends ($depends) does not name libxml2"
+[[ ", $depends," =~ ,\ libprotobuf-c1[\ ,] ]] || fail "Depends ($depends) does not name libprotobuf-c1"
 echo "ok: Depends: $depends"
 
 trap 'echo "== removing the package"; apt-get purge -y -q slicegen' EXIT

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages slicegen needs that are missing: by default
-# what building it takes (a C compiler, CMake, LLVM's development files,
-# libxml2's); more packages may be named as arguments. As root it runs
-# apt-get; otherwise it prints the command to run and fails.
+# what building it takes (a C compiler, CMake, pkg-config, LLVM's development
+# files, libxml2's and protobuf-c's with its code generator protoc-c); more
+# packages may be named as arguments. As root it runs apt-get; otherwise it
+# prints the command to run and fails.
 #   usage: tools/install-deps.sh [PACKAGE...]
 set -euo pipefail
-packages=(cmake gcc make libxml2-dev "$@")
+packages=(cmake gcc make pkgconf libxml2-dev libprotobuf-c-dev protobuf-c-compiler "$@")
 # Any LLVM from 14 on will do; Debian's default one if there is none.
 if ! ls /usr/lib/llvm-*/lib/cmake/llvm/LLVMConfig.cmake > /dev/null 2>&1; then
     packages+=(llvm-dev)

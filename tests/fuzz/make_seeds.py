@@ -13,6 +13,9 @@ starts from inputs that mean something:
     fuzz_model      the example model (examples/model), its v10 spelling, a small model, the
                     runtime-values model and some malformed ones, each as the .xml, a NUL
                     byte, then the .bin
+    fuzz_onnx       the example ONNX model and the models of tests/make_onnx_models.py, good
+                    and malformed (written with /usr/bin/python3 and its onnx package; left
+                    as they are without it), external data renamed to the target's data.bin
     fuzz_diff       slices of every source and TensorRT mode, encoded as fuzz_diff.c decodes them
 
 Every seed is written fresh (the folders are emptied first; files in
@@ -197,6 +200,28 @@ def model_seeds():
             write(folder, "fault-%s-min" % fault, pair(fault, tmp))
 
 
+# ---- fuzz_onnx --------------------------------------------------------------------
+
+
+def onnx_seeds():
+    make = os.path.join(ROOT, "tests", "make_onnx_models.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        if subprocess.run(["/usr/bin/python3", make, tmp], stdout=subprocess.DEVNULL).returncode != 0:
+            print("make_seeds.py: fuzz_onnx seeds left as they are (no /usr/bin/python3 with onnx)")
+            return
+        folder = reset("fuzz_onnx")
+        with open(os.path.join(ROOT, "examples", "model", "model.onnx"), "rb") as f:
+            write(folder, "example", f.read())
+        for kind in ("good", "bad"):
+            for name in sorted(os.listdir(os.path.join(tmp, kind))):
+                if name.endswith(".onnx") and not name.startswith("others"):  # others: a 60 kB nest
+                    with open(os.path.join(tmp, kind, name), "rb") as f:
+                        data = f.read()
+                    # The target writes its external data as data.bin (same length of name).
+                    data = data.replace(b"data/idx.bin", b"data.bin\0\0\0\0").replace(b"w.bin", b"d.bin")
+                    write(folder, "%s-%s" % (kind, name[:-5]), data)
+
+
 # ---- fuzz_diff --------------------------------------------------------------------
 
 EXTREMES = [-(1 << 63), -(1 << 63) + 1, -(1 << 62), -(1 << 32), -(1 << 31) - 1, -1000000, -256, 255, 256,
@@ -301,6 +326,7 @@ def main():
     npy_seeds()
     plan_seeds()
     model_seeds()
+    onnx_seeds()
     diff_seeds()
     total = 0
     for target in sorted(os.listdir(CORPUS)):

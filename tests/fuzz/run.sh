@@ -15,7 +15,7 @@
 #   SLICEGEN_JOBS         parallel build jobs (default: the number of processors)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-all_targets=(fuzz_numpy fuzz_words fuzz_npy fuzz_plan_text fuzz_model fuzz_diff fuzz_values)
+all_targets=(fuzz_numpy fuzz_words fuzz_npy fuzz_plan_text fuzz_model fuzz_onnx fuzz_diff fuzz_values)
 
 seconds=60
 if [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; then

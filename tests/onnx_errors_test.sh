@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `slicegen aot` on malformed ONNX models (written by make_onnx_models.py:
+# truncated protobuf, wrong wire types, lengths past the end, huge declared
+# sizes, external data outside the folder or past a file's end, missing
+# initializers and inputs, duplicate names...): exit status 2, one line on
+# stderr naming the file and the pieces the script expects (node, field),
+# nothing on stdout, and an existing output and header left as they were,
+# with no temporary file beside them. Then --weights with an ONNX model
+# (bad usage) and the deep nest the reader skips.
+# usage: onnx_errors_test.sh path/to/slicegen   (exit 77 without python3 + onnx)
+set -u
+SLICEGEN=$(realpath "${1:?usage: onnx_errors_test.sh path/to/slicegen}")
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+/usr/bin/python3 "$HERE/make_onnx_models.py" models > make.log 2>&1
+case $? in
+0) ;;
+77) echo "onnx-errors: skipped: $(cat make.log)"; exit 77 ;;
+*) echo "FAIL: make_onnx_models.py: $(cat make.log)"; exit 1 ;;
+esac
+
+printf 'previous object\n' > out.o
+printf 'previous header\n' > out.h
+count=0
+while IFS=$'\t' read -r -a line; do
+    model=models/bad/${line[0]}
+    "$SLICEGEN" aot "$model" -o out.o --header out.h > stdout.txt 2> stderr.txt
+    rc=$?
+    err=$(cat stderr.txt)
+    [ $rc -eq 2 ] && ok || bad "$model: exit status $rc, not 2 ($err)"
+    [ "$(wc -l < stderr.txt)" -eq 1 ] && ok || bad "$model: not one line on stderr: $err"
+    [ ! -s stdout.txt ] && ok || bad "$model: output on stdout: $(cat stdout.txt)"
+    [[ $err == "slicegen: error: failed to read ONNX model '$model': "* ]] && ok ||
+        bad "$model: the line does not start with the file: $err"
+    for piece in "${line[@]:1}"; do
+        [[ $err == *"$piece"* ]] && ok || bad "$model: '$piece' missing from: $err"
+    done
+    [ "$(cat out.o)" = "previous object" ] && [ "$(cat out.h)" = "previous header" ] && ok ||
+        bad "$model: an existing output was changed"
+    count=$((count + 1))
+done < models/bad/expected.txt
+[ "$(ls | grep -c slicegen-tmp)" -eq 0 ] && ok || bad "temporary files left: $(ls)"
+[ $count -ge 25 ] && ok || bad "only $count malformed models"
+
+# A model that is a folder, and one that does not exist.
+mkdir dir.onnx
+for model in dir.onnx missing.onnx; do
+    "$SLICEGEN" aot $model -o out.o 2> stderr.txt
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "failed to read ONNX model '$model'" stderr.txt && ok || bad "$model: $rc $(cat stderr.txt)"
+done
+
+# --weights belongs to OpenVINO models: bad usage.
+"$SLICEGEN" aot models/good/slice13.onnx --weights w.bin -o out.o 2> stderr.txt
+rc=$?
+[ $rc -eq 2 ] && grep -q "a weights file is for OpenVINO models" stderr.txt && ok ||
+    bad "--weights with an ONNX model: $rc $(cat stderr.txt)"
+[ "$(cat out.o)" = "previous object" ] && ok || bad "--weights: out.o changed"
+
+# The deep nest inside a field the schema leaves out is skipped, not
+# walked: the model reads, its one Slice is a layer.
+"$SLICEGEN" aot models/good/others.onnx -o others.o 2> stderr.txt
+rc=$?
+grep -q "failed to read" stderr.txt && bad "others.onnx: $(cat stderr.txt)" || ok
+[ $rc -eq 0 ] || [ $rc -eq 2 ] && ok || bad "others.onnx: exit status $rc"
+finish onnx-errors
