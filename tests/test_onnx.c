@@ -271,7 +271,7 @@ static void check_layer(suite *s, const model_case *m, int k, const sg_model_lay
     }
     if (plan && s->batch && m->index % s->aot_every == 0 && (long)aot_batch_size(s->batch) < s->aot_max) {
         char label[700];
-        snprintf(label, sizeof label, "seed %s %s layer %d (%s-%d %s)", s->seed, path, k, m->op, m->opset,
+        snprintf(label, sizeof label, "seed %s %s layer %d (%s-%d %s)", s->seed, m->path, k, m->op, m->opset,
                  m->dtype);
         aot_batch_add(s->batch, label, plan, in->data, want.data);
         plan = NULL;

@@ -44,7 +44,11 @@ Left out on purpose, where ONNX Runtime departs from moving bytes:
 - Pad of float16 changes NaNs: it makes signalling ones quiet (0x7dc5
   comes out 0x7fc5) and drops the payload of others (0xfe52 comes out
   0xfe00), where slicegen copies the bytes, so a NaN in Pad's float16
-  inputs is 0x7e00 or 0xfe00.
+  inputs is 0x7e00 or 0xfe00; and its fill for a NaN constant_value is
+  not the value's bits (0x7e15 fills 0x7e00, 0x7e00 fills 0xfe00 where it
+  crops too), so float16 constant values are never NaN. (For float and
+  double it writes the constant_value's bits, NaNs of any sign and payload,
+  signalling ones included, and so must slicegen.)
 """
 import json
 import os
@@ -135,9 +139,16 @@ class Gen:
 
     def scalar(self, dtype):
         """A constant_value for Pad: a random value of the type (NaN, -0.0, infinity sometimes)."""
-        if dtype.startswith('f') and self.chance(30):
-            return np.array(self.r.choice([float('nan'), -0.0, float('inf'), -float('inf')]), DTYPES[dtype][1])
-        return self.data(dtype, [], quiet=True)
+        if dtype in ('f32', 'f64') and self.chance(15):  # any sign and payload, signalling ones too
+            bits = self.data('u32' if dtype == 'f32' else 'u64', [])
+            exponent = np.array(0x7F800000 if dtype == 'f32' else 0x7FF0000000000000, bits.dtype)
+            return (bits | exponent | np.array(1, bits.dtype)).view(DTYPES[dtype][1])
+        if dtype.startswith('f') and self.chance(20):
+            return np.array(self.r.choice([-0.0, float('inf'), -float('inf')]), DTYPES[dtype][1])
+        value = self.data(dtype, [])
+        while dtype == 'f16' and np.isnan(value):  # see the top of the file
+            value = self.data(dtype, [])
+        return value
 
 
 class Model:
@@ -254,7 +265,10 @@ def make_pad(g, m):
         m.inits.append(numpy_helper.from_array(np.array(value if g.chance(70) else [value],
                                                         dtype=DTYPES[m.dtype][1]), name))
         m.inputs.append(name)
-        m.desc.append(f'constant_value={value.tolist()!r}')
+        shown = value.tolist()
+        if value.dtype.kind == 'f' and np.isnan(value):  # the bits of a NaN
+            shown = f'nan(0x{int(value.view(f"u{value.itemsize}")):0{2 * value.itemsize}x})'
+        m.desc.append(f'constant_value={shown}')
     elif axes != list(range(rank)):
         m.inputs.append('')
     if axes != list(range(rank)):
