@@ -842,16 +842,41 @@ static sg_status const_values(reader *r, layer *c, size_t esize)
 
 /* ---- slice layers ------------------------------------------------------------------ */
 
+typedef enum { OP_STRIDED_SLICE, OP_SLICE, OP_PAD, OP_GATHER, OP_SPLIT, OP_VARIADIC_SPLIT } op_kind;
+
+/* How input i of a slice layer is read (read_input): */
+typedef enum {
+    IN_DATA,       /* the data (read_data_input) */
+    IN_LIST,       /* a 1-D i32 or i64 Const, else one runtime value per element */
+    IN_CONST_LIST, /* a 1-D i32 or i64 Const */
+    IN_INDEX,      /* an i32 or i64 Const of rank 0 (a Gather of one index) */
+    IN_AXIS,       /* an i32 or i64 Const of one element, rank 0 or 1 */
+    IN_FILL        /* a rank-0 Const of the data's element type */
+} in_kind;
+
 typedef struct op_info {
     const char *type;
+    op_kind kind;
     const char *inputs[5]; /* by input position */
+    in_kind how[5];
     size_t required, count;
+    bool per_output; /* one model layer per output port, not one per layer */
 } op_info;
 
+/* clang-format off */
 static const op_info ops[] = {
-    {"StridedSlice", {"data", "begin", "end", "stride"}, 3, 4},
-    {"Slice", {"data", "start", "stop", "step", "axes"}, 4, 5},
+    {"StridedSlice", OP_STRIDED_SLICE, {"data", "begin", "end", "stride"},
+     {IN_DATA, IN_LIST, IN_LIST, IN_LIST}, 3, 4, false},
+    {"Slice", OP_SLICE, {"data", "start", "stop", "step", "axes"},
+     {IN_DATA, IN_LIST, IN_LIST, IN_LIST, IN_CONST_LIST}, 4, 5, false},
+    {"Pad", OP_PAD, {"data", "pads_begin", "pads_end", "pad_value"}, {IN_DATA, IN_LIST, IN_LIST, IN_FILL}, 3, 4,
+     false},
+    {"Gather", OP_GATHER, {"data", "indices", "axis"}, {IN_DATA, IN_INDEX, IN_AXIS}, 3, 3, false},
+    {"Split", OP_SPLIT, {"data", "axis"}, {IN_DATA, IN_AXIS}, 2, 2, true},
+    {"VariadicSplit", OP_VARIADIC_SPLIT, {"data", "axis", "split_lengths"}, {IN_DATA, IN_AXIS, IN_CONST_LIST}, 3,
+     3, true},
 };
+/* clang-format on */
 
 static const op_info *slice_op(const layer *l)
 {
@@ -861,7 +886,8 @@ static const op_info *slice_op(const layer *l)
     return NULL;
 }
 
-/* A slice layer being read: its inputs and the first skip reason. */
+/* A slice layer being read: its attributes, its inputs and the first skip
+ * reason. */
 typedef struct slice_in {
     bool connected[5];
     const int64_t *index[5]; /* values of index inputs 1.. */
@@ -871,8 +897,15 @@ typedef struct slice_in {
     bool runtime[5];
     uint16_t refs[5][SG_MAX_VALUES];
     sg_value_table values;
-    int64_t *masks[5];
+    int64_t *masks[5]; /* StridedSlice */
     size_t mask_len[5];
+    int version;      /* Pad: 1 or 12; Gather: 1, 7 or 8 */
+    sg_trt_mode mode; /* Pad */
+    bool symmetric;   /* Pad: pad_mode symmetric, which slicegen lacks */
+    sg_scalar fill;   /* Pad: pad_value, when connected and read */
+    bool have_fill;
+    int64_t batch_dims; /* Gather-7 and 8 */
+    int64_t num_splits; /* Split */
     bool have_shape, have_dtype;
     size_t rank;
     int64_t shape[SG_MAX_RANK]; /* -1: a dynamic dimension */
@@ -917,6 +950,74 @@ static sg_status read_masks(reader *r, const layer *l, slice_in *s)
                        show(text, shown));
         }
     }
+    return SG_OK;
+}
+
+/* N of a layer's version "opsetN" (N a count), else 0. */
+static int64_t opset_number(const char *version)
+{
+    int64_t n = 0;
+    if (version == NULL || strncmp(version, "opset", 5) != 0 || parse_count(version + 5, &n) != NUM_OK)
+        return 0;
+    return n;
+}
+
+/* The attributes of Pad (pad_mode; the version), Gather (the version;
+ * batch_dims) and Split (num_splits); StridedSlice's masks. Versions:
+ * opset1 to opset11 give Pad-1, opset12 and later Pad-12; opset1 to opset6
+ * Gather-1, opset7 Gather-7, opset8 and later Gather-8; any other version
+ * is a skip reason. */
+static sg_status read_attributes(reader *r, const layer *l, const op_info *op, slice_in *s)
+{
+    static const struct {
+        const char *name;
+        sg_trt_mode mode;
+    } modes[] = {{"constant", SG_TRT_FILL}, {"edge", SG_TRT_CLAMP}, {"reflect", SG_TRT_REFLECT}};
+    xmlNode *data = child(l->node, "data");
+    char whom[WHO_BUF], shown[SHOW_BUF];
+    const char *version = attr(r, l->node, "version"), *text;
+    int64_t opset = opset_number(version);
+    who(l, whom);
+    switch (op->kind) {
+    case OP_STRIDED_SLICE:
+        return read_masks(r, l, s);
+    case OP_SLICE:
+    case OP_VARIADIC_SPLIT:
+        return SG_OK;
+    case OP_PAD:
+        s->version = opset >= 12 ? 12 : 1;
+        text = attr(r, data, "pad_mode");
+        if (text == NULL)
+            return bad(r, "missing attribute of Pad (%s, attribute pad_mode)", whom);
+        s->symmetric = strcmp(text, "symmetric") == 0;
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+            if (strcmp(text, modes[m].name) == 0)
+                s->mode = modes[m].mode, s->symmetric = false;
+        if (s->mode == SG_TRT_STRICT && !s->symmetric)
+            return bad(r,
+                       "unknown pad_mode (%s, attribute pad_mode = '%s'; expected constant, edge, reflect or "
+                       "symmetric)",
+                       whom, show(text, shown));
+        break;
+    case OP_GATHER:
+        s->version = opset >= 8 ? 8 : opset == 7 ? 7 : 1;
+        text = attr(r, data, "batch_dims");
+        if (opset >= 7 && text != NULL && !sg_parse_int64(text, &s->batch_dims))
+            return bad(r, "attribute is not an integer (%s, attribute batch_dims = '%s')", whom,
+                       show(text, shown));
+        break;
+    case OP_SPLIT:
+        if (get_count(r, data, "num_splits", whom, &s->num_splits) != SG_OK)
+            return r->err->status;
+        if (s->num_splits == 0 || (uint64_t)s->num_splits != l->nout)
+            return bad(r,
+                       "num_splits must be the number of output ports (%s, attribute num_splits = %lld, %zu "
+                       "output ports)",
+                       whom, (long long)s->num_splits, l->nout);
+        return SG_OK;
+    }
+    if (opset == 0)
+        skip(s, "%s of version '%s' is not read (expected opsetN)", op->type, show(version, shown));
     return SG_OK;
 }
 
@@ -992,11 +1093,11 @@ static sg_status read_data_input(reader *r, const source *src, slice_in *s)
     return SG_OK;
 }
 
-/* Index input `i` that is no Const: a 1-D i32 or i64 tensor of static
- * length, each element of which becomes a runtime value named after the
- * input and the element (begin_0, begin_1, ...; inputs are read in port
- * order, so the values are those of input 1, then 2, then 3). Anything
- * else, and Slice's axes, is a skip reason. */
+/* Index input `i` (an IN_LIST) that is no Const: a 1-D i32 or i64 tensor
+ * of static length, each element of which becomes a runtime value named
+ * after the input and the element (begin_0, begin_1, ...; inputs are read
+ * in port order, so the values are those of input 1, then 2, then 3).
+ * Anything else is a skip reason. */
 static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op, size_t i, slice_in *s)
 {
     static const int64_t no_numbers[SG_MAX_VALUES]; /* the numbers of a list of values (ignored) */
@@ -1008,17 +1109,12 @@ static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op
     size_t rank, dynamic;
     sg_dtype dtype;
     who(c, cwho);
-    if (strcmp(role, "axes") == 0) {
-        skip(s, "input %zu (axes) is not a Const: it comes from %s (type %s), and axes must be constant", i,
-             cwho, show(c->type, shown));
-        return SG_OK;
-    }
     if (read_dims(r, src, &len, 1, &rank, &dynamic, &dynamic_text) != SG_OK)
         return r->err->status;
     type = port_type(r, src);
     if (rank != 1)
-        skip(s, "input %zu (%s) is not a Const and not 1-D (rank %zu, from %s output port %lld)", i, role, rank,
-             cwho, (long long)src->port_id);
+        skip(s, "input %zu (%s) is not a Const and not 1-D (rank %zu, from %s output port %lld)", i, role,
+             rank, cwho, (long long)src->port_id);
     else if (dynamic != NONE)
         skip(s, "input %zu (%s) is not a Const and its length is dynamic ('%s', from %s output port %lld)", i,
              role, show(dynamic_text, shown), cwho, (long long)src->port_id);
@@ -1028,7 +1124,9 @@ static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op
              "precision and no <data element_type>)",
              i, role, cwho, (long long)src->port_id);
     else if (!dtype_from_ir(type, &dtype) || (dtype != SG_I32 && dtype != SG_I64))
-        skip(s, "input %zu (%s) is not a Const and has element type '%s', not i32 or i64 (from %s output port %lld)",
+        skip(s,
+             "input %zu (%s) is not a Const and has element type '%s', not i32 or i64 (from %s output port "
+             "%lld)",
              i, role, show(type, shown), cwho, (long long)src->port_id);
     if (s->reason[0] != '\0')
         return SG_OK;
@@ -1041,7 +1139,9 @@ static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op
         if (st == SG_ERR_NOMEM)
             return nomem(r);
         if (st != SG_OK) {
-            skip(s, "input %zu (%s) is not a Const and its %lld elements are too many runtime values (%s; from %s "
+            skip(s,
+                 "input %zu (%s) is not a Const and its %lld elements are too many runtime values (%s; from "
+                 "%s "
                  "output port %lld)",
                  i, role, (long long)len, why, cwho, (long long)src->port_id);
             return SG_OK;
@@ -1053,60 +1153,335 @@ static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op
     return SG_OK;
 }
 
-/* Index input `i`: a 1-D i32 or i64 Const, else runtime values
- * (read_runtime_index) or a skip reason. */
-static sg_status read_index_input(reader *r, const layer *l, const op_info *op, size_t i, slice_in *s)
+/* The one element of a rank-0 Const of element type `dtype` (a Pad's
+ * pad_value) as a scalar: floats exactly (f16 and bf16 widened), integers
+ * as integers, bool as false or true. */
+static sg_status const_scalar(reader *r, const layer *c, sg_dtype dtype, sg_scalar *value)
 {
-    layer *c = &r->layers[l->src[i].layer];
-    char whom[WHO_BUF], cwho[WHO_BUF], shown[SHOW_BUF], type[SHOW_BUF];
-    if (strcmp(c->type, "Const") != 0)
-        return read_runtime_index(r, l, op, i, s);
-    sg_dtype dtype;
-    if (!dtype_from_ir(c->etype, &dtype) || (dtype != SG_I32 && dtype != SG_I64)) {
-        skip(s, "input %zu (%s) is a Const of element type '%s', not i32 or i64 (%s)", i, op->inputs[i],
-             show(c->etype, type), who(c, cwho));
-        return SG_OK;
-    }
-    if (c->rank != 1)
-        return bad(r, "an index input must be 1-D (%s, input %zu (%s) is %s with shape '%s')", who(l, whom),
-                   i, op->inputs[i], who(c, cwho), show(c->shape, shown));
-    if (const_values(r, c, sg_dtype_size(dtype)) != SG_OK)
+    uint8_t bytes[8] = {0};
+    size_t esize = sg_dtype_size(dtype);
+    uint64_t u = 0;
+    if (read_at(r, r->bin_fd, r->bin_path, "weights file", c->offset, bytes, esize) != SG_OK)
         return r->err->status;
-    s->index[i] = c->values;
-    s->len[i] = (size_t)c->size / sg_dtype_size(dtype);
+    for (size_t b = 0; b < esize; b++)
+        u |= (uint64_t)bytes[b] << (8 * b);
+    uint64_t sign = (uint64_t)1 << (8 * esize - 1);
+    switch (dtype) {
+    case SG_F16:
+    case SG_BF16:
+        *value = (sg_scalar){.kind = SG_SCALAR_FLOAT,
+                             .f = dtype == SG_F16 ? sg_f16_to_f64((uint16_t)u) : sg_bf16_to_f64((uint16_t)u)};
+        break;
+    case SG_F32: {
+        float f;
+        uint32_t bits = (uint32_t)u;
+        memcpy(&f, &bits, sizeof f);
+        *value = (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = f};
+        break;
+    }
+    case SG_F64:
+        *value = (sg_scalar){.kind = SG_SCALAR_FLOAT};
+        memcpy(&value->f, &u, sizeof value->f);
+        break;
+    case SG_BOOL:
+        *value = (sg_scalar){.kind = SG_SCALAR_BOOL, .i = u != 0};
+        break;
+    case SG_I8:
+    case SG_I16:
+    case SG_I32:
+    case SG_I64: /* sign-extended: (u ^ sign) - sign, without overflow */
+        *value = (sg_scalar){.kind = SG_SCALAR_INT,
+                             .i = (u & sign) ? -(int64_t)((sign - 1) - (u & (sign - 1))) - 1 : (int64_t)u};
+        break;
+    default: /* unsigned */
+        *value = u > INT64_MAX ? (sg_scalar){.kind = SG_SCALAR_UINT, .u = u}
+                               : (sg_scalar){.kind = SG_SCALAR_INT, .i = (int64_t)u};
+        break;
+    }
     return SG_OK;
 }
 
-/* The spec from the inputs; a constructor failure is a skip reason. */
-static sg_status make_spec(reader *r, const op_info *op, slice_in *s, sg_spec **spec)
+/* Input `i` read as op->how[i] says (data excepted): values in
+ * s->index[i] (s->len[i] of them), a fill in s->fill, runtime values, a
+ * skip reason, or a malformed model. */
+static sg_status read_input(reader *r, const layer *l, const op_info *op, size_t i, slice_in *s)
 {
-    const char *const name = op->type;
+    layer *c = &r->layers[l->src[i].layer];
+    const char *role = op->inputs[i];
+    in_kind how = op->how[i];
+    char whom[WHO_BUF], cwho[WHO_BUF], shown[SHOW_BUF], type[SHOW_BUF];
+    sg_dtype dtype;
+    who(l, whom);
+    who(c, cwho);
+    if (strcmp(c->type, "Const") != 0) {
+        if (how == IN_LIST)
+            return read_runtime_index(r, l, op, i, s);
+        skip(s, "input %zu (%s) is not a Const: it comes from %s (type %s), and %s must be constant", i, role,
+             cwho, show(c->type, shown), role);
+        return SG_OK;
+    }
+    if (how == IN_FILL) {
+        if (c->rank != 0)
+            return bad(r, "a pad_value input must be a scalar (%s, input %zu (%s) is %s with shape '%s')",
+                       whom, i, role, cwho, show(c->shape, shown));
+        if (s->have_dtype && (!dtype_from_ir(c->etype, &dtype) || dtype != s->dtype)) {
+            skip(s, "input %zu (%s) is a Const of element type '%s', not the data's %s (%s)", i, role,
+                 show(c->etype, type), sg_dtype_name(s->dtype), cwho);
+            return SG_OK;
+        }
+        s->have_fill = s->have_dtype;
+        return s->have_fill ? const_scalar(r, c, s->dtype, &s->fill) : SG_OK;
+    }
+    if (!dtype_from_ir(c->etype, &dtype) || (dtype != SG_I32 && dtype != SG_I64)) {
+        skip(s, "input %zu (%s) is a Const of element type '%s', not i32 or i64 (%s)", i, role,
+             show(c->etype, type), cwho);
+        return SG_OK;
+    }
+    size_t count = (size_t)c->size / sg_dtype_size(dtype);
+    if ((how == IN_LIST || how == IN_CONST_LIST) && c->rank != 1)
+        return bad(r, "an index input must be 1-D (%s, input %zu (%s) is %s with shape '%s')", whom, i, role,
+                   cwho, show(c->shape, shown));
+    if (how == IN_AXIS && (c->rank > 1 || count != 1))
+        return bad(
+            r,
+            "an axis input must be a scalar or hold one element (%s, input %zu (%s) is %s with shape '%s')",
+            whom, i, role, cwho, show(c->shape, shown));
+    if (how == IN_INDEX && c->rank != 0) {
+        skip(s, "input %zu (%s) is not a scalar (%s has shape '%s'): only a Gather of one index is a slice",
+             i, role, cwho, show(c->shape, shown));
+        return SG_OK;
+    }
+    if (const_values(r, c, sg_dtype_size(dtype)) != SG_OK)
+        return r->err->status;
+    s->index[i] = c->values;
+    s->len[i] = count;
+    return SG_OK;
+}
+
+/* An axis of a data input of rank s->rank, as given (`given`), counted
+ * from 0 in *axis; a skip reason when it is out of range. */
+static bool data_axis(slice_in *s, const char *op, int64_t given, size_t *axis)
+{
+    int64_t rank = (int64_t)s->rank;
+    if (given < -rank || given >= rank) {
+        skip(s, "failed to make %s: axis %lld is out of range for data of rank %lld", op, (long long)given,
+             (long long)rank);
+        return false;
+    }
+    *axis = (size_t)(given < 0 ? given + rank : given);
+    return true;
+}
+
+/* Whether pads b and e of opposite signs crop an axis of n >= 0 elements
+ * whole (n + min(b, 0) + min(e, 0) <= 0) and still pad it (n + b + e > 0);
+ * no sum below can overflow. */
+static bool crops_whole_and_pads(int64_t n, int64_t b, int64_t e)
+{
+    int64_t cut = b < 0 ? b : e, pad = b < 0 ? e : b;
+    return (b < 0) != (e < 0) && n + cut <= 0 && pad + (n + cut) > 0;
+}
+
+/* Pad: mode and pads as OpenVINO runs them. Its reference implementation
+ * reads output element y of an axis from input element y - pads_begin of
+ * the whole axis (clamped for edge, mirrored for reflect), while
+ * slicegen's Pad crops negative pads first and pads what is left: the two
+ * agree except for reflect with pads of opposite signs on one axis, and
+ * edge with an axis cropped away whole but padded; those, and reflect with
+ * pads known only at run time (Pad-12), are skip reasons. */
+static void make_pad(slice_in *s, sg_spec **spec, sg_error *lerr)
+{
+    const int64_t *begin = s->index[1], *end = s->index[2];
+    bool runtime = s->runtime[1] || s->runtime[2];
+    if (s->symmetric) {
+        skip(s, "pad_mode symmetric has no slicegen mode (constant, edge and reflect do)");
+        return;
+    }
+    if (s->len[1] != s->rank || s->len[2] != s->rank) {
+        skip(s,
+             "failed to make Pad: pads_begin and pads_end must have one element per data axis (%zu and %zu "
+             "for rank %zu)",
+             s->len[1], s->len[2], s->rank);
+        return;
+    }
+    if (s->version == 12 && s->mode == SG_TRT_REFLECT && runtime) {
+        skip(s,
+             "Pad-12 reflect with pads known only at run time: OpenVINO reflects pads of opposite signs off "
+             "the uncropped axis, which slicegen's Pad cannot express");
+        return;
+    }
+    for (size_t a = 0; a < s->rank; a++) {
+        int64_t b = begin[a], e = end[a], n = s->shape[a]; /* runtime values: 0 */
+        const char *which = b < 0 ? "pads_begin" : "pads_end";
+        if (s->version == 1 && (b < 0 || e < 0)) {
+            skip(s, "Pad-1 takes no negative pads (%s[%zu] = %lld); Pad-12 crops", which, a,
+                 (long long)(b < 0 ? b : e));
+            return;
+        }
+        if (s->mode == SG_TRT_REFLECT && ((b < 0 && e > 0) || (b > 0 && e < 0))) {
+            skip(s,
+                 "Pad-12 reflect with pads of opposite signs (axis %zu: pads_begin %lld, pads_end %lld): "
+                 "OpenVINO reflects off the uncropped axis, which slicegen's Pad cannot express",
+                 a, (long long)b, (long long)e);
+            return;
+        }
+        if (s->mode == SG_TRT_CLAMP && n >= 0 && crops_whole_and_pads(n, b, e)) {
+            skip(s,
+                 "Pad-12 edge that crops axis %zu of %lld elements whole and pads it (pads_begin %lld, "
+                 "pads_end %lld): OpenVINO pads with the uncropped edge, which slicegen's Pad cannot express",
+                 a, (long long)n, (long long)b, (long long)e);
+            return;
+        }
+    }
+    sg_value_refs values = {{s->runtime[1] ? s->refs[1] : NULL, s->runtime[2] ? s->refs[2] : NULL, NULL},
+                            &s->values};
+    sg_spec_make_pad(s->rank, begin, end, NULL, s->mode,
+                     s->mode == SG_TRT_FILL && s->have_fill ? &s->fill : NULL, &values, spec, lerr);
+}
+
+/* Gather of one index: a StridedSlice of whole ranges before the axis and
+ * a shrink step on it. Indices out of range of a static axis are a skip
+ * reason (Gather-8 gives zeros there), as are negative ones before
+ * Gather-8 and a batch_dims other than 0 (a scalar index has no batch). */
+static void make_gather(slice_in *s, sg_spec **spec, sg_error *lerr)
+{
+    int64_t index = s->index[1][0], begin[SG_MAX_RANK] = {0}, end[SG_MAX_RANK] = {0}, masks[SG_MAX_RANK],
+            shrink[SG_MAX_RANK] = {0};
+    size_t axis;
+    if (!data_axis(s, "Gather", s->index[2][0], &axis))
+        return;
+    if (s->version >= 7 && s->batch_dims != 0) {
+        skip(s, "failed to make Gather: batch_dims must be 0 for a scalar index (batch_dims = %lld)",
+             (long long)s->batch_dims);
+        return;
+    }
+    if (s->version < 8 && index < 0) {
+        skip(s, "Gather-%d takes no negative index (indices = %lld); Gather-8 does", s->version,
+             (long long)index);
+        return;
+    }
+    int64_t n = s->shape[axis];
+    if (n >= 0 && (index >= n || index < -n)) {
+        skip(s, "failed to make Gather: index %lld is out of range for axis %zu of %lld elements",
+             (long long)index, axis, (long long)n);
+        return;
+    }
+    for (size_t a = 0; a < axis; a++)
+        masks[a] = 1;
+    masks[axis] = 0;
+    begin[axis] = index;
+    end[axis] = index == INT64_MAX ? index : index + 1; /* ignored by the shrink step */
+    shrink[axis] = 1;
+    sg_strided_slice_args args = {
+        .len = axis + 1,
+        .begin = begin,
+        .end = end,
+        .begin_mask = {masks, axis + 1},
+        .end_mask = {masks, axis + 1},
+        .shrink_axis_mask = {shrink, axis + 1},
+    };
+    sg_spec_make_strided_slice(&args, NULL, spec, lerr);
+}
+
+/* Output k of Split or VariadicSplit: a Slice-8 of its part of the axis.
+ * The whole split is checked for every output: an axis out of range or
+ * of dynamic length, an uneven Split, split_lengths with more than one -1,
+ * another negative length or a sum other than the axis's length is a skip
+ * reason. */
+static void make_split(const op_info *op, slice_in *s, size_t k, size_t nout, sg_spec **spec, sg_error *lerr)
+{
+    int64_t given = s->index[1][0], start = 0, stop = 0, one = 1, known = 0, parts = (int64_t)nout;
+    size_t axis, unknown = NONE;
+    const int64_t *lengths = s->index[2];
+    if (!data_axis(s, op->type, given, &axis))
+        return;
+    int64_t n = s->shape[axis];
+    if (n < 0) {
+        skip(s,
+             "failed to make %s: axis %zu has a dynamic dimension, so the parts are known only at run time",
+             op->type, axis);
+        return;
+    }
+    if (op->kind == OP_SPLIT) {
+        if (n % parts != 0) {
+            skip(s, "failed to make Split: axis %zu of %lld elements does not split into %lld equal parts",
+                 axis, (long long)n, (long long)parts);
+            return;
+        }
+        start = (int64_t)k * (n / parts);
+        stop = start + n / parts;
+    } else {
+        for (size_t i = 0; i < nout; i++) {
+            if (lengths[i] == -1 && unknown == NONE) {
+                unknown = i;
+            } else if (lengths[i] < 0) {
+                skip(s,
+                     "failed to make VariadicSplit: split_lengths may hold one -1 and no other negative "
+                     "length "
+                     "(split_lengths[%zu] = %lld)",
+                     i, (long long)lengths[i]);
+                return;
+            } else if (__builtin_add_overflow(known, lengths[i], &known)) {
+                known = INT64_MAX;
+            }
+        }
+        if (unknown == NONE ? known != n : known > n) {
+            skip(s,
+                 "failed to make VariadicSplit: split_lengths add up to %lld%s, axis %zu has %lld elements",
+                 (long long)known, unknown == NONE ? "" : " besides the -1", axis, (long long)n);
+            return;
+        }
+        for (size_t i = 0; i < k; i++) /* no sum passes n */
+            start += i == unknown ? n - known : lengths[i];
+        stop = start + (k == unknown ? n - known : lengths[k]);
+    }
+    sg_spec_make_slice(1, &start, &stop, &one, &given, NULL, spec, lerr);
+}
+
+/* The spec of output k (of nout) from the inputs; a constructor failure
+ * is a skip reason. */
+static sg_status make_spec(reader *r, const op_info *op, slice_in *s, size_t k, size_t nout, sg_spec **spec)
+{
     sg_error lerr = {0};
     sg_value_refs values = {{s->runtime[1] ? s->refs[1] : NULL, s->runtime[2] ? s->refs[2] : NULL,
                              s->runtime[3] ? s->refs[3] : NULL},
                             &s->values};
-    for (size_t i = 2; i < op->count; i++)
-        if (s->connected[i] && s->len[i] != s->len[1]) {
-            skip(s, "failed to make %s: %s and %s must have the same length (%zu and %zu)", name,
-                 op->inputs[1], op->inputs[i], s->len[1], s->len[i]);
-            return SG_OK;
+    switch (op->kind) {
+    case OP_STRIDED_SLICE:
+    case OP_SLICE:
+        for (size_t i = 2; i < op->count; i++)
+            if (s->connected[i] && s->len[i] != s->len[1]) {
+                skip(s, "failed to make %s: %s and %s must have the same length (%zu and %zu)", op->type,
+                     op->inputs[1], op->inputs[i], s->len[1], s->len[i]);
+                return SG_OK;
+            }
+        if (op->kind == OP_STRIDED_SLICE) {
+            sg_strided_slice_args a = {
+                .len = s->len[1],
+                .begin = s->index[1],
+                .end = s->index[2],
+                .stride = s->connected[3] ? s->index[3] : NULL,
+                .begin_mask = {s->masks[0], s->mask_len[0]},
+                .end_mask = {s->masks[1], s->mask_len[1]},
+                .new_axis_mask = {s->masks[2], s->mask_len[2]},
+                .shrink_axis_mask = {s->masks[3], s->mask_len[3]},
+                .ellipsis_mask = {s->masks[4], s->mask_len[4]},
+            };
+            sg_spec_make_strided_slice(&a, &values, spec, &lerr);
+        } else {
+            sg_spec_make_slice(s->len[1], s->index[1], s->index[2], s->index[3],
+                               s->connected[4] ? s->index[4] : NULL, &values, spec, &lerr);
         }
-    if (strcmp(name, "StridedSlice") == 0) {
-        sg_strided_slice_args a = {
-            .len = s->len[1],
-            .begin = s->index[1],
-            .end = s->index[2],
-            .stride = s->connected[3] ? s->index[3] : NULL,
-            .begin_mask = {s->masks[0], s->mask_len[0]},
-            .end_mask = {s->masks[1], s->mask_len[1]},
-            .new_axis_mask = {s->masks[2], s->mask_len[2]},
-            .shrink_axis_mask = {s->masks[3], s->mask_len[3]},
-            .ellipsis_mask = {s->masks[4], s->mask_len[4]},
-        };
-        sg_spec_make_strided_slice(&a, &values, spec, &lerr);
-    } else {
-        sg_spec_make_slice(s->len[1], s->index[1], s->index[2], s->index[3],
-                           s->connected[4] ? s->index[4] : NULL, &values, spec, &lerr);
+        break;
+    case OP_PAD:
+        make_pad(s, spec, &lerr);
+        break;
+    case OP_GATHER:
+        make_gather(s, spec, &lerr);
+        break;
+    case OP_SPLIT:
+    case OP_VARIADIC_SPLIT:
+        make_split(op, s, k, nout, spec, &lerr);
+        break;
     }
     if (lerr.status == SG_ERR_NOMEM)
         return nomem(r);
@@ -1122,24 +1497,69 @@ static char *copy_text(const char *text)
     return copy ? memcpy(copy, text, n) : NULL;
 }
 
-/* Reads slice layer l into out. */
-static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_model_layer *out)
+/* Fills model layer `out` for output k of nout of layer l (the layer's name,
+ * with "_<k>" when the op gives one model layer per output), with the spec
+ * or the skip reason. */
+static sg_status put_layer(reader *r, const layer *l, const op_info *op, slice_in *s, size_t k, size_t nout,
+                           sg_model_layer *out)
+{
+    sg_spec *spec = NULL;
+    size_t n = strlen(l->name) + 24;
+    char *name = malloc(n);
+    out->id = l->id;
+    out->name = name;
+    out->type = copy_text(l->type);
+    if (name == NULL || out->type == NULL)
+        return nomem(r);
+    snprintf(name, n, "%s", l->name); /* the outputs of a Split share it, as its ONNX nodes' do */
+    if (s->reason[0] == '\0' && make_spec(r, op, s, k, nout, &spec) != SG_OK)
+        return r->err->status;
+    if (s->have_shape && s->rank > 0) {
+        int64_t *shape = malloc(s->rank * sizeof *shape);
+        if (shape == NULL) {
+            sg_spec_free(spec);
+            return nomem(r);
+        }
+        out->shape = memcpy(shape, s->shape, s->rank * sizeof *shape);
+    }
+    out->rank = s->rank;
+    out->dtype = s->have_dtype ? s->dtype : SG_BOOL;
+    if (s->reason[0] != '\0') {
+        sg_spec_free(spec);
+        out->skip_reason = copy_text(s->reason);
+        return out->skip_reason ? SG_OK : nomem(r);
+    }
+    out->spec_text = sg_spec_to_text(spec);
+    if (out->spec_text == NULL) {
+        sg_spec_free(spec);
+        return nomem(r);
+    }
+    out->spec = spec;
+    return SG_OK;
+}
+
+/* The output ports' count of layer l as model layers: one per output port
+ * for Split and VariadicSplit, else one. */
+static size_t model_layers_of(const layer *l, const op_info *op)
+{
+    return op->per_output ? l->nout : 1;
+}
+
+/* Reads slice layer l into m's next model_layers_of(l, op) layers. */
+static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_model *m)
 {
     slice_in s = {0};
     sg_status st = SG_OK;
-    sg_spec *spec = NULL;
+    size_t nout = model_layers_of(l, op);
     char whom[WHO_BUF];
 
-    out->id = l->id;
-    out->name = copy_text(l->name);
-    out->type = copy_text(l->type);
-    if (out->name == NULL || out->type == NULL) {
-        st = nomem(r);
-        goto done;
-    }
     if (l->nin > op->count) {
         st = bad(r, "too many inputs (%s has %zu input ports; %s takes at most %zu)", who(l, whom), l->nin,
                  op->type, op->count);
+        goto done;
+    }
+    if (nout == 0) {
+        st = bad(r, "a %s needs an output port (%s has none)", op->type, who(l, whom));
         goto done;
     }
     for (size_t i = 0; i < op->count; i++) {
@@ -1150,41 +1570,25 @@ static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_mod
             goto done;
         }
     }
-    if (strcmp(op->type, "StridedSlice") == 0 && (st = read_masks(r, l, &s)) != SG_OK)
+    if ((st = read_attributes(r, l, op, &s)) != SG_OK || (st = read_data_input(r, &l->src[0], &s)) != SG_OK)
         goto done;
-    if ((st = read_data_input(r, &l->src[0], &s)) != SG_OK)
-        goto done;
-    for (size_t i = 1; i < op->count; i++)
-        if (s.connected[i] && (st = read_index_input(r, l, op, i, &s)) != SG_OK)
+    for (size_t i = 1; i < op->count; i++) {
+        bool unused = op->how[i] == IN_FILL && s.mode != SG_TRT_FILL; /* pad_value of edge or reflect */
+        if (s.connected[i] && !unused && (st = read_input(r, l, op, i, &s)) != SG_OK)
             goto done;
-    if (s.reason[0] == '\0' && (st = make_spec(r, op, &s, &spec)) != SG_OK)
+    }
+    if (op->kind == OP_VARIADIC_SPLIT && !s.runtime[2] && s.index[2] != NULL && s.len[2] != nout) {
+        st =
+            bad(r,
+                "split_lengths must have one element per output port (%s has %zu output ports, split_lengths "
+                "%zu elements)",
+                who(l, whom), nout, s.len[2]);
         goto done;
-
-    if (s.have_shape && s.rank > 0) {
-        int64_t *shape = malloc(s.rank * sizeof *shape);
-        if (shape == NULL) {
-            st = nomem(r);
+    }
+    for (size_t k = 0; k < nout; k++)
+        if ((st = put_layer(r, l, op, &s, k, nout, &m->layers[m->nlayers++])) != SG_OK)
             goto done;
-        }
-        out->shape = memcpy(shape, s.shape, s.rank * sizeof *shape);
-    }
-    out->rank = s.rank;
-    out->dtype = s.have_dtype ? s.dtype : SG_BOOL;
-    if (s.reason[0] != '\0') {
-        out->skip_reason = copy_text(s.reason);
-        if (out->skip_reason == NULL)
-            st = nomem(r);
-        goto done;
-    }
-    out->spec_text = sg_spec_to_text(spec);
-    if (out->spec_text == NULL) {
-        st = nomem(r);
-        goto done;
-    }
-    out->spec = spec;
-    spec = NULL;
 done:
-    sg_spec_free(spec);
     sg_value_table_free(&s.values);
     for (int m = 0; m < 5; m++)
         free(s.masks[m]);
@@ -1199,9 +1603,10 @@ static sg_status read_model(reader *r, sg_model **model)
     if (m == NULL)
         return nomem(r);
     for (size_t i = 0; i < r->nlayers; i++) {
+        const op_info *op = slice_op(&r->layers[i]);
         if (strcmp(r->layers[i].type, "Const") == 0 && check_const(r, &r->layers[i]) != SG_OK)
             goto fail;
-        nslices += slice_op(&r->layers[i]) != NULL;
+        nslices += op != NULL ? model_layers_of(&r->layers[i], op) : 0;
     }
     m->layers = calloc(nslices ? nslices : 1, sizeof *m->layers);
     if (m->layers == NULL) {
@@ -1210,9 +1615,7 @@ static sg_status read_model(reader *r, sg_model **model)
     }
     for (size_t i = 0; i < r->nlayers; i++) {
         const op_info *op = slice_op(&r->layers[i]);
-        if (op == NULL)
-            continue;
-        if (read_slice(r, &r->layers[i], op, &m->layers[m->nlayers++]) != SG_OK)
+        if (op != NULL && read_slice(r, &r->layers[i], op, m) != SG_OK)
             goto fail;
     }
     if (r->nomem) {

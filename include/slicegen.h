@@ -570,9 +570,11 @@ SG_API sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, cons
  * case): its Slice, Pad, Split (one layer per output) and Gather nodes with
  * a scalar constant index, as docs/onnx.md describes (a weights_path is
  * then SG_ERR_USAGE; runtime values starts_0, ..., pads_0, ...). Otherwise
- * it reads an OpenVINO IR v10 or v11 model (.xml with its .bin
- * weights) and lists its slice layers: StridedSlice (opset1) and Slice
- * (opset8), in model order. Other layers are ignored. A dynamic dimension
+ * it reads an OpenVINO IR v10 or v11 model (.xml with its .bin weights)
+ * and lists its slice layers: StridedSlice-1, Slice-8, Pad-1 and Pad-12,
+ * Gather-1/7/8 of one constant index, Split-1 and VariadicSplit-1 (one
+ * entry per output port, in port order), in model order
+ * (docs/openvino-ir.md). Other layers are ignored. A dynamic dimension
  * of a layer's data input is -1 in its shape, and an index input that is
  * not a Const (begin, end, stride; start, stop, step) gives one runtime
  * value per element, named after the input and the element (begin_0,
@@ -587,9 +589,11 @@ SG_API sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, cons
 typedef struct sg_model sg_model;
 
 typedef struct sg_model_layer {
-    const char *name;        /* exactly as in the model */
+    const char *name;        /* exactly as in the model (ONNX: the node's name, or its
+                                first output's name when it has none); the layers of
+                                one Split, one per output in order, share name and id */
     int64_t id;
-    const char *type;        /* "StridedSlice" or "Slice"; ONNX: the op_type */
+    const char *type;        /* the layer's type: "StridedSlice", "Slice", "Pad", ...; ONNX: the op_type */
     const sg_spec *spec;     /* NULL when the layer is skipped */
     const char *spec_text;   /* the spec in command-line form; NULL when skipped */
     size_t rank;             /* the data input: rank, shape (-1 for a dynamic */

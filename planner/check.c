@@ -26,21 +26,25 @@ static sg_status check_map(const sg_plan *p, sg_error *err)
         REQUIRE(m->count >= 0 && m->count == p->out_shape[i], "output dimension %zu: count %lld, shape %lld",
                 i, (long long)m->count, (long long)p->out_shape[i]);
         if (m->in_axis < 0) {
-            REQUIRE(m->count == 1 && p->op != SG_OP_TRT_SLICE, "new axis %zu must have count 1", i);
+            REQUIRE(m->count == 1 && !sg_op_mapped(p->op), "new axis %zu must have count 1", i);
             continue;
         }
         REQUIRE((size_t)m->in_axis < p->in_rank && !used[m->in_axis],
                 "output dimension %zu reads axis %d twice or out of range", i, m->in_axis);
         used[m->in_axis] = true;
+        int64_t d = p->in_shape[m->in_axis], last;
+        REQUIRE(m->crop_begin >= 0 && m->crop_end >= 0 && m->crop_begin <= d - m->crop_end &&
+                    (p->op == SG_OP_PAD || (m->crop_begin == 0 && m->crop_end == 0)),
+                "output dimension %zu: crops %lld and %lld of an axis of size %lld", i,
+                (long long)m->crop_begin, (long long)m->crop_end, (long long)d);
         if (m->count == 0)
             continue;
-        int64_t d = p->in_shape[m->in_axis], last;
         REQUIRE(!__builtin_mul_overflow(m->count - 1, m->step, &last) &&
                     !__builtin_add_overflow(last, m->start, &last),
                 "output dimension %zu: last index overflows", i);
-        if (p->op == SG_OP_TRT_SLICE && p->mode != SG_TRT_STRICT) {
-            REQUIRE(d > 0 || p->mode == SG_TRT_FILL, "output dimension %zu: %s mode on an empty axis", i,
-                    sg_trt_mode_name(p->mode));
+        if (sg_op_mapped(p->op) && p->mode != SG_TRT_STRICT) {
+            REQUIRE(d - m->crop_begin - m->crop_end > 0 || p->mode == SG_TRT_FILL || p->out_count == 0,
+                    "output dimension %zu: %s mode on an empty axis or window", i, sg_trt_mode_name(p->mode));
             continue;
         }
         REQUIRE(m->start >= 0 && m->start < d && last >= 0 && last < d,
@@ -120,9 +124,10 @@ sg_status sg_plan_check(const sg_plan *p, sg_error *err)
 {
     REQUIRE(sg_dtype_size(p->dtype) == p->elem_size && p->elem_size > 0, "element size %zu for type %d",
             p->elem_size, (int)p->dtype);
-    REQUIRE(p->op != SG_OP_TRT_SLICE || (unsigned)p->mode <= SG_TRT_REFLECT, "unknown mode %d", (int)p->mode);
+    REQUIRE(!sg_op_mapped(p->op) || (unsigned)p->mode <= SG_TRT_REFLECT, "unknown mode %d", (int)p->mode);
+    REQUIRE(p->op != SG_OP_PAD || p->mode != SG_TRT_STRICT, "a Pad plan in strict mode");
     /* The fill value: an element's bytes in FILL mode, zeros otherwise. */
-    bool fills = p->op == SG_OP_TRT_SLICE && p->mode == SG_TRT_FILL;
+    bool fills = sg_op_mapped(p->op) && p->mode == SG_TRT_FILL;
     for (size_t b = fills ? p->elem_size : 0; b < sizeof p->fill; b++)
         REQUIRE(p->fill[b] == 0, "fill byte %zu is 0x%02x: %s", b, p->fill[b],
                 fills ? "the fill value is wider than an element" : "a fill value without fill mode");

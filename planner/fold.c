@@ -102,14 +102,16 @@ int64_t sg_gcd(int64_t a, int64_t b)
     return a;
 }
 
-/* Appends to p->segs the segments of TensorRT dimension `dim`; *repeat is
+/* Appends to p->segs the segments of TensorRT (or Pad) dimension `dim`,
+ * whose mode maps coordinates over its window (the whole axis but for
+ * Pad's crops); *repeat is
  * set to the loop's period (0: the segments cover all its iterations).
  * Fails once p has more than max_segs segments and needs another. */
 static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size_t *cap, int64_t *repeat,
                                  size_t max_segs, sg_error *err)
 {
     const sg_axis_map *m = &p->map[dim];
-    int64_t d = p->in_shape[m->in_axis], start = m->start, s = m->step, n = m->count;
+    int64_t d = p->in_shape[m->in_axis] - m->crop_begin - m->crop_end, start = m->start, s = m->step, n = m->count;
     size_t first = p->nsegs;
     int64_t period = p->mode == SG_TRT_WRAP ? d
                      : p->mode == SG_TRT_REFLECT && d > 1 && d < INT64_MAX / 2 ? 2 * d - 2 : 0;
@@ -145,7 +147,7 @@ static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size
         int64_t len = room < (uint64_t)(n - y) ? (int64_t)room + 1 : n - y;
         sg_segment seg = {
             .count = len, .fill = pc.fill,
-            .in_offset = pc.fill ? 0 : pc.index * in_stride,
+            .in_offset = pc.fill ? 0 : (m->crop_begin + pc.index) * in_stride,
             .in_step = pc.fill || len == 1 ? 0 : pc.slope * s * in_stride,
         };
         y += len;
@@ -204,7 +206,7 @@ static sg_status build_loops(sg_plan *p, size_t max_segs, sg_error *err)
         if (m->in_axis < 0)
             continue;
         int64_t stride = in_stride[m->in_axis];
-        if (p->op != SG_OP_TRT_SLICE) {
+        if (!sg_op_mapped(p->op)) {
             p->base += m->start * stride;
             l->in_stride = m->count > 1 ? m->step * stride : 0;
             continue;

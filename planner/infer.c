@@ -101,6 +101,7 @@ static range either_sign(infer *in, sg_val stride, range (*build)(infer *, bool,
 typedef struct bounds {
     sg_val d, begin, end, stride;
     bool begin_masked, end_masked;
+    bool onnx; /* ONNX Runtime's Slice: an end of INT32_MAX or INT64_MAX is masked */
 } bounds;
 
 /* OpenVINO's rule for one ordinary step (SEMANTICS.md StridedSlice 1, Slice-8 2). */
@@ -112,6 +113,11 @@ static range openvino_branch(infer *in, bool forward, const void *arg)
     sg_val e = k->end_masked ? (forward ? d : sg_const(-1)) : from_end(in, k->end, d);
     b = forward ? clamp(in, b, sg_const(0), d) : clamp(in, b, sg_const(0), dm1);
     e = forward ? clamp(in, e, sg_const(0), d) : clamp(in, e, sg_const(-1), d);
+    if (k->onnx) {
+        sg_val huge = sg_x_or(in->e, sg_x_eq(in->e, k->end, sg_const(INT32_MAX)),
+                              sg_x_eq(in->e, k->end, sg_const(INT64_MAX)));
+        e = sg_x_select(in->e, huge, forward ? d : sg_const(-1), e);
+    }
     return make_range(in, forward, b, e, k->stride);
 }
 
@@ -136,6 +142,8 @@ static sg_status push_dim(infer *in, int axis, range r)
     in->s->start[i] = r.start;
     in->s->step[i] = r.step;
     in->s->count[i] = r.count;
+    in->s->window_lo[i] = sg_const(0);
+    in->s->window[i] = axis < 0 ? sg_const(1) : dim(in, axis);
     return SG_OK;
 }
 
@@ -175,7 +183,7 @@ static sg_status infer_steps(infer *in, const sg_spec *spec)
                     return in->err->status;
         } else {
             bounds b = {dim(in, axis), num(in, s->begin, s->begin_value), num(in, s->end, s->end_value),
-                        num(in, s->stride, s->stride_value), s->begin_mask, s->end_mask};
+                        num(in, s->stride, s->stride_value), s->begin_mask, s->end_mask, false};
             range r = either_sign(in, b.stride, spec->op == SG_OP_NUMPY ? numpy_branch : openvino_branch, &b);
             if (push_dim(in, axis, r) != SG_OK)
                 return in->err->status;
@@ -188,32 +196,50 @@ static sg_status infer_steps(infer *in, const sg_spec *spec)
     return SG_OK;
 }
 
+/* The input axis that entry i names (`given`, negative from the end), or
+ * -1 after failing: out of range, or named by an earlier entry. owner[a]
+ * (-1 at first) and named[a] record the entry that named axis a and how. */
+static int take_axis(infer *in, size_t i, int64_t given, int *owner, int64_t *named)
+{
+    int64_t r = (int64_t)in->p->in_rank;
+    if (given < -r || given >= r) {
+        sg_fail(in->err, SG_ERR_SLICE,
+                "failed to plan %s: axis out of range (axes[%zu] = %lld, input rank %lld allows %lld..%lld)", in->op,
+                i, (long long)given, (long long)r, (long long)-r, (long long)(r - 1));
+        return -1;
+    }
+    int a = (int)(given < 0 ? given + r : given);
+    if (owner[a] >= 0) {
+        sg_fail(in->err, SG_ERR_SLICE,
+                "failed to plan %s: axes must be unique (axes[%d] = %lld and axes[%zu] = %lld both name axis %d)",
+                in->op, owner[a], (long long)named[a], i, (long long)given, a);
+        return -1;
+    }
+    owner[a] = (int)i;
+    named[a] = given;
+    return a;
+}
+
 static sg_status infer_slice(infer *in, const sg_spec *spec)
 {
     sg_plan *p = in->p;
-    int64_t r = (int64_t)p->in_rank;
+    int64_t r = (int64_t)p->in_rank, named[SG_MAX_RANK];
     int owner[SG_MAX_RANK];
     range ranges[SG_MAX_RANK];
     if (r == 0)
-        return sg_fail(in->err, SG_ERR_SLICE, "failed to plan Slice: the input must have rank 1 or more (it has rank 0)");
+        return sg_fail(in->err, SG_ERR_SLICE, "failed to plan %s: the input must have rank 1 or more (it has rank 0)",
+                       in->op);
     for (int64_t a = 0; a < r; a++) {
         owner[a] = -1;
         ranges[a] = whole(in, (int)a);
     }
     for (size_t i = 0; i < spec->len; i++) {
         const sg_slice_axis *s = &spec->axes[i];
-        if (s->axis < -r || s->axis >= r)
-            return sg_fail(in->err, SG_ERR_SLICE,
-                           "failed to plan Slice: axis out of range (axes[%zu] = %lld, input rank %lld allows %lld..%lld)",
-                           i, (long long)s->axis, (long long)r, (long long)-r, (long long)(r - 1));
-        int a = (int)(s->axis < 0 ? s->axis + r : s->axis);
-        if (owner[a] >= 0)
-            return sg_fail(in->err, SG_ERR_SLICE,
-                           "failed to plan Slice: axes must be unique (axes[%d] = %lld and axes[%zu] = %lld both name axis %d)",
-                           owner[a], (long long)spec->axes[owner[a]].axis, i, (long long)s->axis, a);
-        owner[a] = (int)i;
+        int a = take_axis(in, i, s->axis, owner, named);
+        if (a < 0)
+            return in->err->status;
         bounds b = {dim(in, a), num(in, s->start, s->start_value), num(in, s->stop, s->stop_value),
-                    num(in, s->step, s->step_value), false, false};
+                    num(in, s->step, s->step_value), false, false, spec->op == SG_OP_ONNX_SLICE};
         ranges[a] = either_sign(in, b.stride, openvino_branch, &b);
     }
     for (int64_t a = 0; a < r; a++)
@@ -263,6 +289,94 @@ static sg_status infer_trt(infer *in, const sg_spec *spec)
     return SG_OK;
 }
 
+/* Pad (ONNX Runtime's rule, docs/semantics.md): per axis of size d with
+ * pads pb and pe, the negative pads crop the window [lo, d - cut) first,
+ * lo = max(-pb, 0), cut = max(-pe, 0), of e = max(d - lo - cut, 0)
+ * elements; the output has d + pb + pe elements, and y reads coordinate
+ * y - max(pb, 0) of the window through the mode. Refused as ONNX Runtime
+ * refuses: a negative output size; a border mode on a window of 0 (for an
+ * empty input: wrap at all, edge and reflect where an empty axis would
+ * grow); reflect pads beyond e - 1. */
+static sg_status infer_pad(infer *in, const sg_spec *spec)
+{
+    sg_plan *p = in->p;
+    sg_exprs *x = in->e;
+    sg_val pads[SG_MAX_RANK][2], zero = sg_const(0), one = sg_const(1);
+    int owner[SG_MAX_RANK];
+    int64_t named[SG_MAX_RANK];
+    for (size_t a = 0; a < p->in_rank; a++) {
+        owner[a] = -1;
+        pads[a][0] = pads[a][1] = zero;
+    }
+    for (size_t i = 0; i < spec->len; i++) {
+        const sg_pad_axis *t = &spec->pads[i];
+        int a = take_axis(in, i, t->axis, owner, named);
+        if (a < 0)
+            return in->err->status;
+        pads[a][0] = num(in, t->begin, t->begin_value);
+        pads[a][1] = num(in, t->end, t->end_value);
+    }
+    const char *mode = sg_pad_mode_name(spec->mode);
+    sg_val empty = sg_x_eq(x, in->s->in_count, zero);
+    if (spec->mode == SG_TRT_WRAP &&
+        check(in, empty, SG_XC_EMPTY, SG_ERR_SLICE, zero, zero, zero,
+              "failed to plan Pad: wrap mode cannot pad an empty input (it has 0 elements)") != SG_OK)
+        return in->err->status;
+    for (size_t a = 0; a < p->in_rank; a++) {
+        sg_val d = dim(in, (int)a), pb = pads[a][0], pe = pads[a][1];
+        sg_val grown = sg_x_add(x, d, pb), n = sg_x_add(x, grown, pe);
+        sg_val overflow = sg_x_or(x, sg_x(x, SG_X_ADD_OVF, d, pb), sg_x(x, SG_X_ADD_OVF, grown, pe));
+        if (check(in, overflow, SG_XC_SIZE, SG_ERR_SLICE, d, pb, pe,
+                  "failed to plan Pad: output size overflows 64 bits (axis %zu: size %%lld + pads %%lld + %%lld)",
+                  a) != SG_OK ||
+            check(in, sg_x_lt(x, n, zero), SG_XC_STEP, SG_ERR_SLICE, d, pb, pe,
+                  "failed to plan Pad: negative output size (axis %zu: size %%lld, pads %%lld and %%lld)",
+                  a) != SG_OK)
+            return in->err->status;
+        /* lo = min(max(-pb, 0), d) and cut = min(max(-pe, 0), d - lo), each
+         * negated only when above -d, so that it cannot overflow */
+        sg_val lo = sg_x_select(x, sg_x_lt(x, pb, sg_x_sub(x, zero, d)), d, sg_x_max(x, sg_x_sub(x, zero, pb), zero));
+        sg_val rest = sg_x_sub(x, d, lo);
+        sg_val cut =
+            sg_x_select(x, sg_x_lt(x, pe, sg_x_sub(x, zero, rest)), rest, sg_x_max(x, sg_x_sub(x, zero, pe), zero));
+        sg_val e = sg_x_sub(x, rest, cut);
+        if (spec->mode != SG_TRT_FILL) {
+            sg_val full = sg_x_not(x, empty);
+            if (check(in, sg_x_and(x, empty, sg_x_and(x, sg_x_eq(x, d, zero), sg_x_not(x, sg_x_eq(x, n, zero)))),
+                      SG_XC_EMPTY, SG_ERR_SLICE, n, zero, zero,
+                      "failed to plan Pad: %s mode cannot pad an empty axis (axis %zu has size 0, output size %%lld)",
+                      mode, a) != SG_OK ||
+                check(in, sg_x_and(x, full, sg_x_eq(x, e, zero)), SG_XC_EMPTY, SG_ERR_SLICE, d, pb, pe,
+                      "failed to plan Pad: %s mode with zero effective input extent (axis %zu: size %%lld, pads %%lld and %%lld)",
+                      mode, a) != SG_OK)
+                return in->err->status;
+        }
+        if (spec->mode == SG_TRT_REFLECT) {
+            sg_val full = sg_x_not(x, empty), most = sg_x_sub(x, e, one);
+            sg_val pads_some = sg_x_or(x, sg_x_lt(x, zero, pb), sg_x_lt(x, zero, pe));
+            if (check(in, sg_x_and(x, full, sg_x_and(x, sg_x_eq(x, e, one), pads_some)), SG_XC_INDEX,
+                      SG_ERR_SLICE, pb, pe, zero,
+                      "failed to plan Pad: reflect mode needs an effective input extent of 2 or more to pad (axis %zu: extent 1, pads %%lld and %%lld)",
+                      a) != SG_OK ||
+                check(in, sg_x_and(x, full, sg_x_lt(x, most, pb)), SG_XC_INDEX, SG_ERR_SLICE, pb, most, zero,
+                      "failed to plan Pad: reflect pre-pad exceeds the effective input extent - 1 (axis %zu: pad %%lld, at most %%lld)",
+                      a) != SG_OK ||
+                check(in, sg_x_and(x, full, sg_x_lt(x, most, pe)), SG_XC_INDEX, SG_ERR_SLICE, pe, most, zero,
+                      "failed to plan Pad: reflect post-pad exceeds the effective input extent - 1 (axis %zu: pad %%lld, at most %%lld)",
+                      a) != SG_OK)
+                return in->err->status;
+        }
+        sg_val start = sg_x_select(x, sg_x_lt(x, zero, pb), sg_x_sub(x, zero, pb), zero);
+        push_dim(in, (int)a, (range){start, one, n});
+        in->s->window_lo[p->out_rank - 1] = lo;
+        in->s->window[p->out_rank - 1] = e;
+    }
+    p->mode = spec->mode;
+    if (spec->mode == SG_TRT_FILL && sg_scalar_to_bytes(&spec->fill, p->dtype, p->fill, in->err) != SG_OK)
+        return in->err->status;
+    return SG_OK;
+}
+
 /* The count of elements of `n` extents (0 if any is 0) and their bytes.
  * Fails when the extents other than 0 multiply, with the element size, past
  * 2^63 - 1: strides must fit even in an empty tensor (NumPy refuses such
@@ -297,16 +411,19 @@ static sg_status check_values(infer *in, const sg_spec *spec)
 {
     sg_exprs *x = in->e;
     for (size_t i = 0; i < spec->len; i++) {
-        uint16_t ref = spec->op == SG_OP_SLICE       ? spec->axes[i].step_value
+        bool slice = spec->op == SG_OP_SLICE || spec->op == SG_OP_ONNX_SLICE;
+        if (spec->op == SG_OP_PAD) /* any pads */
+            break;
+        uint16_t ref = slice                         ? spec->axes[i].step_value
                        : spec->op == SG_OP_TRT_SLICE ? spec->dims[i].size_value
                                                      : spec->steps[i].stride_value;
         if (ref == 0)
             continue;
         sg_val v = num(in, 0, ref);
         sg_status st;
-        if (spec->op == SG_OP_SLICE)
+        if (slice)
             st = check(in, sg_x_eq(x, v, sg_const(0)), SG_XC_STEP, SG_ERR_SPEC, v, sg_const(0), sg_const(0),
-                       "failed to make Slice: step must not be zero (step[%zu] = %%lld)", i);
+                       "failed to make %s: step must not be zero (step[%zu] = %%lld)", in->op, i);
         else if (spec->op == SG_OP_TRT_SLICE)
             st = check(in, sg_x_lt(x, v, sg_const(0)), SG_XC_STEP, SG_ERR_SPEC, v, sg_const(0), sg_const(0),
                        "failed to make TrtSlice: size must not be negative (size[%zu] = %%lld)", i);
@@ -334,8 +451,6 @@ static sg_status infer_all(infer *in, const sg_spec *spec, size_t rank, const in
 {
     sg_plan *p = in->p;
     sg_exprs *x = in->e;
-    if (spec->op == SG_OP_ONNX_SLICE || spec->op == SG_OP_PAD)
-        return sg_fail(in->err, SG_ERR_SLICE, "failed to plan %s: the planner does not take this op yet", in->op);
     if (check_values(in, spec) != SG_OK)
         return in->err->status;
     sg_val in_dims[SG_MAX_RANK];
@@ -351,8 +466,10 @@ static sg_status infer_all(infer *in, const sg_spec *spec, size_t rank, const in
         return in->err->status;
     sg_status st;
     switch (spec->op) {
-    case SG_OP_SLICE: st = infer_slice(in, spec); break;
+    case SG_OP_SLICE:
+    case SG_OP_ONNX_SLICE: st = infer_slice(in, spec); break;
     case SG_OP_TRT_SLICE: st = infer_trt(in, spec); break;
+    case SG_OP_PAD: st = infer_pad(in, spec); break;
     default: st = infer_steps(in, spec); break;
     }
     if (st != SG_OK)
@@ -400,6 +517,10 @@ sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape,
             p->map[i].start = s->start[i].k;
             p->map[i].step = s->step[i].k;
             p->map[i].count = p->out_shape[i] = s->count[i].k;
+            if (p->map[i].in_axis >= 0 && spec->op == SG_OP_PAD) {
+                p->map[i].crop_begin = s->window_lo[i].k;
+                p->map[i].crop_end = shape[p->map[i].in_axis] - s->window_lo[i].k - s->window[i].k;
+            }
         }
         for (size_t f = 0; f < p->nfixed; f++)
             p->fixed[f].index = s->fixed[f].k;
@@ -413,34 +534,35 @@ sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape,
     return st;
 }
 
-/* The TensorRT formulas (SEMANTICS.md TensorRT 2-3), applied per element by
- * the reference interpreter and by the checker. Independent of fold.c. */
+/* The TensorRT formulas (SEMANTICS.md TensorRT 2-3), over Pad's window,
+ * applied per element by the reference interpreter and by the checker.
+ * Independent of fold.c. */
 int64_t sg_plan_axis_index(const sg_plan *p, size_t dim, int64_t y)
 {
     const sg_axis_map *m = &p->map[dim];
     if (m->in_axis < 0)
         return 0;
     int64_t x = m->start + y * m->step;
-    if (p->op != SG_OP_TRT_SLICE)
+    if (!sg_op_mapped(p->op))
         return x;
-    int64_t d = p->in_shape[m->in_axis];
+    int64_t d = p->in_shape[m->in_axis] - m->crop_begin - m->crop_end, lo = m->crop_begin;
     switch (p->mode) {
     case SG_TRT_STRICT:
         return x;
     case SG_TRT_WRAP: {
         int64_t r = x % d;
-        return r < 0 ? r + d : r;
+        return lo + (r < 0 ? r + d : r);
     }
     case SG_TRT_CLAMP:
-        return x < 0 ? 0 : x >= d ? d - 1 : x;
+        return lo + (x < 0 ? 0 : x >= d ? d - 1 : x);
     case SG_TRT_FILL:
-        return x < 0 || x >= d ? -1 : x;
+        return x < 0 || x >= d ? -1 : lo + x;
     case SG_TRT_REFLECT: {
         if (d == 1)
-            return 0;
+            return lo;
         uint64_t period = 2 * (uint64_t)d - 2;
         uint64_t c = (x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x) % period;
-        return (int64_t)(c >= (uint64_t)d ? period - c : c);
+        return lo + (int64_t)(c >= (uint64_t)d ? period - c : c);
     }
     }
     return x;

@@ -79,7 +79,16 @@ typedef struct sg_axis_map {
     int64_t start;   /* index (TensorRT: coordinate) for y = 0 */
     int64_t step;    /* added per output index */
     int64_t count;   /* output extent */
+    /* Pad: the mode maps coordinates over the window of the axis that
+     * leaves out crop_begin elements before it and crop_end after it (a
+     * negative pad's crop): index = crop_begin + mode(x) over a dimension
+     * of d - crop_begin - crop_end. 0 for the other ops (the whole axis). */
+    int64_t crop_begin, crop_end;
 } sg_axis_map;
+
+/* Plans whose dimensions map coordinates through a mode (sg_plan.mode):
+ * TensorRT's and Pad's; Pad's with windows. */
+static inline bool sg_op_mapped(sg_op op) { return op == SG_OP_TRT_SLICE || op == SG_OP_PAD; }
 
 /* An input axis removed by a shrink (integer index) step. */
 typedef struct sg_fixed_axis {
@@ -106,7 +115,7 @@ typedef struct sg_loop {
 
 struct sg_plan {
     sg_op op;
-    sg_trt_mode mode;         /* SG_OP_TRT_SLICE */
+    sg_trt_mode mode;         /* SG_OP_TRT_SLICE, SG_OP_PAD (never STRICT) */
     sg_dtype dtype;
     size_t elem_size;
     uint8_t fill[8];          /* fill value in the element type (FILL mode) */
@@ -176,11 +185,14 @@ typedef struct sg_sym {
     size_t nvalues;
     /* shape inference */
     sg_val start[SG_MAX_RANK], step[SG_MAX_RANK], count[SG_MAX_RANK]; /* per output dimension */
+    sg_val window_lo[SG_MAX_RANK], window[SG_MAX_RANK]; /* per output dimension: the mode's window
+                                                           (sg_axis_map.crop_*): first index, size */
     sg_val fixed[SG_MAX_RANK]; /* index of plan->fixed[i] */
     sg_val in_count, out_count, in_bytes, out_bytes;
     /* the nest: affine loops, or for TensorRT's border modes mapped loops
      * (one per output dimension, none merged): iteration y reads input
-     * index mode(start + y * step) of a dimension of `dim`, in_stride
+     * index mode(start + y * step) of a dimension of `dim` (Pad: its
+     * window, whose first indices `base` adds), in_stride
      * bytes apart, or writes the fill value. The outer range is the
      * iterations of the outermost loop (levels 1), or per call of the two
      * outermost affine loops taken together (levels 2, when `collapse`:
@@ -249,7 +261,8 @@ sg_status sg_plan_check(const sg_plan *plan, sg_error *err);
 int64_t sg_gcd(int64_t a, int64_t b);
 
 /* Input element index read for output dimension `dim` at index y, or -1 for
- * the fill value: the TensorRT mode formulas, or start + y*step. */
+ * the fill value: the TensorRT mode formulas (Pad's over its window), or
+ * start + y*step. */
 int64_t sg_plan_axis_index(const sg_plan *plan, size_t dim, int64_t y);
 
 void sg_plan_write(const sg_plan *plan, FILE *out);

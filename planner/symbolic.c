@@ -70,7 +70,7 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
     sg_sym *s = p->sym;
     sg_exprs *x = &s->ex;
     sg_val axis_stride[SG_MAX_RANK], stride = sg_const((int64_t)p->elem_size);
-    s->mapped = p->op == SG_OP_TRT_SLICE && p->mode != SG_TRT_STRICT;
+    s->mapped = sg_op_mapped(p->op) && p->mode != SG_TRT_STRICT;
     for (size_t a = p->in_rank; a-- > 0;) {
         axis_stride[a] = stride;
         stride = sg_x_mul(x, stride, p->in_shape[a] < 0 ? sg_x_dim(x, a) : sg_const(p->in_shape[a]));
@@ -90,18 +90,21 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
             base = sg_x_add(x, base, sg_x_mul(x, s->start[i], axis_stride[a]));
     }
     sg_val elem = sg_const((int64_t)p->elem_size);
-    if (s->mapped) { /* every dimension a mapped loop; the run one element */
+    if (s->mapped) { /* every dimension a mapped loop over its window; the run one element */
+        sg_val window_base = sg_const(0);
         for (size_t i = 0; i < p->out_rank; i++) {
             int a = p->map[i].in_axis;
             s->extent[i] = extent[i], s->out_stride[i] = out_stride[i], s->in_stride[i] = axis_stride[a];
             s->map_start[i] = s->start[i], s->map_step[i] = s->step[i];
-            s->map_dim[i] = p->in_shape[a] < 0 ? sg_x_dim(x, (size_t)a) : sg_const(p->in_shape[a]);
+            s->map_dim[i] = s->window[i];
+            if (!sg_is_const(s->window_lo[i]) || s->window_lo[i].k != 0)
+                window_base = sg_x_add(x, window_base, sg_x_mul(x, s->window_lo[i], axis_stride[a]));
         }
         p->nloops = p->out_rank;
         if (p->nloops > 0)
             interior(x, s->map_start[p->nloops - 1], s->map_step[p->nloops - 1], s->map_dim[p->nloops - 1],
                      s->extent[p->nloops - 1], s->interior);
-        s->base = sg_const(0);
+        s->base = window_base;
         s->run_bytes = elem;
         s->outer_extent = p->nloops
                               ? sg_x_select(x, sg_x_eq(x, s->out_count, sg_const(0)), sg_const(0), extent[0])

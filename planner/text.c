@@ -18,9 +18,9 @@ static void write_shape(FILE *out, const char *label, const int64_t *shape, size
 void sg_plan_write(const sg_plan *p, FILE *out)
 {
     fprintf(out, "op %s\ndtype %s\n", sg_op_name(p->op), sg_dtype_name(p->dtype));
-    if (p->op == SG_OP_TRT_SLICE)
+    if (sg_op_mapped(p->op))
         fprintf(out, "mode %s\n", sg_trt_mode_name(p->mode));
-    if (p->op == SG_OP_TRT_SLICE && p->mode == SG_TRT_FILL) {
+    if (sg_op_mapped(p->op) && p->mode == SG_TRT_FILL) {
         uint64_t bits = 0;
         memcpy(&bits, p->fill, p->elem_size);
         fprintf(out, "fill 0x%0*" PRIx64 "\n", (int)(2 * p->elem_size), bits);
@@ -33,11 +33,15 @@ void sg_plan_write(const sg_plan *p, FILE *out)
     write_shape(out, "output", p->out_shape, p->out_rank);
     for (size_t i = 0; i < p->out_rank; i++) {
         const sg_axis_map *m = &p->map[i];
-        if (m->in_axis < 0)
+        if (m->in_axis < 0) {
             fprintf(out, "dim %zu new\n", i);
-        else
-            fprintf(out, "dim %zu axis %d start %" PRId64 " step %" PRId64 " count %" PRId64 "\n", i,
-                    m->in_axis, m->start, m->step, m->count);
+            continue;
+        }
+        fprintf(out, "dim %zu axis %d start %" PRId64 " step %" PRId64 " count %" PRId64, i, m->in_axis,
+                m->start, m->step, m->count);
+        if (p->op == SG_OP_PAD)
+            fprintf(out, " crop %" PRId64 " %" PRId64, m->crop_begin, m->crop_end);
+        fputc('\n', out);
     }
     for (size_t f = 0; f < p->nfixed; f++)
         fprintf(out, "fixed axis %d index %" PRId64 "\n", p->fixed[f].in_axis, p->fixed[f].index);
@@ -142,7 +146,7 @@ static sg_status read_line(reader *r, sg_plan *p, size_t *seg_cap, size_t *pendi
     if (strcmp(w0, "values") == 0)
         return bad(r, "a plan with runtime values cannot be read back (make it from its spec)");
     if (strcmp(w0, "op") == 0 && r->nwords == 2) {
-        for (int op = SG_OP_STRIDED_SLICE; op <= SG_OP_NUMPY; op++)
+        for (int op = SG_OP_STRIDED_SLICE; op <= SG_OP_PAD; op++)
             if (strcmp(r->words[1], sg_op_name((sg_op)op)) == 0)
                 return p->op = (sg_op)op, SG_OK;
         return bad(r, "unknown op");
@@ -167,16 +171,18 @@ static sg_status read_line(reader *r, sg_plan *p, size_t *seg_cap, size_t *pendi
         if (!int_at(r, 1, &a) || a < 0 || a >= SG_MAX_RANK)
             return bad(r, "bad dimension number");
         if (r->nwords == 3 && is(r, 2, "new")) {
-            p->map[a] = (sg_axis_map){-1, 0, 0, 1};
+            p->map[a] = (sg_axis_map){.in_axis = -1, .count = 1};
             return SG_OK;
         }
-        if (r->nwords == 10 && is(r, 2, "axis") && int_at(r, 3, &b) && is(r, 4, "start") &&
-            int_at(r, 5, &c) && is(r, 6, "step") && int_at(r, 7, &d) && is(r, 8, "count") &&
-            int_at(r, 9, &e) && b >= 0 && b < SG_MAX_RANK) {
-            p->map[a] = (sg_axis_map){(int)b, c, d, e};
+        int64_t crop[2] = {0, 0};
+        if ((r->nwords == 10 || (r->nwords == 13 && is(r, 10, "crop") && int_at(r, 11, &crop[0]) &&
+                                 int_at(r, 12, &crop[1]))) &&
+            is(r, 2, "axis") && int_at(r, 3, &b) && is(r, 4, "start") && int_at(r, 5, &c) && is(r, 6, "step") &&
+            int_at(r, 7, &d) && is(r, 8, "count") && int_at(r, 9, &e) && b >= 0 && b < SG_MAX_RANK) {
+            p->map[a] = (sg_axis_map){(int)b, c, d, e, crop[0], crop[1]};
             return SG_OK;
         }
-        return bad(r, "expected 'dim N new' or 'dim N axis N start N step N count N'");
+        return bad(r, "expected 'dim N new' or 'dim N axis N start N step N count N [crop N N]'");
     }
     if (strcmp(w0, "fixed") == 0) {
         if (r->nwords != 5 || !is(r, 1, "axis") || !int_at(r, 2, &a) || !is(r, 3, "index") ||
@@ -416,7 +422,7 @@ bool sg_plan_same(const sg_plan *a, const sg_plan *b)
         a->out_rank != b->out_rank || a->nfixed != b->nfixed || a->nloops != b->nloops ||
         a->nsegs != b->nsegs || a->base != b->base || a->run_bytes != b->run_bytes)
         return false;
-    if (a->op == SG_OP_TRT_SLICE &&
+    if (sg_op_mapped(a->op) &&
         (a->mode != b->mode || memcmp(a->fill, b->fill, sizeof a->fill) != 0))
         return false;
     for (size_t i = 0; i < a->in_rank; i++)
@@ -424,7 +430,8 @@ bool sg_plan_same(const sg_plan *a, const sg_plan *b)
             return false;
     for (size_t i = 0; i < a->out_rank; i++) {
         const sg_axis_map *x = &a->map[i], *y = &b->map[i];
-        if (x->in_axis != y->in_axis || x->start != y->start || x->step != y->step || x->count != y->count)
+        if (x->in_axis != y->in_axis || x->start != y->start || x->step != y->step || x->count != y->count ||
+            x->crop_begin != y->crop_begin || x->crop_end != y->crop_end)
             return false;
     }
     for (size_t i = 0; i < a->nfixed; i++)

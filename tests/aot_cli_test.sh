@@ -2,7 +2,9 @@
 # `slicegen aot` end to end, on models written by examples/model/make_model.py:
 # the example (skipped layers with their reasons, kernel names with a
 # collision, the table in model order with static kernels and kernels with
-# runtime values, a program linked with the object), the runtime-values
+# runtime values, a program linked with the object), the ops model (Pad,
+# Gather, Split, VariadicSplit: each static kernel against the output
+# OpenVINO's reference rules give), the runtime-values
 # model (its kernels called with values and shapes, each output compared
 # with `slicegen run --engine ref --set`, refused calls),
 # its IR v10 spelling, --weights, a cross target run under qemu-user, every
@@ -43,7 +45,7 @@ for layer in "'packed/half' (id 47, Slice): the data input has unsupported eleme
     "'bad/zero-step' (id 54, Slice): failed to make Slice: step must not be zero"; do
     grep -qF "slicegen: skipping layer $layer" err.txt && ok || bad "no skip line for $layer"
 done
-grep -q "^slicegen: compiled 10 of 13 slice layers (3 skipped) into m.o ([0-9]* bytes) and m.h$" out.txt \
+grep -q "^slicegen: compiled 17 of 20 slice layers (3 skipped) into m.o ([0-9]* bytes) and m.h$" out.txt \
     && ok || bad "summary: $(cat out.txt)"
 "$CC" -std=c11 -Wall -Wextra -Werror -I. table.c m.o -o table && ./table > table.txt && ok || bad "the table program"
 expected_table="7 backbone/crop.0 m_backbone_crop_0 f32 384
@@ -55,7 +57,14 @@ expected_table="7 backbone/crop.0 m_backbone_crop_0 f32 384
 32 chain.second m_chain_second f32 128
 36 stem.ellipsis m_stem_ellipsis u8 8
 38 tail/dynamic-begin m_tail_dynamic_begin f32 -1
-43 tokens/window m_tokens_window i64 -1"
+43 tokens/window m_tokens_window i64 -1
+58 pad/border m_pad_border f32 1600
+60 split/halves m_split_halves_out0 u8 12
+60 split/halves m_split_halves_out1 u8 12
+63 split/rows m_split_rows_out0 f32 384
+63 split/rows m_split_rows_out1 f32 576
+63 split/rows m_split_rows_out2 f32 576
+66 pick/last-channel m_pick_last_channel f32 512"
 [ "$(cat table.txt)" = "$expected_table" ] && ok || { bad "the table:"; diff <(echo "$expected_table") table.txt >&2; }
 "$SLICEGEN" aot models/model.xml -o dflt.o --header dflt.h > /dev/null 2>&1 &&
     grep -q "^extern const size_t model_kernel_count;" dflt.h && ok || bad "the default prefix is the file's name, model"
@@ -77,7 +86,7 @@ int main(void)
 }
 C
 check "two default-prefix models link into one program" "$CC" -std=c11 -I. both.c dflt.o other.o -o both
-[ "$(./both)" = "10 10 model_backbone_crop_0 other_net_backbone_crop_0" ] && ok || bad "two models: $(./both)"
+[ "$(./both)" = "17 17 model_backbone_crop_0 other_net_backbone_crop_0" ] && ok || bad "two models: $(./both)"
 # Default prefixes of other file names, and layer names made identifiers
 # with no "__" and no '_' at the end (für/ñame has two-byte characters).
 for pair in "3d-net.xml sg_3d_net" "int.xml sg_int" "SLICEGEN.xml sg_SLICEGEN" "__a..b__.xml a_b" "...xml sg"; do
@@ -113,6 +122,68 @@ if cross_ready aarch64 libc6-dev-arm64-cross; then
     aarch64-linux-gnu-gcc -std=c11 -I. table.c arm.a -o table-arm && qemu-aarch64 -L /usr/aarch64-linux-gnu ./table-arm > arm.txt \
         && [ "$(cat arm.txt)" = "$expected_table" ] && ok || bad "the table under qemu-aarch64"
 fi
+
+# ---- the ops model: Pad, Gather, Split, VariadicSplit ----
+# Each static kernel, run on make_model.py's pattern input, gives the output
+# OpenVINO's reference rules give (models/<layer>.out).
+"$SLICEGEN" aot models/ops.xml -o ops.o --header ops.h --prefix o > out.txt 2> err.txt
+grep -q "^slicegen: compiled 25 of 56 slice layers (31 skipped) into ops.o" out.txt && ok || bad "ops summary: $(cat out.txt)"
+[ "$(wc -l < err.txt)" -eq 31 ] && ok || bad "expected 31 skip lines: $(cat err.txt)"
+grep -qF "slicegen: skipping layer 'pad12/reflect-mixed' (id 70, Pad): Pad-12 reflect with pads of opposite signs" err.txt &&
+    ok || bad "no skip line for pad12/reflect-mixed"
+cat > ops_run.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ops.h"
+int main(void)
+{
+    int compared = 0, differ = 0;
+    for (size_t k = 0; k < o_kernel_count; k++) {
+        const slicegen_kernel_info *info = o_kernels[k];
+        /* output k of a Split (kernels of one layer id in a row): <layer>_k.out */
+        size_t first = k, last = k;
+        while (first > 0 && o_kernels[first - 1]->layer_id == info->layer_id)
+            first--;
+        while (last + 1 < o_kernel_count && o_kernels[last + 1]->layer_id == info->layer_id)
+            last++;
+        char path[256];
+        if (first == last)
+            snprintf(path, sizeof path, "models/%s.out", info->layer);
+        else
+            snprintf(path, sizeof path, "models/%s_%zu.out", info->layer, k - first);
+        for (char *c = path + 7; *c; c++)
+            *c = *c == '/' ? '-' : *c;
+        FILE *f = info->prepare ? NULL : fopen(path, "rb");
+        if (f == NULL)
+            continue;
+        int f32 = strcmp(info->dtype, "f32") == 0;
+        int64_t n = info->input_bytes / (f32 ? 4 : 1);
+        unsigned char *in = malloc((size_t)info->input_bytes + 1), *got = malloc((size_t)info->output_bytes + 1),
+                      *want = malloc((size_t)info->output_bytes + 1);
+        for (int64_t i = 0; i < n; i++) {
+            float v = (float)((7 * i + 3) % 251);
+            if (f32)
+                memcpy(in + 4 * i, &v, 4);
+            else
+                in[i] = (unsigned char)v;
+        }
+        size_t size = fread(want, 1, (size_t)info->output_bytes + 1, f);
+        fclose(f);
+        info->fn(in, got, 0, info->outer_extent);
+        if (size != (size_t)info->output_bytes || memcmp(got, want, size) != 0) {
+            printf("%s differs from OpenVINO's output\n", info->layer);
+            differ++;
+        }
+        compared++;
+        free(in), free(got), free(want);
+    }
+    printf("%d compared\n", compared);
+    return differ != 0;
+}
+C
+"$CC" -std=c11 -Wall -Wextra -Werror -I. ops_run.c ops.o -o ops_run && ./ops_run > ops_run.txt &&
+    [ "$(cat ops_run.txt)" = "$(ls models/*.out | wc -l) compared" ] && ok || bad "the ops kernels: $(cat ops_run.txt)"
 
 # ---- runtime values: index inputs from Parameters and ShapeOf, dynamic dimensions ----
 "$SLICEGEN" aot models/runtime-values.xml -o rv.o --header rv.h --prefix rv > out.txt 2> err.txt
@@ -240,7 +311,7 @@ done
 expect_error 2 "layer 'backbone/crop.0' id 7, attribute begin_mask = '1,2,0,0'" aot models/bad-mask-value.xml -o keep.o
 expect_error 2 "layer 'backbone/crop.0' id 7, attribute end_mask" aot models/missing-end-mask.xml -o keep.o
 expect_error 2 "attribute to-layer = 999" aot models/edge-to-missing-layer.xml -o keep.o
-expect_error 2 "offset = 408 + size = 32 > 416 bytes" aot models/const-past-end.xml -o keep.o
+expect_error 2 "offset = 528 + size = 32 > 536 bytes" aot models/const-past-end.xml -o keep.o
 expect_error 2 "attribute size = 24; shape '4' of i64 needs 32 bytes" aot models/const-size-mismatch.xml -o keep.o
 expect_error 2 "cannot open the weights file" aot models/missing-bin.xml -o keep.o
 expect_error 2 "not well-formed XML" aot models/truncated.xml -o keep.o

@@ -4,7 +4,8 @@
  * Each case draws an element type, an input shape (rank 0-6, empty
  * dimensions included) and a slice through the public API: StridedSlice
  * (every mask, ellipsis, new axis, shrink), Slice-8 (axes, negative ones),
- * a NumPy expression string, or TrtSlice in all five modes. Values include
+ * a NumPy expression string, TrtSlice in all five modes, ONNX Slice, or Pad
+ * in its four modes (through command-line words). Values include
  * negative, out-of-range and extreme begin/end/stride. Cases the frontend or
  * the planner rejects are counted, not run. Every other case runs the
  * reference interpreter and the JIT kernel (-O0 and the default level in
@@ -318,6 +319,101 @@ static sg_status make_trt(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
                              chance(r, 10) ? NULL : &value, spec);
 }
 
+/* A spec from command-line words written as one string with '|' between
+ * them (an empty word: an empty list). */
+static sg_status from_words(sg_context *ctx, char *text, sg_spec **spec)
+{
+    char *words[64];
+    int n = 0;
+    words[n++] = text;
+    for (char *p = text; *p && n < 64; p++)
+        if (*p == '|') {
+            *p = '\0';
+            words[n++] = p + 1;
+        }
+    return sg_spec_from_words(ctx, n, words, spec);
+}
+
+/* Appends "|OPTION|v0,v1,..." to text (size bytes). */
+static void append_list(char *text, size_t size, const char *option, const int64_t *v, size_t n)
+{
+    size_t len = strlen(text);
+    len += (size_t)snprintf(text + len, size - len, "|%s|", option);
+    for (size_t i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(text + len, size - len, "%s%" PRId64, i ? "," : "", v[i]);
+}
+
+/* n distinct axes of t in random order, some written from the end. */
+static void draw_axes(rng *r, const tcase *t, size_t n, int64_t *axes)
+{
+    int64_t order[8];
+    for (size_t a = 0; a < t->rank; a++)
+        order[a] = (int64_t)a;
+    for (size_t a = t->rank; a > 1; a--) { /* shuffle */
+        size_t b = (size_t)range(r, 0, (int64_t)a - 1);
+        int64_t x = order[a - 1];
+        order[a - 1] = order[b];
+        order[b] = x;
+    }
+    for (size_t i = 0; i < n; i++)
+        axes[i] = chance(r, 30) ? order[i] - (int64_t)t->rank : order[i];
+}
+
+/* ONNX Slice: Slice-8's draws, with ends of INT32_MAX and INT64_MAX. */
+static sg_status make_onnx_slice(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
+{
+    size_t n = (size_t)range(r, 0, (int64_t)t->rank);
+    int64_t start[8], stop[8], step[8], axes[8];
+    char text[1024] = "--op|OnnxSlice";
+    draw_axes(r, t, n, axes);
+    for (size_t i = 0; i < n; i++) {
+        int64_t d = t->shape[axes[i] < 0 ? axes[i] + (int64_t)t->rank : axes[i]];
+        start[i] = bound(r, d);
+        stop[i] = chance(r, 30) ? (chance(r, 50) ? INT32_MAX : INT64_MAX) : bound(r, d);
+        step[i] = stride(r, d);
+    }
+    append_list(text, sizeof text, "--start", start, n);
+    append_list(text, sizeof text, "--stop", stop, n);
+    append_list(text, sizeof text, "--step", step, n);
+    append_list(text, sizeof text, "--axes", axes, n);
+    return from_words(ctx, text, spec);
+}
+
+/* Pad in each mode: pads near the axis (crops and pads), sometimes many
+ * periods or extreme; the output within MAX_ELEMS where the pads allow. */
+static sg_status make_pad(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
+{
+    static const char *const modes[] = {"constant", "edge", "reflect", "wrap"};
+    int mode = (int)range(r, 0, 3);
+    size_t n = (size_t)range(r, 0, (int64_t)t->rank);
+    int64_t begin[8], end[8], axes[8], budget = MAX_ELEMS / 2;
+    char text[1024];
+    draw_axes(r, t, n, axes);
+    for (size_t a = 0; a < t->rank; a++) /* the axes left whole */
+        budget /= t->shape[a] > 1 ? t->shape[a] : 1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t d = t->shape[axes[i] < 0 ? axes[i] + (int64_t)t->rank : axes[i]], *pad[2] = {&begin[i], &end[i]};
+        for (int k = 0; k < 2; k++) {
+            *pad[k] = chance(r, 3)    ? extremes[range(r, 0, 5)]
+                      : chance(r, 8)  ? range(r, d, 4 * d + 9)
+                      : mode == 2     ? range(r, -d / 2 - 1, d / 2)
+                                      : range(r, -d - 1, d + 2);
+            int64_t grown = *pad[k] > 0 && *pad[k] < MAX_ELEMS ? *pad[k] : 0;
+            if (grown > budget)
+                *pad[k] = budget;
+            budget -= grown < budget ? grown : budget;
+        }
+    }
+    snprintf(text, sizeof text, "--op|Pad|--mode|%s", modes[mode]);
+    if (mode == 0 && chance(r, 50))
+        snprintf(text + strlen(text), sizeof text - strlen(text), "|--value|%d", (int)range(r, -128, 127));
+    append_list(text, sizeof text, "--pads-begin", begin, n);
+    append_list(text, sizeof text, "--pads-end", end, n);
+    if (chance(r, 80))
+        append_list(text, sizeof text, "--axes", axes, n);
+    return from_words(ctx, text, spec);
+}
+
 /* Directed cases for the kernels' fast paths (every 4th case): runs of
  * 1..4096 bytes of every element size, copied inline (contiguous in rows),
  * gathered (strides -4..4), reversed as pixels of up to 16 bytes or with
@@ -406,7 +502,7 @@ static void guarded_free(guarded *g)
 
 typedef struct stats {
     long passed, failed, rejected, too_big, directed, periodic;
-    long by_op[5]; /* StridedSlice, Slice, NumPy, TrtSlice, fast paths */
+    long by_op[7]; /* StridedSlice, Slice, NumPy, TrtSlice, OnnxSlice, Pad, fast paths */
 } stats;
 
 /* The stores of the case being run, for report(). */
@@ -687,20 +783,22 @@ static double now(void)
 }
 
 /* One random slice: shape, source (*op: 0 StridedSlice, 1 Slice, 2 NumPy,
- * 3 TrtSlice), spec and plan; a failure means the frontend or the planner
- * rejected it. */
+ * 3 TrtSlice, 4 OnnxSlice, 5 Pad, 6 a fast path), spec and plan; a
+ * failure means the frontend or the planner rejected it. */
 static sg_status draw_case(rng *r, sg_context *ctx, long index, tcase *t, int *op, sg_spec **spec,
                            sg_plan **plan)
 {
     draw_shape(r, t);
-    *op = (int)range(r, 0, 3);
+    *op = (int)range(r, 0, 5);
     sg_status status = index % 4 == 3 ? make_fast_path(r, ctx, t, spec)
                        : *op == 0     ? make_strided_slice(r, ctx, t, spec)
                        : *op == 1     ? make_slice(r, ctx, t, spec)
                        : *op == 2     ? make_numpy(r, ctx, t, spec)
-                                      : make_trt(r, ctx, t, spec);
+                       : *op == 3     ? make_trt(r, ctx, t, spec)
+                       : *op == 4     ? make_onnx_slice(r, ctx, t, spec)
+                                      : make_pad(r, ctx, t, spec);
     if (index % 4 == 3)
-        *op = 4;
+        *op = 6;
     return status == SG_OK ? sg_plan_create(ctx, *spec, t->rank, t->shape, t->dtype, plan) : status;
 }
 
@@ -711,7 +809,7 @@ static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
     aot_batch *batch = aot_batch_create();
     rng r = {seed};
     int passed = 0, failed = 0;
-    long by_op[5] = {0}, by_mode[5] = {0}, by_size[9] = {0};
+    long by_op[7] = {0}, by_mode[5] = {0}, by_size[9] = {0};
     for (long index = 0; (long)aot_batch_size(batch) < cases && index < 50 * cases; index++) {
         tcase t = {0};
         sg_spec *spec = NULL;
@@ -740,7 +838,7 @@ static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
             sg_run_reference(ctx, plan, in, want);
             by_op[op]++;
             by_size[sg_dtype_size(t.dtype)]++;
-            if (spec->op == SG_OP_TRT_SLICE)
+            if (spec->op == SG_OP_TRT_SLICE || spec->op == SG_OP_PAD)
                 by_mode[spec->mode]++;
             aot_batch_add(batch, label, plan, in, want);
             plan = NULL;
@@ -752,10 +850,11 @@ static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
         sg_spec_destroy(spec);
     }
     printf("aot: seed %" PRIu64 ", %zu random cases as one object for %s (cpu %s): StridedSlice %ld, Slice "
-           "%ld, NumPy %ld, TrtSlice %ld, fast paths %ld (TensorRT modes: strict %ld, wrap %ld, clamp %ld, fill "
-           "%ld, reflect %ld); element sizes 1: %ld, 2: %ld, 4: %ld, 8: %ld\n",
+           "%ld, NumPy %ld, TrtSlice %ld, OnnxSlice %ld, Pad %ld, fast paths %ld (TensorRT and Pad modes: strict "
+           "%ld, wrap %ld, clamp %ld, fill %ld, reflect %ld); element sizes 1: %ld, 2: %ld, 4: %ld, 8: %ld\n",
            seed, aot_batch_size(batch), config->target ? config->target : "the host",
-           config->cpu ? config->cpu : "default", by_op[0], by_op[1], by_op[2], by_op[3], by_op[4], by_mode[0],
+           config->cpu ? config->cpu : "default", by_op[0], by_op[1], by_op[2], by_op[3], by_op[4], by_op[5],
+           by_op[6], by_mode[0],
            by_mode[1], by_mode[2], by_mode[3], by_mode[4], by_size[1], by_size[2], by_size[4], by_size[8]);
     aot_batch_run(batch, ctx, config, &passed, &failed);
     aot_batch_destroy(batch);
@@ -854,11 +953,11 @@ int main(int argc, char **argv)
     sg_kernel_stats ks;
     sg_kernel_cache_stats(ctx, &ks);
     printf(
-        "%s: %.1f s; compared %ld (StridedSlice %ld, Slice %ld, NumPy %ld, TrtSlice %ld with %ld periodic "
-        "loops, fast paths %ld, directed nests %ld), rejected %ld, too big %ld; %" PRIu64 " compiles, %" PRIu64
-        " cache hits\n",
-        engine, now() - start, st.passed + st.failed, st.by_op[0], st.by_op[1], st.by_op[2], st.by_op[3], st.periodic,
-        st.by_op[4],
+        "%s: %.1f s; compared %ld (StridedSlice %ld, Slice %ld, NumPy %ld, TrtSlice %ld, OnnxSlice %ld, Pad %ld, "
+        "%ld periodic loops, fast paths %ld, directed nests %ld), rejected %ld, too big %ld; %" PRIu64
+        " compiles, %" PRIu64 " cache hits\n",
+        engine, now() - start, st.passed + st.failed, st.by_op[0], st.by_op[1], st.by_op[2], st.by_op[3],
+        st.by_op[4], st.by_op[5], st.periodic, st.by_op[6],
         st.directed, st.rejected, st.too_big, ks.compiles, ks.hits);
     sg_context_destroy(ctx);
     free(text);

@@ -14,6 +14,12 @@
  *   - the committed example files are what the generator writes today;
  *   - the same model spelled as IR v10, and with Parameter ports that carry
  *     no precision, gives the same layers;
+ *   - the ops model: Pad-1 and Pad-12 (constant, edge, reflect; negative
+ *     pads; runtime pads; dynamic dimensions), Gather-1, 7 and 8 of one
+ *     index, Split-1 and VariadicSplit-1 (one layer per output), and every
+ *     skip reason of theirs; each static layer's output through the
+ *     reference interpreter equals OpenVINO's (written by make_model.py
+ *     with OpenVINO's reference rules);
  *   - a model with 500 slice layers;
  *   - every malformed variant fails with SG_ERR_IO and a one-line message
  *     naming the file, the layer (name and id) and the attribute, and
@@ -105,6 +111,27 @@ static const expect example[] = {
      "48)", NULL},
     {"bad/zero-step", 54, "Slice", "4,6", "u8", NULL, NULL,
      "failed to make Slice: step must not be zero (step[0] = 0)", NULL},
+    {"pad/border", 58, "Pad", "2,3,8,8", "f32",
+     "--op Pad --pads-begin 0,0,1,1 --pads-end 0,-1,1,1 --mode constant --value -1.5",
+     "2,2,10,10", NULL, NULL},
+    {"split/halves", 60, "Split", "4,6", "u8",
+     "--op Slice --start 0 --stop 3 --step 1 --axes 1",
+     "4,3", NULL, NULL},
+    {"split/halves", 60, "Split", "4,6", "u8",
+     "--op Slice --start 3 --stop 6 --step 1 --axes 1",
+     "4,3", NULL, NULL},
+    {"split/rows", 63, "VariadicSplit", "2,3,8,8", "f32",
+     "--op Slice --start 0 --stop 2 --step 1 --axes -2",
+     "2,3,2,8", NULL, NULL},
+    {"split/rows", 63, "VariadicSplit", "2,3,8,8", "f32",
+     "--op Slice --start 2 --stop 5 --step 1 --axes -2",
+     "2,3,3,8", NULL, NULL},
+    {"split/rows", 63, "VariadicSplit", "2,3,8,8", "f32",
+     "--op Slice --start 5 --stop 8 --step 1 --axes -2",
+     "2,3,3,8", NULL, NULL},
+    {"pick/last-channel", 66, "Gather", "2,3,8,8", "f32",
+     "--op StridedSlice --begin 0,-1 --end 0,0 --stride 1,1 --begin-mask 1,0 --end-mask 1,0 --new-axis-mask 0,0 --shrink-axis-mask 0,1 --ellipsis-mask 0,0",
+     "2,8,8", NULL, NULL},
 };
 #define NEXAMPLE (sizeof example / sizeof example[0])
 
@@ -140,6 +167,179 @@ static const expect runtime[] = {
      NULL},
 };
 #define NRUNTIME (sizeof runtime / sizeof runtime[0])
+
+/* The ops model: Pad, Gather, Split and VariadicSplit. */
+static const expect ops[] = {
+    {"pad1/constant", 10, "Pad", "3,4", "f32",
+     "--op Pad --pads-begin 0,1 --pads-end 2,3 --mode constant --value 7.5",
+     "5,8", NULL, NULL},
+    {"pad1/edge", 13, "Pad", "3,4", "f32",
+     "--op Pad --pads-begin 0,1 --pads-end 2,3 --mode edge",
+     "5,8", NULL, NULL},
+    {"pad1/reflect", 16, "Pad", "3,4", "f32",
+     "--op Pad --pads-begin 0,1 --pads-end 2,3 --mode reflect",
+     "5,8", NULL, NULL},
+    {"pad12/crop", 19, "Pad", "3,4", "f32",
+     "--op Pad --pads-begin -1,-1 --pads-end -1,-1 --mode reflect",
+     "1,2", NULL, NULL},
+    {"pad12/mixed-constant", 22, "Pad", "3,4", "f32",
+     "--op Pad --pads-begin 2,-1 --pads-end -1,3 --mode constant --value 0",
+     "4,6", NULL, NULL},
+    {"pad12/mixed-edge", 25, "Pad", "3,4", "f32",
+     "--op Pad --pads-begin 2,-1 --pads-end -1,3 --mode edge",
+     "4,6", NULL, NULL},
+    {"pad12/zeros", 28, "Pad", "2,5,6", "u8",
+     "--op Pad --pads-begin 0,1,0 --pads-end 1,0,2 --mode constant --value 0",
+     "3,6,8", NULL, NULL},
+    {"pad12/edge-value", 31, "Pad", "3,4", "f32",
+     "--op Pad --pads-begin 1,1 --pads-end 1,1 --mode edge",
+     "5,6", NULL, NULL},
+    {"pad12/runtime", 34, "Pad", "3,4", "f32",
+     "--op Pad --pads-begin pads_begin_0,pads_begin_1 --pads-end 1,1 --mode constant --value -2.0",
+     "-1,-1", NULL, "pads_begin_0,pads_begin_1"},
+    {"pad1/runtime-reflect", 36, "Pad", "3,4", "f32",
+     "--op Pad --pads-begin 1,1 --pads-end pads_end_0,pads_end_1 --mode reflect",
+     "-1,-1", NULL, "pads_end_0,pads_end_1"},
+    {"pad12/dynamic", 39, "Pad", "4,-1,6", "f32",
+     "--op Pad --pads-begin 0,2,-1 --pads-end 1,0,-1 --mode edge",
+     "5,-1,4", NULL, NULL},
+    {"gather1/row", 42, "Gather", "3,4", "f32",
+     "--op StridedSlice --begin 2 --end 3 --stride 1 --begin-mask 0 --end-mask 0 --new-axis-mask 0 --shrink-axis-mask 1 --ellipsis-mask 0",
+     "4", NULL, NULL},
+    {"gather7/col", 45, "Gather", "2,5,6", "u8",
+     "--op StridedSlice --begin 0,0,3 --end 0,0,4 --stride 1,1,1 --begin-mask 1,1,0 --end-mask 1,1,0 --new-axis-mask 0,0,0 --shrink-axis-mask 0,0,1 --ellipsis-mask 0,0,0",
+     "2,5", NULL, NULL},
+    {"gather8/negative", 48, "Gather", "2,5,6", "u8",
+     "--op StridedSlice --begin 0,-2 --end 0,-1 --stride 1,1 --begin-mask 1,0 --end-mask 1,0 --new-axis-mask 0,0 --shrink-axis-mask 0,1 --ellipsis-mask 0,0",
+     "2,6", NULL, NULL},
+    {"gather8/axis-1d", 51, "Gather", "2,5,6", "u8",
+     "--op StridedSlice --begin 1 --end 2 --stride 1 --begin-mask 0 --end-mask 0 --new-axis-mask 0 --shrink-axis-mask 1 --ellipsis-mask 0",
+     "5,6", NULL, NULL},
+    {"gather8/dynamic", 54, "Gather", "4,-1,6", "f32",
+     "--op StridedSlice --begin 0,5 --end 0,6 --stride 1,1 --begin-mask 1,0 --end-mask 1,0 --new-axis-mask 0,0 --shrink-axis-mask 0,1 --ellipsis-mask 0,0",
+     "4,6", NULL, NULL},
+    {"split/three", 56, "Split", "2,5,6", "u8",
+     "--op Slice --start 0 --stop 2 --step 1 --axes 2",
+     "2,5,2", NULL, NULL},
+    {"split/three", 56, "Split", "2,5,6", "u8",
+     "--op Slice --start 2 --stop 4 --step 1 --axes 2",
+     "2,5,2", NULL, NULL},
+    {"split/three", 56, "Split", "2,5,6", "u8",
+     "--op Slice --start 4 --stop 6 --step 1 --axes 2",
+     "2,5,2", NULL, NULL},
+    {"split/dynamic-other", 58, "Split", "4,-1,6", "f32",
+     "--op Slice --start 0 --stop 3 --step 1 --axes -1",
+     "4,-1,3", NULL, NULL},
+    {"split/dynamic-other", 58, "Split", "4,-1,6", "f32",
+     "--op Slice --start 3 --stop 6 --step 1 --axes -1",
+     "4,-1,3", NULL, NULL},
+    {"vsplit/lengths", 61, "VariadicSplit", "2,5,6", "u8",
+     "--op Slice --start 0 --stop 1 --step 1 --axes 1",
+     "2,1,6", NULL, NULL},
+    {"vsplit/lengths", 61, "VariadicSplit", "2,5,6", "u8",
+     "--op Slice --start 1 --stop 3 --step 1 --axes 1",
+     "2,2,6", NULL, NULL},
+    {"vsplit/lengths", 61, "VariadicSplit", "2,5,6", "u8",
+     "--op Slice --start 3 --stop 3 --step 1 --axes 1",
+     "2,0,6", NULL, NULL},
+    {"vsplit/lengths", 61, "VariadicSplit", "2,5,6", "u8",
+     "--op Slice --start 3 --stop 5 --step 1 --axes 1",
+     "2,2,6", NULL, NULL},
+    {"pad1/negative", 64, "Pad", "3,4", "f32",
+     NULL,
+     NULL, "Pad-1 takes no negative pads (pads_begin[1] = -1); Pad-12 crops", NULL},
+    {"pad12/symmetric", 67, "Pad", "3,4", "f32",
+     NULL,
+     NULL, "pad_mode symmetric has no slicegen mode (constant, edge and reflect do)", NULL},
+    {"pad12/reflect-mixed", 70, "Pad", "3,4", "f32",
+     NULL,
+     NULL, "Pad-12 reflect with pads of opposite signs (axis 0: pads_begin 2, pads_end -1): OpenVINO reflects off the uncropped axis, which slicegen's Pad cannot express", NULL},
+    {"pad12/reflect-runtime", 72, "Pad", "3,4", "f32",
+     NULL,
+     NULL, "Pad-12 reflect with pads known only at run time: OpenVINO reflects pads of opposite signs off the uncropped axis, which slicegen's Pad cannot express", NULL},
+    {"pad12/edge-cropped", 75, "Pad", "3,4", "f32",
+     NULL,
+     NULL, "Pad-12 edge that crops axis 0 of 3 elements whole and pads it (pads_begin -3, pads_end 2): OpenVINO pads with the uncropped edge, which slicegen's Pad cannot express", NULL},
+    {"pad12/value-not-const", 78, "Pad", "3,4", "f32",
+     NULL,
+     NULL, "input 3 (pad_value) is not a Const: it comes from layer 'fill' id 5 (type Parameter), and pad_value must be constant", NULL},
+    {"pad12/value-type", 82, "Pad", "3,4", "f32",
+     NULL,
+     NULL, "input 3 (pad_value) is a Const of element type 'i32', not the data's f32 (layer 'pad12/value-type/pad_value' id 81)", NULL},
+    {"pad12/short-pads", 85, "Pad", "3,4", "f32",
+     NULL,
+     NULL, "failed to make Pad: pads_begin and pads_end must have one element per data axis (1 and 1 for rank 2)", NULL},
+    {"pad/experimental", 88, "Pad", "3,4", "f32",
+     NULL,
+     NULL, "Pad of version 'custom' is not read (expected opsetN)", NULL},
+    {"gather7/negative", 91, "Gather", "3,4", "f32",
+     NULL,
+     NULL, "Gather-7 takes no negative index (indices = -1); Gather-8 does", NULL},
+    {"gather8/out-of-range", 94, "Gather", "3,4", "f32",
+     NULL,
+     NULL, "failed to make Gather: index 3 is out of range for axis 0 of 3 elements", NULL},
+    {"gather8/batch-dims", 97, "Gather", "3,4", "f32",
+     NULL,
+     NULL, "failed to make Gather: batch_dims must be 0 for a scalar index (batch_dims = 1)", NULL},
+    {"gather8/indices-1d", 100, "Gather", "3,4", "f32",
+     NULL,
+     NULL, "input 1 (indices) is not a scalar (layer 'gather8/indices-1d/indices' id 98 has shape '1'): only a Gather of one index is a slice", NULL},
+    {"gather8/indices-param", 102, "Gather", "3,4", "f32",
+     NULL,
+     NULL, "input 1 (indices) is not a Const: it comes from layer 'index' id 6 (type Parameter), and indices must be constant", NULL},
+    {"gather8/axis-range", 105, "Gather", "3,4", "f32",
+     NULL,
+     NULL, "failed to make Gather: axis 2 is out of range for data of rank 2", NULL},
+    {"split/uneven", 107, "Split", "3,4", "f32",
+     NULL,
+     NULL, "failed to make Split: axis 1 of 4 elements does not split into 3 equal parts", NULL},
+    {"split/uneven", 107, "Split", "3,4", "f32",
+     NULL,
+     NULL, "failed to make Split: axis 1 of 4 elements does not split into 3 equal parts", NULL},
+    {"split/uneven", 107, "Split", "3,4", "f32",
+     NULL,
+     NULL, "failed to make Split: axis 1 of 4 elements does not split into 3 equal parts", NULL},
+    {"split/dynamic-axis", 109, "Split", "4,-1,6", "f32",
+     NULL,
+     NULL, "failed to make Split: axis 1 has a dynamic dimension, so the parts are known only at run time", NULL},
+    {"split/dynamic-axis", 109, "Split", "4,-1,6", "f32",
+     NULL,
+     NULL, "failed to make Split: axis 1 has a dynamic dimension, so the parts are known only at run time", NULL},
+    {"split/axis-param", 110, "Split", "3,4", "f32",
+     NULL,
+     NULL, "input 1 (axis) is not a Const: it comes from layer 'index' id 6 (type Parameter), and axis must be constant", NULL},
+    {"split/axis-param", 110, "Split", "3,4", "f32",
+     NULL,
+     NULL, "input 1 (axis) is not a Const: it comes from layer 'index' id 6 (type Parameter), and axis must be constant", NULL},
+    {"vsplit/two-unknown", 113, "VariadicSplit", "3,4", "f32",
+     NULL,
+     NULL, "failed to make VariadicSplit: split_lengths may hold one -1 and no other negative length (split_lengths[1] = -1)", NULL},
+    {"vsplit/two-unknown", 113, "VariadicSplit", "3,4", "f32",
+     NULL,
+     NULL, "failed to make VariadicSplit: split_lengths may hold one -1 and no other negative length (split_lengths[1] = -1)", NULL},
+    {"vsplit/sum", 116, "VariadicSplit", "3,4", "f32",
+     NULL,
+     NULL, "failed to make VariadicSplit: split_lengths add up to 2, axis 0 has 3 elements", NULL},
+    {"vsplit/sum", 116, "VariadicSplit", "3,4", "f32",
+     NULL,
+     NULL, "failed to make VariadicSplit: split_lengths add up to 2, axis 0 has 3 elements", NULL},
+    {"vsplit/negative", 119, "VariadicSplit", "3,4", "f32",
+     NULL,
+     NULL, "failed to make VariadicSplit: split_lengths may hold one -1 and no other negative length (split_lengths[0] = -2)", NULL},
+    {"vsplit/negative", 119, "VariadicSplit", "3,4", "f32",
+     NULL,
+     NULL, "failed to make VariadicSplit: split_lengths may hold one -1 and no other negative length (split_lengths[0] = -2)", NULL},
+    {"vsplit/over", 122, "VariadicSplit", "3,4", "f32",
+     NULL,
+     NULL, "failed to make VariadicSplit: split_lengths add up to 5 besides the -1, axis 0 has 3 elements", NULL},
+    {"vsplit/over", 122, "VariadicSplit", "3,4", "f32",
+     NULL,
+     NULL, "failed to make VariadicSplit: split_lengths add up to 5 besides the -1, axis 0 has 3 elements", NULL},
+    {"vsplit/over", 122, "VariadicSplit", "3,4", "f32",
+     NULL,
+     NULL, "failed to make VariadicSplit: split_lengths add up to 5 besides the -1, axis 0 has 3 elements", NULL},
+};
+#define NOPS (sizeof ops / sizeof ops[0])
 
 /* Calls of the runtime-values model's symbolic layers: the input shape and
  * values, and the layer's words with these numbers typed in. */
@@ -189,7 +389,7 @@ static const struct fault {
      {"port that does not exist", "layer 'image' id 0 has no output port 9", "attribute from-port"}},
     {"const-past-end",
      {"past the end of the weights", "layer 'backbone/crop.0/begin' id 5",
-      "attribute offset = 408 + size = 32 > 416 bytes", "const-past-end.bin"}},
+      "attribute offset = 528 + size = 32 > 536 bytes", "const-past-end.bin"}},
     {"const-range-overflow",
      {"overflows 64 bits", "layer 'backbone/crop.0/begin' id 5", "attribute offset = 9223372036854775800"}},
     {"const-offset-not-number",
@@ -210,18 +410,40 @@ static const struct fault {
      {"mask values must be 0 or 1", "layer 'backbone/crop.0' id 7", "attribute begin_mask = '1,2,0,0'"}},
     {"unconnected-input", {"not connected", "layer 'backbone/crop.0' id 7", "input 2 (end)"}},
     {"dim-not-number", {"not a count", "layer 'image' id 0", "dim '8x'"}},
+    {"pad-mode-missing", {"missing attribute of Pad", "layer 'pad/border' id 58", "attribute pad_mode)"}},
+    {"pad-mode-unknown",
+     {"unknown pad_mode", "layer 'pad/border' id 58", "attribute pad_mode = 'mirror'",
+      "expected constant, edge, reflect or symmetric"}},
+    {"pad-value-not-scalar",
+     {"a pad_value input must be a scalar", "layer 'pad/border' id 58", "input 3 (pad_value)", "shape '1'"}},
+    {"num-splits-missing", {"missing attribute", "layer 'split/halves' id 60", "attribute num_splits)"}},
+    {"num-splits-mismatch",
+     {"num_splits must be the number of output ports", "layer 'split/halves' id 60", "num_splits = 3",
+      "2 output ports"}},
+    {"split-lengths-mismatch",
+     {"split_lengths must have one element per output port", "layer 'split/rows' id 63", "4 output ports",
+      "3 elements"}},
+    {"axis-not-scalar",
+     {"an axis input must be a scalar or hold one element", "layer 'split/halves' id 60", "input 1 (axis)",
+      "shape '1,1'"}},
+    {"batch-dims-not-number",
+     {"not an integer", "layer 'pick/last-channel' id 66", "attribute batch_dims = '0x'"}},
 };
 #define NFAULTS (sizeof faults / sizeof faults[0])
 
 /* Models make_model.py --all writes besides the faults: model, model-v10,
- * model-noprec, scale-500 and runtime-values. */
-enum { PLAIN_MODELS = 5 };
+ * model-noprec, scale-500, runtime-values and ops. */
+enum { PLAIN_MODELS = 6 };
 
 /* ---- helpers ------------------------------------------------------------------- */
 
 static void path_of(const suite *s, const char *stem, const char *ext, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s/%s%s", s->dir, stem, ext);
+    int n = snprintf(buf, cap, "%s/%s%s", s->dir, stem, ext);
+    if (n < 0 || (size_t)n >= cap) {
+        fprintf(stderr, "test_model: path %s/%s%s too long\n", s->dir, stem, ext);
+        exit(1);
+    }
 }
 
 /* "2,3,8,8" for a shape. */
@@ -499,6 +721,87 @@ static void check_committed(suite *s)
     }
 }
 
+/* The input every check gives a layer (make_model.py's pattern()):
+ * element i is (7 i + 3) mod 251, as a u8 or an f32. NULL for other types. */
+static void *pattern(sg_dtype dtype, int64_t count)
+{
+    void *in = malloc(count > 0 ? (size_t)count * sg_dtype_size(dtype) : 1);
+    for (int64_t i = 0; in != NULL && i < count; i++) {
+        if (dtype == SG_U8)
+            ((uint8_t *)in)[i] = (uint8_t)((7 * i + 3) % 251);
+        else if (dtype == SG_F32)
+            ((float *)in)[i] = (float)((7 * i + 3) % 251);
+    }
+    if (dtype != SG_U8 && dtype != SG_F32) {
+        free(in);
+        return NULL;
+    }
+    return in;
+}
+
+/* The ops model: every layer as `ops` says; then each static layer with
+ * an expected output (make_model.py's <name>.out, computed by OpenVINO's
+ * reference rules) gives that output through the reference interpreter. */
+static void check_ops(suite *s)
+{
+    char xml[512], path[512];
+    sg_model *model = read_variant(s, "ops", NOPS, xml, sizeof xml);
+    if (model == NULL)
+        return;
+    size_t n = sg_model_layer_count(model), compared = 0, files = 0;
+    for (size_t i = 0; i < n && i < NOPS; i++)
+        check_layer(s, xml, sg_model_layer_at(model, i), &ops[i], ops[i].skip);
+    for (size_t i = 0; i < n; i++) {
+        const sg_model_layer *l = sg_model_layer_at(model, i);
+        char stem[256];
+        size_t size = 0, first = i, last = i; /* output k of a Split: <name>_k.out */
+        while (first > 0 && sg_model_layer_at(model, first - 1)->id == l->id)
+            first--;
+        while (last + 1 < n && sg_model_layer_at(model, last + 1)->id == l->id)
+            last++;
+        if (first == last)
+            snprintf(stem, sizeof stem, "%s", l->name);
+        else
+            snprintf(stem, sizeof stem, "%s_%zu", l->name, i - first);
+        for (char *c = stem; *c; c++)
+            *c = *c == '/' ? '-' : *c;
+        path_of(s, stem, ".out", path, sizeof path);
+        char *want = slurp(path, &size);
+        sg_plan *plan = NULL;
+        if (want == NULL)
+            continue;
+        compared++;
+        int64_t count = 1;
+        for (size_t a = 0; a < l->rank; a++)
+            count *= l->shape[a];
+        void *in = pattern(l->dtype, count), *got = malloc(size + 1);
+        if (CHECK(s, l->spec != NULL && in != NULL && got != NULL, "%s: layer '%s' has no spec or input", xml,
+                  l->name) &&
+            CHECK(s, sg_plan_create(s->ctx, l->spec, l->rank, l->shape, l->dtype, &plan) == SG_OK,
+                  "%s: layer '%s' does not plan: %s", xml, l->name, sg_context_last_error(s->ctx)) &&
+            CHECK(s, sg_plan_output_bytes(plan) == size, "%s: layer '%s' gives %llu bytes, OpenVINO %zu", xml,
+                  l->name, (unsigned long long)sg_plan_output_bytes(plan), size) &&
+            CHECK(s, sg_run_reference(s->ctx, plan, in, got) == SG_OK, "%s: layer '%s' does not run: %s", xml,
+                  l->name, sg_context_last_error(s->ctx)))
+            CHECK(s, memcmp(got, want, size) == 0, "%s: layer '%s' differs from OpenVINO's output", xml,
+                  l->name);
+        sg_plan_destroy(plan);
+        free(in);
+        free(got);
+        free(want);
+    }
+    DIR *d = opendir(s->dir);
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        files += len > 4 && strcmp(e->d_name + len - 4, ".out") == 0;
+    }
+    if (d != NULL)
+        closedir(d);
+    CHECK(s, compared == files && files > 0, "%s: %zu expected outputs compared of %zu", xml, compared,
+          files);
+    sg_model_destroy(model);
+}
+
 static void check_scale(suite *s)
 {
     char xml[512];
@@ -632,6 +935,7 @@ int main(int argc, char **argv)
     check_committed(&s);
     check_scale(&s);
     check_runtime(&s);
+    check_ops(&s);
     check_faults(&s);
     check_api(&s);
     check_fault_list(&s);

@@ -232,6 +232,49 @@ static void trt_case(sg_context *ctx, int k)
     sg_spec_destroy(spec);
 }
 
+/* A spec from words written as one string with '|' between them. */
+static sg_status from_words(sg_context *ctx, char *text, sg_spec **spec)
+{
+    char *words[32];
+    int n = 0;
+    words[n++] = text;
+    for (char *p = text; *p && n < 32; p++)
+        if (*p == '|') {
+            *p = '\0';
+            words[n++] = p + 1;
+        }
+    return sg_spec_from_words(ctx, n, words, spec);
+}
+
+/* Random Pads (crops among the pads, each mode): the plan round-trips. */
+static void pad_case(sg_context *ctx, int k)
+{
+    static const char *const modes[] = {"constant", "edge", "reflect", "wrap"};
+    size_t rank = (size_t)between(1, 3);
+    int64_t shape[3];
+    char text[256];
+    int mode = (int)between(0, 3);
+    int at = snprintf(text, sizeof text, "--op|Pad|--mode|%s%s", modes[mode], mode == 0 ? "|--value|-7" : "");
+    for (int list = 0; list < 2; list++) {
+        at += snprintf(text + at, sizeof text - (size_t)at, list ? "|--pads-end|" : "|--pads-begin|");
+        for (size_t i = 0; i < rank; i++)
+            at += snprintf(text + at, sizeof text - (size_t)at, "%s%d", i ? "," : "", (int)between(-8, 8));
+    }
+    for (size_t i = 0; i < rank; i++)
+        shape[i] = between(0, 7);
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    if (from_words(ctx, text, &spec) != SG_OK) {
+        report(k, "Pad words refused", sg_context_last_error(ctx));
+        return;
+    }
+    if (sg_plan_create(ctx, spec, rank, shape, SG_I16, &plan) == SG_OK)
+        check_round_trip(ctx, plan, k, "(Pad)");
+    passed++;
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
+}
+
 /* Plan texts the reader must refuse, with a part of the message; the
  * first ones were found by fuzzing (tests/fuzz/regress). */
 #define PLAN_64X33                                                                                           \
@@ -240,6 +283,15 @@ static void trt_case(sg_context *ctx, int k)
 static void plan_rejections(sg_context *ctx)
 {
     static const char *const cases[][2] = {
+        {"op TrtSlice\ndtype u8\nmode wrap\ninput [3]\noutput [2]\ndim 0 axis 0 start 0 step 1 count 2 crop 1 0\n"
+         "base 1\nrun 2\n",
+         "output dimension 0: crops 1 and 0 of an axis of size 3"},
+        {"op Pad\ndtype u8\nmode wrap\ninput [3]\noutput [2]\ndim 0 axis 0 start 0 step 1 count 2 crop 2 2\n"
+         "base 2\nrun 2\n",
+         "output dimension 0: crops 2 and 2 of an axis of size 3"},
+        {"op Pad\ndtype u8\nmode clamp\ninput [3]\noutput [2]\ndim 0 axis 0 start 0 step 1 count 2 crop 1 2\n"
+         "base 1\nrun 2\n",
+         "clamp mode on an empty axis or window"},
         {"op NumPy\ndtype i32\ninput [1]\noutput [1]\ndim 0 axis 0 start 0 step 1 count 1\n"
          "base 9223372036854775807\nrun 4\n",
          "reads 4-byte runs at offsets 9223372036854775807..9223372036854775807 of an input of 4 bytes"},
@@ -320,6 +372,8 @@ int main(void)
         one_case(ctx, k);
     for (int k = 0; k < 5000; k++)
         trt_case(ctx, k);
+    for (int k = 0; k < 5000; k++)
+        pad_case(ctx, k);
     plan_rejections(ctx);
     sg_context_destroy(ctx);
     printf("props: %d passed, %d failed\n", passed, failed);

@@ -1,7 +1,7 @@
 /*
  * Runtime values: a random differential test of symbolic kernels.
  *
- * Each case is a random spec of one of the four sources whose numbers are,
+ * Each case is a random spec of one of the six sources whose numbers are,
  * at random, written in or named (`[v0:, ::v1]`, `--end 2,v0`), over an
  * input whose dimensions are, at random, fixed or `?`. Its plan is compiled
  * once; then for many calls, each with its own input shape (the `?`
@@ -147,17 +147,22 @@ static void make_numpy(suite *s, gen_spec *g, size_t rank)
     g->numpy = true;
 }
 
-/* Words "--op X --begin L ..." joined by \x1f. */
+/* Words "--op X --begin L ..." joined by \x1f: StridedSlice, Slice,
+ * TrtSlice, OnnxSlice (ends of INT32_MAX and INT64_MAX among them) or Pad. */
 static void make_words(suite *s, gen_spec *g, size_t rank)
 {
     char *t = g->text;
     size_t size = sizeof g->text, n;
-    int op = (int)pick(s, 0, 2);
-    static const char *const lists[3][3] = {
-        {"--begin", "--end", "--stride"}, {"--start", "--stop", "--step"}, {"--start", "--size", "--stride"}};
-    n = op == 2 ? rank : (size_t)pick(s, op == 1 ? 0 : 0, (int64_t)rank);
-    snprintf(t, size, "--op\x1f%s", op == 0 ? "StridedSlice" : op == 1 ? "Slice" : "TrtSlice");
-    for (int l = 0; l < 3; l++) {
+    int op = (int)pick(s, 0, 4);
+    static const char *const lists[5][3] = {{"--begin", "--end", "--stride"},
+                                            {"--start", "--stop", "--step"},
+                                            {"--start", "--size", "--stride"},
+                                            {"--start", "--stop", "--step"},
+                                            {"--pads-begin", "--pads-end", NULL}};
+    static const char *const names[5] = {"StridedSlice", "Slice", "TrtSlice", "OnnxSlice", "Pad"};
+    n = op == 2 ? rank : (size_t)pick(s, 0, (int64_t)rank);
+    snprintf(t, size, "--op\x1f%s", names[op]);
+    for (int l = 0; l < 3 && lists[op][l]; l++) {
         strcat(t, "\x1f");
         strcat(t, lists[op][l]);
         strcat(t, "\x1f");
@@ -167,7 +172,8 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
             bool stride = l == 2;
             int64_t v = stride              ? (pick(s, 0, 1) ? pick(s, 1, 3) : -pick(s, 1, 3))
                         : op == 2 && l == 1 ? (pick(s, 0, 3) ? pick(s, 0, 4) : pick(s, 16, 80))
-                                            : pick(s, -6, 6);
+                        : op == 3 && l == 1 && pick(s, 0, 1) ? (pick(s, 0, 1) ? INT32_MAX : INT64_MAX)
+                                                             : pick(s, -6, 6);
             if (op == 2 && stride && v < 0 && pick(s, 0, 1))
                 v = -v;
             number(s, g, t, size, v, stride, true);
@@ -185,7 +191,7 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
             for (size_t i = 0; i < n; i++)
                 strcat(t, i ? (pick(s, 0, 3) ? ",0" : ",1") : (pick(s, 0, 3) ? "0" : "1"));
         }
-    } else if (op == 1) {
+    } else if (op == 1 || op == 3 || op == 4) {
         strcat(t, "\x1f--axes\x1f");
         bool used[8] = {false};
         for (size_t i = 0; i < n; i++) {
@@ -197,6 +203,15 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
             char item[24];
             snprintf(item, sizeof item, "%s%" PRId64, i ? "," : "", pick(s, 0, 1) ? a : a - (int64_t)rank);
             strcat(t, item);
+        }
+        if (op == 4) {
+            static const char *const modes[] = {"constant", "edge", "reflect", "wrap"};
+            int mode = (int)pick(s, 0, 3);
+            strcat(t, "\x1f--mode\x1f");
+            strcat(t, modes[mode]);
+            if (mode == 0 && pick(s, 0, 1))
+                strcat(t, "\x1f--value\x1f"
+                          "7");
         }
     } else {
         static const char *const modes[] = {"strict", "wrap", "clamp", "fill", "reflect"};

@@ -8,14 +8,19 @@
     make_model.py DIR --runtime-values     slices whose numbers are known at run time: index
                                            inputs from Parameters and ShapeOf, dynamic
                                            dimensions (DIR/runtime-values.*)
+    make_model.py DIR --ops                Pad, Gather, Split and VariadicSplit in every version,
+                                           mode and skip reason (DIR/ops.*), with the expected
+                                           output of each static one (DIR/<layer>.out)
     make_model.py DIR --fault NAME         the example with exactly one fault (DIR/NAME.*);
                                            NAME "all" writes every fault
     make_model.py DIR --all                every file above, with N = 500
     make_model.py --list                   the example's layers: id, type, name
 
 A model is described as a list of layers (parameter(), strided_slice(),
-slice8(), op(), result()); index inputs given as values (i32(...),
-i64(...)) become Const layers placed just before their consumer. build()
+slice8(), pad(), gather(), split(), variadic_split(), op(), result());
+index inputs given as values (i32(...), i64(...), scalar(...)) become
+Const layers placed just before their consumer. An input names a layer
+(its output port 0) or a (layer, k) pair (its k-th output port). build()
 numbers the layers, wires ports and edges and lays out the .bin; render()
 writes the XML. The output is the same, byte for byte, on every run.
 Standard library only; importable.
@@ -62,16 +67,22 @@ def f32(*values):
     return Index("f32", values)
 
 
+def scalar(etype, value):
+    """A rank-0 Const: an axis, a Gather index, a pad_value."""
+    return Index(etype, [value], shape=[])
+
+
 def parameter(name, etype, shape):
     """An input; '?' in shape is a dynamic dimension."""
     return {"type": "Parameter", "name": name, "etype": etype, "shape": shape}
 
 
-def op(name, type_, inputs, etype, shape, version="opset1", data=None):
-    """Any layer: inputs are layer names (output port 0) or Index values;
-    etype and shape describe its one output."""
+def op(name, type_, inputs, etype, shape, version="opset1", data=None, outputs=None):
+    """Any layer: inputs are layer names (output port 0), (name, k) pairs or
+    Index values; etype and shape describe its one output, or `outputs`
+    lists the shapes of several."""
     return {"type": type_, "name": name, "inputs": inputs, "etype": etype, "shape": shape,
-            "version": version, "data": data or {}}
+            "version": version, "data": data or {}, "outputs": outputs or [shape]}
 
 
 def strided_slice(name, data, begin, end, stride=None, out=(), etype="f32", **masks):
@@ -86,12 +97,48 @@ def slice8(name, data, start, stop, step, axes=None, out=(), etype="f32"):
     return op(name, "Slice", inputs, etype, list(out), "opset8")
 
 
+def pad(name, data, begin, end, mode, value=None, out=(), etype="f32", version="opset12"):
+    """Pad-1 (version opset1) or Pad-12: pad_value optional."""
+    inputs = [data, begin, end] + ([value] if value is not None else [])
+    return op(name, "Pad", inputs, etype, list(out), version, {"pad_mode": mode})
+
+
+def gather(name, data, indices, axis, out=(), etype="f32", version="opset8", **data_attrs):
+    """Gather-1, 7 or 8 (by version); data_attrs: batch_dims."""
+    return op(name, "Gather", [data, indices, axis], etype, list(out), version, data_attrs)
+
+
+def split(name, data, axis, outs, etype="f32", num_splits=None):
+    """Split-1: one output per shape in outs."""
+    return op(name, "Split", [data, axis], etype, outs[0], "opset1",
+              {"num_splits": len(outs) if num_splits is None else num_splits}, outs)
+
+
+def variadic_split(name, data, axis, lengths, outs, etype="f32"):
+    return op(name, "VariadicSplit", [data, axis, lengths], etype, outs[0], "opset1", None, outs)
+
+
+def results(slices):
+    """A Result for every output of every slice layer."""
+    out = []
+    for s in slices:
+        several = len(s["outputs"]) > 1
+        for k in range(len(s["outputs"])):
+            out.append(result("out/%s%s" % (s["name"], "/%d" % k if several else ""),
+                              (s["name"], k) if several else s["name"]))
+    return out
+
+
 def result(name, source):
     return {"type": "Result", "name": name, "inputs": [source]}
 
 
 ROLES = {"StridedSlice": ["data", "begin", "end", "stride"],
-         "Slice": ["data", "start", "stop", "step", "axes"]}
+         "Slice": ["data", "start", "stop", "step", "axes"],
+         "Pad": ["data", "pads_begin", "pads_end", "pad_value"],
+         "Gather": ["data", "indices", "axis"],
+         "Split": ["data", "axis"],
+         "VariadicSplit": ["data", "axis", "split_lengths"]}
 
 
 def example_layers():
@@ -136,6 +183,16 @@ def example_layers():
                       begin_mask="0", end_mask="0"),
         # skipped: a zero step (the spec constructor refuses it)
         slice8("bad/zero-step", "mask", i64(0), i64(4), i64(0), out=[4, 6], etype="u8"),
+        # Pad-12: a border of 1 filled with -1.5 around each image, the last channel cropped
+        pad("pad/border", "image", i64(0, 0, 1, 1), i64(0, -1, 1, 1), "constant", scalar("f32", -1.5),
+            out=[2, 2, 10, 10]),
+        # Split-1: the mask's columns in two halves (layers split/halves_0 and split/halves_1)
+        split("split/halves", "mask", scalar("i64", 1), [[4, 3], [4, 3]], etype="u8"),
+        # VariadicSplit-1: the image's rows 0-1, 2-4 (the -1) and 5-7
+        variadic_split("split/rows", "image", scalar("i32", -2), i64(2, -1, 3),
+                       [[2, 3, 2, 8], [2, 3, 3, 8], [2, 3, 3, 8]]),
+        # Gather-8 of one index: the last channel, image[:, -1]
+        gather("pick/last-channel", "image", scalar("i64", -1), scalar("i64", 1), out=[2, 8, 8]),
     ]
     return ([parameter("image", "f32", [2, 3, 8, 8]),
              parameter("mask", "u8", [4, 6]),
@@ -143,7 +200,7 @@ def example_layers():
              parameter("packed", "u4", [16]),
              op("image_shape", "ShapeOf", ["image"], "i64", [4], "opset3", {"output_type": "i64"})]
             + slices
-            + [result("out/" + s["name"], s["name"]) for s in slices])
+            + results(slices))
 
 
 def runtime_layers():
@@ -197,6 +254,79 @@ def runtime_layers():
              op("y_shape", "ShapeOf", ["y"], "i64", [2], "opset3", {"output_type": "i64"})]
             + slices + many
             + [result("out/" + s["name"], s["name"]) for s in slices + many[1:]])
+
+
+def ops_layers():
+    """Pad-1 and Pad-12, Gather-1, 7 and 8, Split-1 and VariadicSplit-1 in
+    every mode and version slicegen reads, with Const and runtime numbers
+    and dynamic dimensions, then each skip reason. x is the 3 x 4 matrix of
+    OpenVINO's Pad specification. Expected results are in
+    tests/test_model.c; expected outputs of the static layers in
+    <name>.out (see expected_outputs())."""
+    pads = dict(begin=i64(0, 1), end=i64(2, 3))
+    mixed = dict(begin=i64(2, -1), end=i64(-1, 3))
+    slices = [
+        pad("pad1/constant", "x", pads["begin"], pads["end"], "constant", scalar("f32", 7.5), out=[5, 8],
+            version="opset1"),
+        pad("pad1/edge", "x", pads["begin"], pads["end"], "edge", out=[5, 8], version="opset1"),
+        pad("pad1/reflect", "x", i32(0, 1), i32(2, 3), "reflect", out=[5, 8], version="opset1"),
+        pad("pad12/crop", "x", i64(-1, -1), i64(-1, -1), "reflect", out=[1, 2]),
+        pad("pad12/mixed-constant", "x", mixed["begin"], mixed["end"], "constant", out=[4, 6]),
+        pad("pad12/mixed-edge", "x", mixed["begin"], mixed["end"], "edge", out=[4, 6]),
+        # no pad_value: zeros; u8 data
+        pad("pad12/zeros", "y", i64(0, 1, 0), i64(1, 0, 2), "constant", out=[3, 6, 8], etype="u8"),
+        # pad_value is ignored for edge, even when it is no Const
+        pad("pad12/edge-value", "x", i64(1, 1), i64(1, 1), "edge", "fill", out=[5, 6]),
+        # pads_begin from a Parameter: runtime values pads_begin_0, pads_begin_1
+        pad("pad12/runtime", "x", "pb", i64(1, 1), "constant", scalar("f32", -2.0), out=["?", "?"]),
+        # Pad-1 reflect with pads_end from an i32 Parameter
+        pad("pad1/runtime-reflect", "x", i64(1, 1), "pe", "reflect", out=["?", "?"], version="opset1"),
+        # a dynamic dimension
+        pad("pad12/dynamic", "d", i64(0, 2, -1), i64(1, 0, -1), "edge", out=[5, "?", 4]),
+        gather("gather1/row", "x", scalar("i64", 2), scalar("i64", 0), out=[4], version="opset1"),
+        gather("gather7/col", "y", scalar("i32", 3), scalar("i32", -1), out=[2, 5], etype="u8", version="opset7",
+               batch_dims=0),
+        gather("gather8/negative", "y", scalar("i64", -2), scalar("i32", 1), out=[2, 6], etype="u8"),
+        # the axis as a 1-D Const of one element
+        gather("gather8/axis-1d", "y", scalar("i32", 1), i64(0), out=[5, 6], etype="u8"),
+        # an index along a dynamic dimension: checked when the kernel is called
+        gather("gather8/dynamic", "d", scalar("i64", 5), scalar("i64", 1), out=[4, 6]),
+        split("split/three", "y", scalar("i64", 2), [[2, 5, 2]] * 3, etype="u8"),
+        split("split/dynamic-other", "d", scalar("i64", -1), [[4, "?", 3]] * 2),
+        variadic_split("vsplit/lengths", "y", scalar("i32", 1), i32(1, -1, 0, 2),
+                       [[2, 1, 6], [2, 2, 6], [2, 0, 6], [2, 2, 6]], etype="u8"),
+        # skipped:
+        pad("pad1/negative", "x", i64(0, -1), i64(0, 0), "constant", out=[3, 3], version="opset1"),
+        pad("pad12/symmetric", "x", pads["begin"], pads["end"], "symmetric", out=[5, 8]),
+        pad("pad12/reflect-mixed", "x", mixed["begin"], mixed["end"], "reflect", out=[4, 6]),
+        pad("pad12/reflect-runtime", "x", "pb", i64(0, 0), "reflect", out=["?", "?"]),
+        pad("pad12/edge-cropped", "x", i64(-3, 0), i64(2, 0), "edge", out=[2, 4]),
+        pad("pad12/value-not-const", "x", pads["begin"], pads["end"], "constant", "fill", out=[5, 8]),
+        pad("pad12/value-type", "x", pads["begin"], pads["end"], "constant", scalar("i32", 1), out=[5, 8]),
+        pad("pad12/short-pads", "x", i64(1), i64(1), "constant", out=[5, 4]),
+        pad("pad/experimental", "x", pads["begin"], pads["end"], "constant", out=[5, 8], version="custom"),
+        gather("gather7/negative", "x", scalar("i64", -1), scalar("i64", 0), out=[4], version="opset7"),
+        gather("gather8/out-of-range", "x", scalar("i64", 3), scalar("i64", 0), out=[4]),
+        gather("gather8/batch-dims", "x", scalar("i64", 0), scalar("i64", 1), out=[3], batch_dims=1),
+        gather("gather8/indices-1d", "x", i64(0), scalar("i64", 1), out=[3, 1]),
+        gather("gather8/indices-param", "x", "index", scalar("i64", 1), out=[3]),
+        gather("gather8/axis-range", "x", scalar("i64", 0), scalar("i64", 2), out=[3, 4]),
+        split("split/uneven", "x", scalar("i64", 1), [[3, 1]] * 3),
+        split("split/dynamic-axis", "d", scalar("i64", 1), [[4, "?", 6]] * 2),
+        split("split/axis-param", "x", "index", [[3, 2]] * 2),
+        variadic_split("vsplit/two-unknown", "x", scalar("i64", 1), i64(-1, -1), [[3, 2]] * 2),
+        variadic_split("vsplit/sum", "x", scalar("i64", 0), i64(1, 1), [[1, 4]] * 2),
+        variadic_split("vsplit/negative", "x", scalar("i64", 0), i64(-2, 5), [[0, 4]] * 2),
+        variadic_split("vsplit/over", "x", scalar("i64", 0), i64(3, -1, 2), [[3, 4], [0, 4], [2, 4]]),
+    ]
+    return ([parameter("x", "f32", [3, 4]),
+             parameter("y", "u8", [2, 5, 6]),
+             parameter("d", "f32", [4, "?", 6]),
+             parameter("pb", "i64", [2]),
+             parameter("pe", "i32", [2]),
+             parameter("fill", "f32", []),
+             parameter("index", "i64", [])]
+            + slices + results(slices))
 
 
 def scale_layers(n):
@@ -270,7 +400,8 @@ def mask_text(text, ir_version):
 
 def build(name, layers, ir_version=11, port_precision=True):
     """Numbers the layers in order, Consts just before their consumer, and
-    wires each input to output port 0 of its source."""
+    wires each input to its source's output port (port 0 unless a (name, k)
+    pair names another)."""
     g = Graph(name, ir_version)
     for desc in layers:
         kind = desc["type"]
@@ -279,27 +410,36 @@ def build(name, layers, ir_version=11, port_precision=True):
             g.add(desc["name"], kind, "opset1", data, [],
                   [g.port(0, desc["etype"], desc["shape"], desc["name"], port_precision)])
             continue
-        sources = []
+        sources = []  # (layer, output port)
         for k, source in enumerate(desc["inputs"]):
             if isinstance(source, Index):
-                sources.append(g.const("%s/%s" % (desc["name"], ROLES[kind][k]), source))
+                const = g.const("%s/%s" % (desc["name"], ROLES[kind][k]), source)
+                sources.append((const, const["outputs"][0]))
             else:
-                sources.append(g.layer(source))
-        inputs = [g.port(k, None, src["outputs"][0]["dims"]) for k, src in enumerate(sources)]
+                name, port = source if isinstance(source, tuple) else (source, 0)
+                sources.append((g.layer(name), g.layer(name)["outputs"][port]))
+        inputs = [g.port(k, None, port["dims"]) for k, (_, port) in enumerate(sources)]
         if kind == "Result":
             layer = g.add(desc["name"], kind, "opset1", {}, inputs, [])
         else:
             data = {key: mask_text(value, ir_version) if key.endswith("_mask") else value
                     for key, value in desc["data"].items()}
-            out = g.port(len(inputs), desc["etype"], desc["shape"], desc["name"])
-            layer = g.add(desc["name"], kind, desc["version"], data, inputs, [out])
-        for k, src in enumerate(sources):
-            g.edges.append([src["id"], src["outputs"][0]["id"], layer["id"], k])
+            several = len(desc["outputs"]) > 1
+            outs = [g.port(len(inputs) + k, desc["etype"], shape,
+                           "%s:%d" % (desc["name"], k) if several else desc["name"])
+                    for k, shape in enumerate(desc["outputs"])]
+            layer = g.add(desc["name"], kind, desc["version"], data, inputs, outs)
+        for k, (src, port) in enumerate(sources):
+            g.edges.append([src["id"], port["id"], layer["id"], k])
     return g
 
 
 def example(ir_version=11, port_precision=True):
     return build("slicegen_example", example_layers(), ir_version, port_precision)
+
+
+def ops():
+    return build("slicegen_ops", ops_layers())
 
 
 def scale(n):
@@ -308,6 +448,111 @@ def scale(n):
 
 def runtime():
     return build("slicegen_runtime_values", runtime_layers())
+
+
+# ---- expected outputs: OpenVINO's reference rules, on a known input -------------
+
+def pattern(count):
+    """The input every test gives a layer: element i is (7 i + 3) mod 251."""
+    return [(7 * i + 3) % 251 for i in range(count)]
+
+
+def ov_pad_coord(y, n, begin, mode):
+    """OpenVINO's reference Pad: output coordinate y of an axis of n reads
+    input coordinate y - begin of the whole axis; None is the fill."""
+    c = y - begin
+    if mode == "constant":
+        return c if 0 <= c < n else None
+    if mode == "edge":
+        return min(max(c, 0), n - 1)
+    c = -c if c < 0 else c  # reflect
+    return c if c < n else 2 * n - 2 - c
+
+
+def expected_output(desc, shapes, k):
+    """Output k of a static layer as OpenVINO computes it on pattern():
+    (shape, values)."""
+    data = shapes[desc["inputs"][0]]
+    consts = [s.values if isinstance(s, Index) else None for s in desc["inputs"]]
+    kind, ranges = desc["type"], []
+    if kind == "Pad":
+        begin, end = consts[1], consts[2]
+        fill = consts[3][0] if len(consts) > 3 and desc["data"]["pad_mode"] == "constant" else 0
+        ranges = [[ov_pad_coord(y, n, b, desc["data"]["pad_mode"]) for y in range(n + b + e)]
+                  for n, b, e in zip(data, begin, end)]
+    elif kind == "Gather":
+        axis = consts[2][0] % len(data)
+        ranges = [list(range(n)) for n in data]
+        ranges[axis] = consts[1][0] % data[axis]
+    else:
+        axis = consts[1][0] % len(data)
+        if kind == "Split":
+            lengths = [data[axis] // len(desc["outputs"])] * len(desc["outputs"])
+        else:
+            lengths = list(consts[2])
+            lengths = [data[axis] - sum(v for v in lengths if v != -1) if v == -1 else v for v in lengths]
+        ranges = [list(range(n)) for n in data]
+        ranges[axis] = list(range(sum(lengths[:k]), sum(lengths[:k + 1])))
+    values = pattern(eval_count(data))
+    out = [[]]
+    for a, r in enumerate(ranges):  # each output element as a list of input coordinates
+        choices = [r] if isinstance(r, int) else r
+        out = [c + [v] for c in out for v in choices]
+    shape = [len(r) for r in ranges if not isinstance(r, int)]
+    flat = []
+    for coord in out:
+        if any(c is None for c in coord):
+            flat.append(fill)
+            continue
+        index = 0
+        for c, n in zip(coord, data):
+            index = index * n + c
+        flat.append(values[index])
+    return shape, flat
+
+
+def eval_count(shape):
+    count = 1
+    for n in shape:
+        count *= n
+    return count
+
+
+def expected_outputs(layers):
+    """{file stem: bytes}: the expected output of every output of every
+    static slice layer of the ops model that slicegen compiles, little-endian
+    in the data's element type; the stem is the model layer's name with '/'
+    made '-'."""
+    shapes = {d["name"]: d["shape"] for d in layers if d["type"] == "Parameter"}
+    etypes = {d["name"]: d["etype"] for d in layers if d["type"] == "Parameter"}
+    files = {}
+    for desc in layers:
+        if desc["type"] not in EXPECTED or desc["name"] not in EXPECTED[desc["type"]]:
+            continue
+        fmt = ELEMENT_TYPES[etypes[desc["inputs"][0]]][1]
+        several = len(desc["outputs"]) > 1
+        for k in range(len(desc["outputs"])):
+            _, flat = expected_output(desc, shapes, k)
+            name = desc["name"] + ("_%d" % k if several else "")
+            files[name.replace("/", "-")] = struct.pack("<%d%s" % (len(flat), fmt), *flat)
+    return files
+
+
+# The ops model's static layers that compile, by type.
+EXPECTED = {
+    "Pad": ["pad1/constant", "pad1/edge", "pad1/reflect", "pad12/crop", "pad12/mixed-constant",
+            "pad12/mixed-edge", "pad12/zeros", "pad12/edge-value"],
+    "Gather": ["gather1/row", "gather7/col", "gather8/negative", "gather8/axis-1d"],
+    "Split": ["split/three"],
+    "VariadicSplit": ["vsplit/lengths"],
+}
+
+
+def write_ops(directory):
+    write(ops(), directory, "ops")
+    for stem, raw in sorted(expected_outputs(ops_layers()).items()):
+        with open(os.path.join(directory, stem + ".out"), "wb") as f:
+            f.write(raw)
 
 
 # ---- XML -----------------------------------------------------------------------
@@ -438,6 +683,14 @@ FAULTS = {
     "bad-mask-value": lambda g: g.layer(TARGET)["data"].update(begin_mask="1,2,0,0"),
     "unconnected-input": lambda g: g.edges.remove(edge_into(g, TARGET, 2)),
     "dim-not-number": lambda g: g.layer("image")["outputs"][0]["dims"].__setitem__(3, "8x"),
+    "pad-mode-missing": lambda g: g.layer("pad/border")["data"].pop("pad_mode"),
+    "pad-mode-unknown": lambda g: g.layer("pad/border")["data"].update(pad_mode="mirror"),
+    "pad-value-not-scalar": lambda g: g.layer("pad/border/pad_value")["data"].update(shape="1"),
+    "num-splits-missing": lambda g: g.layer("split/halves")["data"].pop("num_splits"),
+    "num-splits-mismatch": lambda g: g.layer("split/halves")["data"].update(num_splits=3),
+    "split-lengths-mismatch": lambda g: g.layer("split/rows")["outputs"].append(g.port(6, "f32", [2, 3, 0, 8])),
+    "axis-not-scalar": lambda g: g.layer("split/halves/axis")["data"].update(shape="1,1"),
+    "batch-dims-not-number": lambda g: g.layer("pick/last-channel")["data"].update(batch_dims="0x"),
 }
 
 
@@ -459,6 +712,8 @@ def main(argv=None):
     p.add_argument("--layers", type=int, metavar="N", help="a model with N slice layers (scale-N.*)")
     p.add_argument("--runtime-values", action="store_true",
                    help="slices with numbers known at run time (runtime-values.*)")
+    p.add_argument("--ops", action="store_true",
+                   help="Pad, Gather, Split and VariadicSplit layers (ops.*, *.out)")
     p.add_argument("--fault", metavar="NAME", choices=sorted(FAULTS) + ["all"],
                    help="the example with one fault (NAME.*), or every fault: %s" % ", ".join(sorted(FAULTS)))
     p.add_argument("--all", action="store_true", help="every file, for tests")
@@ -478,11 +733,14 @@ def main(argv=None):
         write(example(port_precision=False), out, "model-noprec")
         write(scale(500), out, "scale-500")
         write(runtime(), out, "runtime-values")
+        write_ops(out)
         for name in sorted(FAULTS):
             write(faulty(name), out, name)
     elif args.fault:
         for name in sorted(FAULTS) if args.fault == "all" else [args.fault]:
             write(faulty(name), out, name)
+    elif args.ops:
+        write_ops(out)
     elif args.runtime_values:
         write(runtime(), out, "runtime-values")
     elif args.layers is not None:

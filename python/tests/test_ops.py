@@ -1,7 +1,7 @@
-"""The three ops, every TensorRT mode, against the command line and the
+"""The ops, every TensorRT and Pad mode, against the command line and the
 documented formulas.
 
-Seeded random StridedSlice, Slice and TrtSlice specs on random arrays of
+Seeded random StridedSlice, Slice, TrtSlice, OnnxSlice and Pad specs on random arrays of
 every type: the module's kernel (any level, 1-3 threads) must give what
 `slicegen run ... --engine ref` writes, byte for byte, or fail with the
 same message. TensorRT modes are also checked against the formulas of
@@ -88,6 +88,69 @@ def random_trt_slice(rng, shape, dtype):
     mode = rng.choice(MODES)
     fill = random_fill(rng, dtype) if mode == "fill" else None
     return slicegen.TrtSlice(start, size, stride, mode, fill)
+
+
+def random_onnx_slice(rng, shape, dtype):
+    op = random_slice(rng, shape, dtype)
+    stop = [rng.choice([2**31 - 1, 2**63 - 1]) if rng.random() < 0.3 else s for s in op.stop]
+    return slicegen.OnnxSlice(op.start, stop, op.step, op.axes)
+
+
+PAD_MODES = ["constant", "edge", "reflect", "wrap"]
+
+
+def random_pad(rng, shape, dtype):
+    rank = len(shape)
+    axes = None
+    n = rank
+    if rng.random() < 0.4 and rank:
+        axes = rng.sample(range(rank), rng.randint(0, rank))
+        axes = [a - rank if rng.random() < 0.3 else a for a in axes]
+        n = len(axes)
+    # extremes only as crops: a huge positive pad asks for a huge output
+    pad = lambda: rng.choice([-(2**63), -(2**31), -128]) if rng.random() < 0.02 else rng.randint(-4, 5)
+    mode = rng.choice(PAD_MODES)
+    value = random_fill(rng, dtype) if mode == "constant" else None
+    return slicegen.Pad([pad() for _ in range(n)], [pad() for _ in range(n)], axes, mode, value)
+
+
+def pad_expected(x, op):
+    """ONNX Runtime's Pad (docs/semantics.md) in NumPy: crop by the negative
+    pads, then np.pad; None where ONNX Runtime refuses the pad or the value
+    does not convert exactly."""
+    begin, end = [0] * x.ndim, [0] * x.ndim
+    axes = op.axes if op.axes is not None else range(len(op.begin))
+    for b, e, a in zip(op.begin, op.end, axes):
+        if not -x.ndim <= a < x.ndim or begin[a] or end[a]:
+            return None
+        begin[a % x.ndim], end[a % x.ndim] = b, e
+    if any(abs(v) > 64 for v in begin + end):
+        return None
+    crop = tuple(slice(max(-b, 0), d - max(-e, 0)) for b, e, d in zip(begin, end, x.shape))
+    if any(c.stop < c.start for c in crop):
+        return None
+    y = np.asarray(x[crop])
+    widths = [(max(b, 0), max(e, 0)) for b, e in zip(begin, end)]
+    if op.mode == "wrap" and x.size == 0:
+        return None  # ONNX Runtime: "Unexpected mode of 3"
+    for (b, e), n in zip(widths, y.shape):
+        if op.mode != "constant" and n == 0 and (b + e > 0 or x.size > 0):
+            return None  # a border mode with nothing to read
+        if op.mode == "reflect" and (b > n - 1 or e > n - 1) and b + e > 0:
+            return None
+        if op.mode == "wrap" and (b > n or e > n):
+            return None  # ONNX Runtime's wrap leaves zeros there; docs/semantics.md
+    if op.mode == "constant":
+        value = fill_value(op.value, x.dtype)
+        if value is None:
+            return None
+    if x.ndim == 0:
+        return y.copy()
+    if op.mode == "constant":
+        if x.dtype.kind == "b":  # np.pad has no bool constant: pad as u8
+            return np.pad(y.astype(np.uint8), widths, constant_values=value.astype(np.uint8)).astype(bool)
+        return np.pad(y, widths, mode="constant", constant_values=value)
+    return np.pad(y, widths, mode=op.mode)
 
 
 def run_module(rng, op, x):
@@ -227,6 +290,46 @@ class Ops(unittest.TestCase):
     @needs_cli
     def test_trt_slice_against_cli(self):
         self.against_cli("TrtSlice", random_trt_slice, 250)
+
+    @needs_cli
+    def test_onnx_slice_against_cli(self):
+        self.against_cli("OnnxSlice", random_onnx_slice, 150)
+
+    @needs_cli
+    def test_pad_against_cli(self):
+        self.against_cli("Pad", random_pad, 250)
+
+    def test_pad_against_numpy(self):
+        """Pad against np.pad of the cropped array: every mode, negative pads."""
+        rng = rng_for("pad")
+        checked = 0
+        for case in range(600):
+            shape = random_shape(rng)
+            dtype = DTYPES[rng.choice(list(DTYPES))]
+            x = random_array(rng, shape, dtype)
+            op = random_pad(rng, shape, dtype)
+            want = pad_expected(x, op)
+            if want is None:
+                continue
+            got = run_module(rng, op, x)
+            what = f"case {case} (SLICEGEN_SEED={SEED}): {op} on {shape} {np.dtype(dtype)}"
+            self.assertNotIsInstance(got, slicegen.SliceError, what)
+            self.assertTrue(same(got, want) or
+                            (x.dtype.kind == "f" and np.array_equal(got, want, equal_nan=True)),
+                            f"{what}: got {got!r}, want {want!r}")
+            checked += 1
+        print(f"pad: {checked} random Pad cases equal to np.pad of the cropped input")
+        self.assertGreater(checked, 250)
+
+    def test_onnx_slice_ends(self):
+        """ONNX Runtime's ends: INT32_MAX and INT64_MAX are 'to the end' for either step."""
+        x = np.arange(5, dtype=np.int32)
+        for stop in (2**31 - 1, 2**63 - 1):
+            self.assertTrue(same(slicegen.slice(x, slicegen.OnnxSlice([-1], [stop], [-1])), x[::-1].copy()))
+            self.assertTrue(same(slicegen.slice(x, slicegen.OnnxSlice([1], [stop], [2])), x[1::2].copy()))
+        self.assertEqual(slicegen.slice(x, slicegen.Slice([-1], [2**63 - 1], [-1])).shape, (0,))
+        one = np.arange(1, dtype=np.int32)
+        self.assertEqual(slicegen.slice(one, slicegen.OnnxSlice([-3], [-2], [-1])).shape, (1,))
 
     @needs_cli
     def test_every_trt_mode_against_cli(self):

@@ -1,6 +1,6 @@
 /*
  * fuzz_diff: generated kernels against the reference interpreter. A spec
- * from any of the four sources, an input shape and an element type are
+ * from any of the six sources, an input shape and an element type are
  * planned, the plan is JIT-compiled (sg_kernel_compile; one context for all
  * runs, so the kernel cache hits, shares and evicts as in a long-lived
  * process) and the kernel's output must equal sg_run_reference's byte for
@@ -30,8 +30,10 @@
  *                 begin, end, new-axis, shrink-axis and ellipsis masks a
  *                 byte of bits (entries 0-7) and its length (mod 10), then
  *                 len x (begin, end, stride) ints
- *   Slice         len (mod 9), flags (bit 0: step NULL, bit 1: axes NULL),
- *                 len x (start, stop, step, axis) ints
+ *   Slice         len (mod 9), flags (bit 0: step NULL, bit 1: axes NULL,
+ *                 bit 2: ONNX Slice instead of Slice-8, bit 3: an ONNX
+ *                 stop byte b below 0x80 means INT32_MAX (b odd) or
+ *                 INT64_MAX), len x (start, stop, step, axis) ints
  *   NumPy         the remaining bytes, cut at the first NUL, as the text;
  *                 names of runtime values are bound to numbers from the
  *                 text's hash (fuzz_bind)
@@ -40,7 +42,9 @@
  *                 rank), [len], the fill value: kind (mod 4: int, uint,
  *                 float, bool) and an int (uint: 8 raw bytes; float: the int
  *                 divided by 4, or 8 raw bytes for 0xff), then len x
- *                 (start, size, stride) ints
+ *                 (start, size, stride) ints; with flags bit 3 a Pad
+ *                 instead: its mode is WRAP..REFLECT (mode mod 4 + 1), bit
+ *                 4: axes NULL, then len x (begin, end, axis) ints
  * Plans whose input or output exceeds 256 KiB are planned but not run.
  * With SLICEGEN_FUZZ_VERBOSE=1 in the environment each run prints its spec,
  * shape and plan before it is compiled (to look at timeouts).
@@ -92,10 +96,17 @@ static sg_status slice(sg_context *ctx, fuzz_bytes *b, sg_spec **spec)
     int64_t start[MAX_LEN], stop[MAX_LEN], step[MAX_LEN], axes[MAX_LEN];
     for (size_t i = 0; i < len; i++) {
         start[i] = fuzz_int(b);
-        stop[i] = fuzz_int(b);
+        if ((flags & 12) == 12 && b->n > 0 && b->p[0] < 0x80) /* ONNX's "to the end" */
+            stop[i] = fuzz_u8(b) & 1 ? INT32_MAX : INT64_MAX;
+        else
+            stop[i] = fuzz_int(b);
         step[i] = fuzz_int(b);
         axes[i] = fuzz_int(b);
     }
+    sg_error err = {0};
+    if (flags & 4)
+        return sg_spec_make_onnx_slice(len, start, stop, flags & 1 ? NULL : step, flags & 2 ? NULL : axes,
+                                       NULL, spec, &err);
     return sg_spec_slice(ctx, len, start, stop, flags & 1 ? NULL : step, flags & 2 ? NULL : axes, spec);
 }
 
@@ -147,6 +158,16 @@ static sg_status trt_slice(sg_context *ctx, fuzz_bytes *b, size_t rank, sg_spec 
     size_t len = flags & 4 ? fuzz_u8(b) % (MAX_LEN + 1) : rank;
     sg_scalar fill = fill_value(b);
     int64_t start[MAX_LEN], size[MAX_LEN], stride[MAX_LEN];
+    if (flags & 8) { /* a Pad: begin, end, axis */
+        sg_error err = {0};
+        for (size_t i = 0; i < len; i++) {
+            start[i] = fuzz_int(b);
+            size[i] = fuzz_int(b);
+            stride[i] = fuzz_int(b);
+        }
+        return sg_spec_make_pad(len, start, size, flags & 16 ? NULL : stride, (sg_trt_mode)(mode % 4 + 1),
+                                flags & 2 ? NULL : &fill, NULL, spec, &err);
+    }
     for (size_t i = 0; i < len; i++) {
         start[i] = fuzz_int(b);
         size[i] = fuzz_int(b);
