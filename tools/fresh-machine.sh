@@ -33,6 +33,14 @@ debootstrap --variant=minbase --include=git,ca-certificates bookworm "$root" "$m
 rm -f "$root.debootstrap.log"
 for d in proc sys dev dev/pts; do mount --bind "/$d" "$root/$d" && mounted+=("$root/$d"); done
 cp /etc/resolv.conf "$root/etc/" 2> /dev/null
+# The network's own certificate authorities (a proxy's, added on this machine
+# under /usr/local/share/ca-certificates) belong to the network, as
+# resolv.conf does: npm's registry is reached over HTTPS through them.
+if compgen -G '/usr/local/share/ca-certificates/*.crt' > /dev/null; then
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" &&
+        chroot "$root" update-ca-certificates > /dev/null 2>&1 ||
+        { echo "fresh-machine: cannot add this network's certificate authorities"; exit 2; }
+fi
 git clone -q "$repo" "$root/root/project" || { echo "fresh-machine: git clone failed"; exit 2; }
 # The Quick start block of the README: the first fenced block after a heading that names it.
 cmds=$(awk 'tolower($0) ~ /^#+ .*quick ?start/ {q=1; next} q && /^#+ / {exit}

@@ -13,6 +13,11 @@ if ! ls /usr/lib/llvm-*/lib/cmake/llvm/LLVMConfig.cmake > /dev/null 2>&1; then
 fi
 missing=()
 for p in "${packages[@]}"; do
+    # A working node or npm on PATH (NodeSource's, nvm's) does as well as Debian's.
+    case $p in
+        nodejs) node --version > /dev/null 2>&1 && continue ;;
+        npm) npm --version > /dev/null 2>&1 && continue ;;
+    esac
     dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 [ "${#missing[@]}" -eq 0 ] && exit 0
