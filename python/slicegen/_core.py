@@ -8,8 +8,13 @@ destroyed, so no kernel outlives its context in C.
 
 Locking: every call on a context's C object goes through its lock, except
 kernel runs and kernel releases, which the C API allows concurrently
-(include/slicegen.h, "Threads"); runs are counted so that closing a context
-waits for the runs in flight.
+(include/slicegen.h, "Threads"); a context's gate (_ext.Gate) counts the runs
+made without the GIL, so that closing a context waits for the runs in flight.
+
+Kernel calls and slicegen.slice run in the extension _ext (python/src/
+slicegen_ext.c): it checks the arguments and runs the kernel, and calls the
+helpers below (_setup) for what it does not accept as it is: they convert
+the argument or raise the error.
 """
 import builtins
 import collections
@@ -29,6 +34,12 @@ from . import _capi
 
 _lib, library_path = _capi.load()
 _libc = _capi.load_libc()
+try:
+    # After the library: the extension's libslicegen.so.0 is the one loaded.
+    from . import _ext
+except ImportError as e:
+    raise ImportError(f"slicegen: the extension slicegen._ext is not built ({e}): pip install ./python, "
+                      "or build with CMake and put build/python on PYTHONPATH") from None
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
@@ -561,26 +572,30 @@ class _State:
     def __init__(self, ptr):
         self.ptr = ptr
         self.lock = threading.RLock()
-        self.runs = threading.Condition(threading.RLock())
-        self.running = 0
+        self.gate = _ext.Gate(_address(ptr))
+        self.releasing = threading.RLock()  # over kernels
         self.kernels = {}  # id -> sg_kernel *, those not yet released
 
 
+def _address(pointer):
+    return ctypes.cast(pointer, ctypes.c_void_p).value
+
+
 def _destroy_context(state):
-    # lock, then runs: the order of a kernel finalizer that garbage
+    # lock, then releasing: the order of a kernel finalizer that garbage
     # collection runs inside a locked call
-    with state.lock, state.runs:
-        state.runs.wait_for(lambda: state.running == 0)
-        if state.ptr is not None:
-            for kernel in state.kernels.values():
-                _lib.sg_kernel_release(kernel)
-            state.kernels.clear()
-            _lib.sg_context_destroy(state.ptr)
-            state.ptr = None
+    with state.lock:
+        state.gate.close()
+        with state.releasing:
+            if state.ptr is not None:
+                while state.kernels:
+                    _lib.sg_kernel_release(state.kernels.popitem()[1])
+                _lib.sg_context_destroy(state.ptr)
+                state.ptr = None
 
 
 def _release_kernel(state, key, kernel, plan):
-    with state.runs:
+    with state.releasing:
         if state.kernels.pop(key, None) is not None:
             _lib.sg_kernel_release(kernel)
     _lib.sg_plan_destroy(plan)
@@ -596,6 +611,7 @@ class Context:
     _SLICE_CACHE = 64
 
     def __init__(self):
+        self._slicer = _ext.Slicer(self._slice_kernel)
         ptr = _capi.ContextP()
         if _lib.sg_context_create(ctypes.byref(ptr)) != _capi.SG_OK:
             raise MemoryError("failed to make context: out of memory")
@@ -609,6 +625,7 @@ class Context:
         its kernels. Idempotent."""
         with self._state.lock:
             self._slice_cache.clear()
+            self._slicer.forget()
             self._finalizer()
 
     @property
@@ -714,6 +731,11 @@ class Context:
 
     def slice(self, x, spec, *, out=None, threads=1):
         """spec applied to x (see slicegen.slice), with this context's kernels."""
+        return self._slicer(x, spec, out=out, threads=threads)
+
+    def _slice_kernel(self, x, spec):
+        """The kernel of spec for x: from the cache of the last kernels
+        slice() used, else compiled."""
         x = np.asarray(x)
         spec = _normalize_spec(spec)
         key = (_slice_key(spec), x.shape, x.dtype)
@@ -728,7 +750,7 @@ class Context:
                     self._slice_cache[key] = kernel
                 while len(self._slice_cache) > self._SLICE_CACHE:
                     self._slice_cache.popitem(last=False)
-        return kernel(x, out=out, threads=threads)
+        return kernel
 
     def emit(self, spec, shape, dtype, path, header=None, target=None, *, name=None, cpu=None,
              opt_level=_capi.SG_DEFAULT_OPT_LEVEL, cf_protection=True, stores="auto"):
@@ -771,10 +793,30 @@ class Context:
 
 # ---- kernels ---------------------------------------------------------------------------
 
-class Kernel:
+class Kernel(_ext.KernelBase):
     """A JIT-compiled kernel for one slice of one input shape and dtype.
     Made by slicegen.compile or Context.compile; callable from any thread.
     The C kernel and plan are released when the object goes away.
+
+    kernel(x, out=None, threads=1) runs the kernel on x and returns the
+    output: out if given, else a new C-contiguous NumPy array (0-d where
+    every dimension is taken by an integer index). x is a NumPy array or
+    any object with the buffer protocol (memoryview, bytearray, ...) of the
+    kernel's input shape and element type exactly (no casting): read in
+    place when C-contiguous, copied first otherwise. out, if given, is a
+    writable C-contiguous buffer of the output's shape and element type
+    that does not overlap x. threads > 1 splits the work over the calling
+    thread and threads-1 workers of the context's pool; the result is the
+    same. A call writing more than 8 KiB (_ext.GIL_BYTES), or on several
+    threads, releases the GIL while the kernel runs. Raises SliceError.
+
+    A symbolic kernel takes its runtime values by keyword, named as
+    value_names: kernel(x, t=3). x must have the kernel's rank and element
+    type, and its fixed dimensions; the call is checked as the spec with
+    the numbers written in would be (SliceError with the library's message,
+    e.g. an index out of range). A missing or unknown value is a TypeError,
+    a value that is not an integer of 64 bits a SliceError; out must have
+    the call's output shape.
 
     Attributes: input_shape, output_shape, dtype, spec, opt_level,
     outer_extent (the steps threads split), symbolic and value_names.
@@ -814,8 +856,12 @@ class Kernel:
         self._plan_text = None
         if cls is _SymbolicKernel:
             self._symbolic_init()
+        bf16 = _bfloat16()
+        self._bits = bf16 is not None and dtype == bf16  # bfloat16 runs on a uint16 view
+        self._bind(state.gate, _address(kernel), dtype, None if self._bits else dtype.char, dtype.itemsize, shape,
+                   None if cls is _SymbolicKernel else self.output_shape, self.value_names, cls is _SymbolicKernel)
         key = next(context._kernel_ids)
-        with state.runs:
+        with state.releasing:
             state.kernels[key] = kernel
         self._finalizer = weakref.finalize(self, _release_kernel, state, key, kernel, plan)
         return self
@@ -873,37 +919,44 @@ class Kernel:
         return _checked_out(out, x, self.output_shape, self.dtype)
 
     def _run(self, call, x, out):
+        """call(ctx, in, out) counted as a run of the context; returns out."""
         state = self._state
-        with state.runs:
-            if state.ptr is None:
-                raise SliceError("failed to run kernel: its context is closed")
-            state.running += 1
+        state.gate.enter()
         try:
             status = call(state.ptr, x.ctypes.data, out.ctypes.data)
         finally:
-            with state.runs:
-                state.running -= 1
-                state.runs.notify_all()
+            state.gate.leave()
         if status != _capi.SG_OK:
-            with state.lock:
-                raise self._context._error(status)
+            _run_error(self, status)
         return out
 
-    def __call__(self, x, out=None, threads=1):
-        """Runs the kernel on x and returns the output array: out if given,
-        else a new C-contiguous array (0-d where every dimension is taken by
-        an integer index).
-
-        x must have the kernel's input shape and dtype exactly (no casting);
-        an array that is not C-contiguous (a view, a transpose) is copied
-        first. out, if given, must be a writable C-contiguous ndarray of the
-        output shape and dtype that does not overlap x. threads > 1 splits
-        the work over the calling thread and threads-1 workers of the
-        context's pool; the result is the same. Raises SliceError."""
-        n = _threads(threads)
-        x = self._input(x)
-        out = self._output(out, x)
-        return self._run(lambda ctx, i, o: _lib.sg_kernel_run(ctx, self._kernel, i, o, n), x, out)
+    def _numbers(self, values, call):
+        """The values of one call, in value_names' order: keyword arguments
+        named exactly as the values (TypeError otherwise, as Python's own
+        for a function's arguments), integers of 64 bits (SliceError)."""
+        names = self.value_names
+        try:
+            given = [values[name] for name in names]
+        except KeyError:
+            given = None
+        if given is None or len(values) != len(names):
+            takes = f"the kernel's values are {', '.join(names)}" if names else "the kernel takes no values"
+            missing = [n for n in names if n not in values]
+            if missing:
+                raise TypeError(f"{call}() missing {_plural(len(missing), 'required keyword argument')}: "
+                                f"{_quoted(missing)} ({takes})")
+            unknown = next(n for n in values if n not in names)
+            raise TypeError(f"{call}() got an unexpected keyword argument {unknown!r} ({takes})")
+        numbers = []
+        for name, value in zip(names, given):
+            try:
+                v = operator.index(value)
+            except TypeError:
+                raise SliceError(f"failed to run kernel: value {name} is {value!r}, not an integer") from None
+            if not INT64_MIN <= v <= INT64_MAX:
+                raise SliceError(f"failed to run kernel: value {name} = {v} does not fit in 64 bits")
+            numbers.append(v)
+        return numbers
 
     def output_shape_for(self, shape, /):
         """The output shape of a call on an input of this shape (for a
@@ -928,9 +981,14 @@ def _dtype_error(what, got, want):
 
 
 def _checked_out(out, x, shape, dtype):
-    """out, if it is an output array for x of this shape and dtype."""
+    """out as a NumPy array (a view of its buffer), if it is an output for x
+    of this shape and dtype."""
     if not isinstance(out, np.ndarray):
-        raise SliceError(f"failed to run kernel: out is a {type(out).__name__}, not a NumPy array")
+        try:
+            out = np.asarray(memoryview(out))
+        except TypeError:
+            raise SliceError(f"failed to run kernel: out is a {type(out).__name__}, not a writable array "
+                             "(a NumPy array or another object with the buffer protocol)") from None
     if out.shape != shape:
         raise SliceError(f"failed to run kernel: out's shape is {out.shape}, the output's {shape}")
     if out.dtype != dtype:
@@ -963,24 +1021,15 @@ def _quoted(names):
 
 
 class _SymbolicKernel(Kernel):
-    """A Kernel with runtime dimensions or values (see Kernel).
-
-    Each call fills one sg_args (sg_kernel_prepare) and runs the kernel on
-    it (sg_kernel_run_args). The sg_args and the arrays of the input shape
-    and values are reused: a call takes a set from the kernel's free list
-    (a new one when it is empty, as when several threads call at once) and
-    puts it back after the run, so that no two calls share one."""
+    """A Kernel with runtime dimensions or values (see Kernel). Each call
+    fills one sg_args on the C stack (sg_kernel_prepare) and runs the kernel
+    on it (sg_kernel_run_args)."""
 
     symbolic = True
 
     def _symbolic_init(self):
         self.value_names = _value_names(self._plan)
         self._rank = len(self.input_shape)
-        self._free = []  # (sg_args, in_shape, values) not in use
-
-    def _buffers(self):
-        return (_capi.Args(), (ctypes.c_int64 * max(self._rank, 1))(),
-                (ctypes.c_int64 * max(len(self.value_names), 1))())
 
     def _input(self, x):
         x = np.asarray(x)
@@ -991,67 +1040,11 @@ class _SymbolicKernel(Kernel):
             raise _dtype_error("the input's", x.dtype, self.dtype)
         return np.ascontiguousarray(x)
 
-    def _numbers(self, values, call):
-        """The values of one call, in value_names' order: keyword arguments
-        named exactly as the values (TypeError otherwise, as Python's own
-        for a function's arguments), integers of 64 bits (SliceError)."""
-        names = self.value_names
-        try:
-            given = [values[name] for name in names]
-        except KeyError:
-            given = None
-        if given is None or len(values) != len(names):
-            takes = f"the kernel's values are {', '.join(names)}" if names else "the kernel takes no values"
-            missing = [n for n in names if n not in values]
-            if missing:
-                raise TypeError(f"{call}() missing {_plural(len(missing), 'required keyword argument')}: "
-                                f"{_quoted(missing)} ({takes})")
-            unknown = next(n for n in values if n not in names)
-            raise TypeError(f"{call}() got an unexpected keyword argument {unknown!r} ({takes})")
-        numbers = []
-        for name, value in zip(names, given):
-            try:
-                v = operator.index(value)
-            except TypeError:
-                raise SliceError(f"failed to run kernel: value {name} is {value!r}, not an integer") from None
-            if not INT64_MIN <= v <= INT64_MAX:
-                raise SliceError(f"failed to run kernel: value {name} = {v} does not fit in 64 bits")
-            numbers.append(v)
-        return numbers
-
-    def _prepared(self, x_shape, numbers, use):
-        """Prepares one call for an input of x_shape and returns use(args)
-        (under the context's run count: a close() waits for it)."""
-        try:
-            buffers = self._free.pop()
-        except IndexError:
-            buffers = self._buffers()
-        args, shape, values = buffers
-        try:
-            shape[:self._rank] = x_shape
-            values[:len(numbers)] = numbers
-            state = self._state
-            with state.runs:
-                if state.ptr is None:
-                    raise SliceError("failed to run kernel: its context is closed")
-                state.running += 1
-            try:
-                status = _lib.sg_kernel_prepare(state.ptr, self._kernel, shape, values, args)
-                if status == _capi.SG_OK:
-                    return use(state.ptr, args)
-                error = self._prepare_error(status, shape, values)
-            finally:
-                with state.runs:
-                    state.running -= 1
-                    state.runs.notify_all()
-            raise error
-        finally:
-            self._free.append(buffers)
-
     def _prepare_error(self, status, shape, values):
-        """The SliceError of a call sg_kernel_prepare refused. The context's
-        last error may be another thread's by now: the call is checked
-        again with a context of its own, whose message is this call's."""
+        """The SliceError of a call sg_kernel_prepare refused (shape and
+        values as C arrays). The context's last error may be another
+        thread's by now: the call is checked again with a context of its
+        own, whose message is this call's."""
         own = _capi.ContextP()
         if _lib.sg_context_create(ctypes.byref(own)) != _capi.SG_OK:
             with self._state.lock:
@@ -1064,32 +1057,6 @@ class _SymbolicKernel(Kernel):
         finally:
             _lib.sg_context_destroy(own)
 
-    def __call__(self, x, /, out=None, threads=1, **values):
-        """Runs the kernel on x with the runtime values given by keyword,
-        named as value_names (kernel(x, t=3)), and returns the output: out
-        if given, else a new C-contiguous array of the shape the call makes.
-
-        x must have the kernel's rank and dtype, and its fixed dimensions;
-        the call is checked as the spec with the numbers written in would be
-        (SliceError with the library's message, e.g. an index out of
-        range). A missing or unknown value is a TypeError; a value that is
-        not an integer of 64 bits a SliceError. out and threads as for a
-        static kernel (out must have the call's output shape)."""
-        n = _threads(threads)
-        x = self._input(x)
-        numbers = self._numbers(values, "kernel")
-
-        def run(ctx, args):
-            shape = tuple(args.out_shape[:args.out_rank])
-            o = np.empty(shape, self.dtype) if out is None else _checked_out(out, x, shape, self.dtype)
-            status = _lib.sg_kernel_run_args(ctx, self._kernel, x.ctypes.data, o.ctypes.data, args, n)
-            if status != _capi.SG_OK:
-                with self._state.lock:
-                    raise self._context._error(status)
-            return o
-
-        return self._prepared(x.shape, numbers, run)
-
     def output_shape_for(self, shape, /, **values):
         """The output shape of a call on an input of this shape with these
         values (checked as a call is)."""
@@ -1097,8 +1064,17 @@ class _SymbolicKernel(Kernel):
         if len(shape) != self._rank:
             raise SliceError(f"failed to run kernel: the input's shape is {shape}, the kernel's "
                              f"{self.input_shape}")
-        numbers = self._numbers(values, "output_shape_for")
-        return self._prepared(shape, numbers, lambda ctx, args: tuple(args.out_shape[:args.out_rank]))
+        c_shape, c_values = _capi.int64_array(shape), _capi.int64_array(self._numbers(values, "output_shape_for"))
+        args = _capi.Args()
+        state = self._state
+        state.gate.enter()
+        try:
+            status = _lib.sg_kernel_prepare(state.ptr, self._kernel, c_shape, c_values, ctypes.byref(args))
+        finally:
+            state.gate.leave()
+        if status != _capi.SG_OK:
+            raise self._prepare_error(status, c_shape, c_values)
+        return tuple(args.out_shape[:args.out_rank])
 
     def reference(self, x, /, out=None, **values):
         """The same result from the reference interpreter, on the static plan
@@ -1141,12 +1117,13 @@ def compile(spec, shape, dtype, *, opt_level=_capi.SG_DEFAULT_OPT_LEVEL, stores=
     return default_context().compile(spec, shape, dtype, opt_level=opt_level, stores=stores)
 
 
-def slice(x, spec, *, out=None, threads=1):
-    """spec applied to the array x, in one call: x[1:, ::-1] is
-    slicegen.slice(x, "[1:, ::-1]"). The kernel comes from the module-level
-    context's cache (compiled on first use of this spec, shape and dtype).
-    Returns a new array (or out); raises SliceError."""
-    return default_context().slice(x, spec, out=out, threads=threads)
+# slicegen.slice(x, spec, *, out=None, threads=1): spec applied to the array
+# x, in one call: x[1:, ::-1] is slicegen.slice(x, "[1:, ::-1]"). The kernel
+# comes from the module-level context's cache (compiled on first use of this
+# spec, shape and dtype); the kernels of the last 64 spec strings
+# (_ext.SLICE_CACHE) are found by the string itself, without parsing it.
+# Returns a new array (or out); raises SliceError.
+slice = _ext.Slicer(lambda x, spec: default_context()._slice_kernel(x, spec))
 
 
 def emit(spec, shape, dtype, path, header=None, target=None, *, name=None, cpu=None,
@@ -1172,3 +1149,36 @@ def emit(spec, shape, dtype, path, header=None, target=None, *, name=None, cpu=N
 def llvm_version():
     """The LLVM version libslicegen was built with, e.g. "19.1.7"."""
     return _lib.sg_llvm_version().decode()
+
+
+# ---- what the extension calls for the calls it does not take as they are ----------------
+
+def _slow_input(kernel, x):
+    """x as the C-contiguous array of the kernel's element type to run on
+    (a copy where x is not C-contiguous; bfloat16 viewed as uint16), or
+    SliceError."""
+    x = kernel._input(x)
+    return x.view(np.uint16) if kernel._bits else x
+
+
+def _slow_out(kernel, out, x, shape):
+    """out as the array to write (bfloat16 viewed as uint16), or SliceError."""
+    out = _checked_out(out, np.asarray(x), shape, kernel.dtype)
+    return out.view(np.uint16) if kernel._bits else out
+
+
+def _slow_values(kernel, values):
+    """Raises what is wrong with the values of a call."""
+    kernel._numbers(values, "kernel")
+
+
+def _run_error(kernel, status):
+    with kernel._state.lock:
+        raise kernel._context._error(status)
+
+
+def _refused_call(kernel, status, shape, values):
+    raise kernel._prepare_error(status, _capi.int64_array(shape), _capi.int64_array(values))
+
+
+_ext._setup(SliceError, np.empty, _slow_input, _slow_out, _slow_values, _threads, _run_error, _refused_call)

@@ -61,7 +61,7 @@ class Loading(unittest.TestCase):
         not_slicegen = run_python({"SLICEGEN_LIBRARY": "libm.so.6", "PYTHONPATH": self.site}, self.tmp.name)
         self.assertIn("not libslicegen", not_slicegen.stderr)
 
-    def test_source_tree_module_is_pure_python(self):
+    def test_source_tree_holds_no_build_outputs(self):
         files = sorted(f for f in os.listdir(os.path.join(PYTHON_DIR, "slicegen"))
                        if not f.startswith(("__pycache__", "libslicegen.so")))
         self.assertEqual(files, ["__init__.py", "_capi.py", "_core.py"])

@@ -276,7 +276,7 @@ class Errors(unittest.TestCase):
         self.raises(kernel, x[:4], out=out, contains=("out's shape is (3, 3)", "(2, 3)"))
         self.raises(kernel, x, out=out.astype(np.int64), contains="element type")
         self.raises(kernel, x, out=np.zeros((3, 6), np.int32)[:, ::2], contains="C-contiguous")
-        self.raises(kernel, x, out=[[0] * 3] * 3, contains="not a NumPy array")
+        self.raises(kernel, x, out=[[0] * 3] * 3, contains="not a writable array")
         frozen = np.zeros((3, 3), np.int32)
         frozen.flags.writeable = False
         self.raises(kernel, x, out=frozen, contains="read-only")
@@ -306,7 +306,7 @@ class Threads(unittest.TestCase):
 
     def test_python_threads_share_a_kernel(self):
         """Eight Python threads call one symbolic kernel at once, each with
-        inputs of its own shapes (each call prepares its own arguments)."""
+        inputs of its own shapes (each call prepares its own arguments, on the C stack)."""
         kernel = slicegen.compile("[1:, ::-2, None]", (None, None), np.int64)
         failures, start = [], threading.Barrier(8)
 
@@ -335,7 +335,6 @@ class Threads(unittest.TestCase):
         for t in threads:
             t.join()
         self.assertEqual(failures, [], f"SLICEGEN_SEED={SEED}")
-        self.assertLessEqual(len(kernel._free), 8)
 
     def test_prepare_errors_are_each_calls_own(self):
         """Threads whose calls fail at once each get their own call's
