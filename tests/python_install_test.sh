@@ -3,8 +3,9 @@
 # with Debian's setuptools, into a fresh venv, with a copy of the library
 # placed next to the module first; then, outside the source tree and with
 # neither SLICEGEN_LIBRARY nor PYTHONPATH, the module must load that copy
-# and pass the Python tests; last, pip uninstalls it. Exits 77 (skipped)
-# where NumPy, pip or setuptools is missing.
+# and pass the Python tests; last, pip uninstalls it. pip builds the
+# extension slicegen._ext against the repository's include/ and that copy.
+# Exits 77 (skipped) where NumPy, pip, setuptools or Python.h is missing.
 #   usage: python_install_test.sh PYTHON LIBSLICEGEN.so SOURCE_DIR [SLICEGEN]
 set -euo pipefail
 python=$1 lib=$2 src=$3 cli=${4:-}
@@ -12,12 +13,15 @@ skip() { echo "python-install: $* is not installed; skipped"; exit 77; }
 "$python" -c "import numpy" 2> /dev/null || skip "NumPy (Debian: python3-numpy)"
 "$python" -m pip --version > /dev/null 2>&1 || skip "pip (Debian: python3-pip)"
 "$python" -c "import setuptools" 2> /dev/null || skip "setuptools (Debian: python3-setuptools)"
+"$python" -c "import os, sysconfig, sys; sys.exit(not os.path.exists(sysconfig.get_path('include') + '/Python.h'))" ||
+    skip "Python.h (Debian: python3-dev)"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 cp -r "$src/python" "$tmp/python"
-rm -rf "$tmp/python/build" "$tmp/python"/*.egg-info "$tmp/python/slicegen/libslicegen.so"*
+cp -r "$src/include" "$tmp/include"
+rm -rf "$tmp/python/build" "$tmp/python"/*.egg-info "$tmp/python/slicegen/libslicegen.so"* "$tmp/python/slicegen/_ext"*.so
 cp -L "$lib" "$tmp/python/slicegen/libslicegen.so.0"
 # --system-site-packages: NumPy, pytest, and pip itself (a venv without
 # ensurepip, which Debian keeps in python3-venv, has no pip of its own).
@@ -27,6 +31,7 @@ venv_python=$tmp/venv/bin/python
     fail "pip install ./python"
 site=$("$venv_python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 [ -f "$site/slicegen/libslicegen.so.0" ] || fail "the library was not installed with the module"
+ls "$site"/slicegen/_ext.abi3.so > /dev/null || fail "the extension slicegen._ext was not installed"
 
 cd "$tmp"
 unset SLICEGEN_LIBRARY PYTHONPATH

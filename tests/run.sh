@@ -18,12 +18,13 @@ build=${SLICEGEN_BUILD_DIR:-$root/build}
 # (aarch64, riscv64, i686 and armv7 objects, run; x86-64 objects on an
 # older CPU), gnuplot (slicegen bench --plot),
 # pkg-config (the consumer test builds a program with slicegen.pc), pytest,
-# pip and setuptools (the Python module's tests and its pip install),
+# pip, setuptools and python3-dev (the Python module's extension, tests
+# and pip install),
 # Node.js, npm and the onnx Python package (ONNX Runtime as the oracle of
 # ONNX models: its npm package, installed into the build folder below).
 bash "$root/tools/install-deps.sh" nodejs npm python3-onnx g++ python3-numpy gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu qemu-user \
     libc6-dev-arm64-cross libc6-dev-riscv64-cross gcc-i686-linux-gnu libc6-dev-i386-cross gcc-arm-linux-gnueabihf \
-    libc6-dev-armhf-cross gnuplot-nox pkgconf python3-pytest python3-pip python3-setuptools
+    libc6-dev-armhf-cross gnuplot-nox pkgconf python3-pytest python3-pip python3-setuptools python3-dev
 cmake -S "$root" -B "$build" -DSLICEGEN_WERROR=ON \
     ${LLVM_DIR:+-DLLVM_DIR="$LLVM_DIR"} ${SLICEGEN_SANITIZE:+-DSLICEGEN_SANITIZE="$SLICEGEN_SANITIZE"} \
     ${SLICEGEN_REQUIRE_CROSS:+-DSLICEGEN_REQUIRE_CROSS=ON}

@@ -12,7 +12,9 @@
 A symbolic kernel (a None dimension, or values named in the spec, "[:, :t]")
 takes its values by keyword, kernel(x, t=3); kernel.value_names lists them.
 
-Pure Python over libslicegen.so (ctypes). The library is looked for at
+Kernel calls and slicegen.slice run in the C extension slicegen._ext
+(python/src/slicegen_ext.c); the rest is Python over libslicegen.so
+(ctypes). The library is looked for at
 $SLICEGEN_LIBRARY, then next to this module, then on the system's library
 path; `slicegen.library_path` is the file loaded. Errors raise SliceError,
 a ValueError carrying the library's one-line message.

@@ -57,7 +57,7 @@ static void set_ref(PyObject **slot, PyObject *value)
 
 typedef struct {
     PyObject_HEAD sg_context *ctx; /* NULL once closed */
-    long running;                   /* under mutex */
+    long running;                  /* under mutex */
     pthread_mutex_t mutex;
     pthread_cond_t idle;
 } Gate;
@@ -165,11 +165,9 @@ static char format_kind(const char *format)
 {
     if (format == NULL)
         return 'u'; /* unsigned bytes */
-    if (*format == '@' || *format == '=' || *format == '|' ||
-        (*format == '<' && (const union {
-                               uint16_t u;
-                               char c;
-                           }){1}.c))
+    const uint16_t one = 1;
+    const int little = *(const unsigned char *)&one == 1;
+    if (*format == '@' || *format == '=' || *format == '|' || (*format == '<' && little))
         format++;
     if (format[0] == '\0' || format[1] != '\0')
         return 0;
@@ -189,13 +187,13 @@ static char format_kind(const char *format)
 typedef struct {
     PyObject_HEAD Gate *gate; /* NULL until _bind */
     const sg_kernel *kernel;
-    PyObject *dtype;       /* the NumPy dtype */
-    char kind;             /* its format kind; 0: only through input_slow (bfloat16) */
+    PyObject *dtype; /* the NumPy dtype */
+    char kind;       /* its format kind; 0: only through input_slow (bfloat16) */
     Py_ssize_t itemsize;
     int symbolic;
-    int rank;              /* the input's */
+    int rank; /* the input's */
     int64_t in_shape[SG_MAX_RANK];
-    PyObject *out_shape;   /* a static kernel's output shape, a tuple */
+    PyObject *out_shape; /* a static kernel's output shape, a tuple */
     int out_rank;
     int64_t out_dims[SG_MAX_RANK];
     PyObject *value_names; /* a tuple of str */
@@ -432,9 +430,9 @@ static PyObject *kernel_run(KernelBase *k, PyObject *x, Py_buffer *given, PyObje
             PyBuffer_Release(&dst);
             goto fail;
         }
-        Py_BEGIN_ALLOW_THREADS status = k->symbolic
-                                            ? sg_kernel_run_args(gate->ctx, k->kernel, in.buf, dst.buf, &args, threads)
-                                            : sg_kernel_run(gate->ctx, k->kernel, in.buf, dst.buf, threads);
+        Py_BEGIN_ALLOW_THREADS status =
+            k->symbolic ? sg_kernel_run_args(gate->ctx, k->kernel, in.buf, dst.buf, &args, threads)
+                        : sg_kernel_run(gate->ctx, k->kernel, in.buf, dst.buf, threads);
         gate_leave(gate);
         Py_END_ALLOW_THREADS
     } else {
@@ -538,7 +536,8 @@ static PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kwargs)
     int refused = k->value_count > SG_VALUES_MAX;
     PyObject *key, *value;
     while (kwargs != NULL && PyDict_Next(kwargs, &pos, &key, &value)) {
-        if (PyUnicode_CompareWithASCIIString(key, "out") == 0 || PyUnicode_CompareWithASCIIString(key, "threads") == 0) {
+        if (PyUnicode_CompareWithASCIIString(key, "out") == 0 ||
+            PyUnicode_CompareWithASCIIString(key, "threads") == 0) {
             PyObject **slot = PyUnicode_CompareWithASCIIString(key, "out") == 0 ? &out : &threads;
             if (*slot != NULL) {
                 PyErr_Format(PyExc_TypeError, "kernel() got multiple values for argument '%U'", key);
@@ -731,11 +730,11 @@ static PyObject *setup(PyObject *module, PyObject *args)
 {
     PyObject *given[8];
     (void)module;
-    if (!PyArg_UnpackTuple(args, "_setup", 8, 8, &given[0], &given[1], &given[2], &given[3], &given[4], &given[5],
-                           &given[6], &given[7]))
+    if (!PyArg_UnpackTuple(args, "_setup", 8, 8, &given[0], &given[1], &given[2], &given[3], &given[4],
+                           &given[5], &given[6], &given[7]))
         return NULL;
-    PyObject **slots[8] = {&slice_error,  &np_empty,  &input_slow,    &out_slow,
-                           &values_slow, &threads_slow, &run_error, &prepare_error};
+    PyObject **slots[8] = {&slice_error, &np_empty,     &input_slow, &out_slow,
+                           &values_slow, &threads_slow, &run_error,  &prepare_error};
     for (int i = 0; i < 8; i++)
         set_ref(slots[i], given[i]);
     return Py_NewRef(Py_None);
@@ -748,9 +747,15 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "slicegen._ext",
-                                        "The hot path of slicegen's kernel calls (see slicegen_ext.c).", -1,
-                                        module_methods, NULL, NULL, NULL, NULL};
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
+                                        "slicegen._ext",
+                                        "The hot path of slicegen's kernel calls (see slicegen_ext.c).",
+                                        -1,
+                                        module_methods,
+                                        NULL,
+                                        NULL,
+                                        NULL,
+                                        NULL};
 
 PyMODINIT_FUNC PyInit__ext(void)
 {
