@@ -672,8 +672,13 @@ static PyObject *slicer_call(PyObject *self, PyObject *args, PyObject *kwargs)
         Py_buffer in;
         if (kernel != NULL) {
             KernelBase *k = (KernelBase *)kernel;
-            if (k->gate->ctx != NULL && k->value_count == 0 && input_fast(k, x, &in))
-                return kernel_run(k, x, &in, out, n, NULL);
+            if (k->gate->ctx != NULL && k->value_count == 0 && input_fast(k, x, &in)) {
+                /* held: the call may run code that drops the cache's entry */
+                Py_INCREF(kernel);
+                PyObject *result = kernel_run(k, x, &in, out, n, NULL);
+                Py_DECREF(kernel);
+                return result;
+            }
         } else if (PyErr_Occurred()) {
             return NULL;
         }
