@@ -736,7 +736,7 @@ class Context:
     def _slice_kernel(self, x, spec):
         """The kernel of spec for x: from the cache of the last kernels
         slice() used, else compiled."""
-        x = np.asarray(x)
+        x = _array(x)
         spec = _normalize_spec(spec)
         key = (_slice_key(spec), x.shape, x.dtype)
         with self._state.lock:
@@ -800,8 +800,9 @@ class Kernel(_ext.KernelBase):
 
     kernel(x, out=None, threads=1) runs the kernel on x and returns the
     output: out if given, else a new C-contiguous NumPy array (0-d where
-    every dimension is taken by an integer index). x is a NumPy array or
-    any object with the buffer protocol (memoryview, bytearray, ...) of the
+    every dimension is taken by an integer index). x is a NumPy array, any
+    object with the buffer protocol (memoryview, bytearray, ...) or a
+    DLPack tensor on the CPU (a PyTorch tensor; np.from_dlpack) of the
     kernel's input shape and element type exactly (no casting): read in
     place when C-contiguous, copied first otherwise. out, if given, is a
     writable C-contiguous buffer of the output's shape and element type
@@ -905,7 +906,7 @@ class Kernel(_ext.KernelBase):
                                    cf_protection, _stores(stores))
 
     def _input(self, x):
-        x = np.asarray(x)
+        x = _array(x)
         if x.shape != self.input_shape:
             raise SliceError(f"failed to run kernel: the input's shape is {x.shape}, the kernel's "
                              f"{self.input_shape}")
@@ -975,6 +976,21 @@ class Kernel(_ext.KernelBase):
         return self._run(lambda ctx, i, o: _lib.sg_run_reference(ctx, self._plan, i, o), x, out)
 
 
+def _array(x):
+    """x as a NumPy array: np.asarray, or, for an object with DLPack and
+    without the buffer protocol (a PyTorch tensor, ...), np.from_dlpack (the
+    same memory, on the CPU only)."""
+    if not isinstance(x, np.ndarray) and hasattr(type(x), "__dlpack__"):
+        try:
+            memoryview(x)
+        except TypeError:
+            try:
+                return np.from_dlpack(x)
+            except (BufferError, RuntimeError, TypeError, ValueError) as e:
+                raise SliceError(f"failed to run kernel: the input's DLPack tensor is refused ({e})") from None
+    return np.asarray(x)
+
+
 def _dtype_error(what, got, want):
     return SliceError(f"failed to run kernel: {what} element type is {got.str} ({got}), "
                       f"the kernel's {want.str} ({want})")
@@ -1032,7 +1048,7 @@ class _SymbolicKernel(Kernel):
         self._rank = len(self.input_shape)
 
     def _input(self, x):
-        x = np.asarray(x)
+        x = _array(x)
         if x.ndim != self._rank:
             raise SliceError(f"failed to run kernel: the input's shape is {x.shape}, the kernel's "
                              f"{self.input_shape}")
@@ -1163,7 +1179,7 @@ def _slow_input(kernel, x):
 
 def _slow_out(kernel, out, x, shape):
     """out as the array to write (bfloat16 viewed as uint16), or SliceError."""
-    out = _checked_out(out, np.asarray(x), shape, kernel.dtype)
+    out = _checked_out(out, _array(x), shape, kernel.dtype)
     return out.view(np.uint16) if kernel._bits else out
 
 

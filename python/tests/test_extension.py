@@ -62,6 +62,36 @@ class Buffers(unittest.TestCase):
         wide = np.zeros((1024, 2048), np.float32)[:, ::2]
         self.assertGreaterEqual(peak_bytes(lambda: kernel(wide, out=out)), x.nbytes)
 
+    def test_dlpack_inputs(self):
+        """An object with DLPack and no buffer (as a PyTorch tensor) is read
+        through np.from_dlpack, in place; PyTorch's own when it imports."""
+        class Tensor:
+            def __init__(self, array):
+                self.array = array
+
+            def __dlpack__(self, stream=None):
+                return self.array.__dlpack__()
+
+            def __dlpack_device__(self):
+                return self.array.__dlpack_device__()
+
+        x = random_array(rng_for("dlpack"), (4, 6), np.float32)
+        kernel = slicegen.compile("[1:, ::-2]", x.shape, x.dtype)
+        want = np.ascontiguousarray(x[1:, ::-2])
+        self.assertTrue(same(kernel(Tensor(x)), want))
+        self.assertTrue(same(slicegen.slice(Tensor(x), "[1:, ::-2]"), want))
+        self.assertTrue(same(slicegen.compile("[1:, ::-2]", (None, 6), np.float32)(Tensor(x)), want))
+        big = np.ones((1024, 1024), np.float32)
+        flip, out = slicegen.compile("[::-1]", big.shape, big.dtype), np.empty_like(big)
+        self.assertLess(peak_bytes(lambda: flip(Tensor(big), out=out)), big.nbytes // 4)
+        with self.assertRaisesRegex(slicegen.SliceError, "element type is <f8"):
+            kernel(Tensor(x.astype(np.float64)))
+        try:
+            import torch
+        except ImportError:
+            return
+        self.assertTrue(same(kernel(torch.from_numpy(x)), want))
+
     def test_read_only_and_non_contiguous_inputs(self):
         rng = rng_for("read-only")
         x = random_array(rng, (6, 8), np.uint32)
