@@ -80,8 +80,9 @@ static void check_layer(suite *s, char **f)
 {
     char path[1100], shape[512];
     sg_model *model = NULL;
-    snprintf(path, sizeof path, "%s/good/%s", s->dir, f[0]);
-    if (!CHECK(s, sg_model_read(s->ctx, path, NULL, &model) == SG_OK, "%s: %s", f[0],
+    if (!CHECK(s, snprintf(path, sizeof path, "%s/good/%s", s->dir, f[0]) < (int)sizeof path, "%s: path too long",
+               f[0]) ||
+        !CHECK(s, sg_model_read(s->ctx, path, NULL, &model) == SG_OK, "%s: %s", f[0],
                sg_context_last_error(s->ctx)))
         return;
     size_t index = (size_t)atol(f[1]);
@@ -127,7 +128,9 @@ static void check_bad(suite *s, char **f, size_t n)
 {
     char path[1100];
     sg_model *model = NULL;
-    snprintf(path, sizeof path, "%s/bad/%s", s->dir, f[0]);
+    if (!CHECK(s, snprintf(path, sizeof path, "%s/bad/%s", s->dir, f[0]) < (int)sizeof path, "%s: path too long",
+               f[0]))
+        return;
     sg_status st = sg_model_read(s->ctx, path, NULL, &model);
     const char *message = sg_context_last_error(s->ctx);
     if (!CHECK(s, st == SG_ERR_IO && model == NULL, "%s: status %d, expected SG_ERR_IO (%s)", f[0], (int)st,
@@ -185,7 +188,9 @@ int main(int argc, char **argv)
         if (strcmp(last, f[0]) != 0) {
             if (last[0] != '\0')
                 check_counts_of(&s, last, per_model);
-            snprintf(last, sizeof last, "%s", f[0]);
+            if (!CHECK(&s, snprintf(last, sizeof last, "%s", f[0]) < (int)sizeof last, "model name %s too long",
+                       f[0]))
+                break;
             per_model = 0;
         }
         per_model++;
