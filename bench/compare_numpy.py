@@ -297,21 +297,32 @@ def run_bench(args):
             return json.load(f)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def bench_arguments(description, quick_help):
+    """A parser of the options every comparison takes: the JSON of
+    `slicegen bench --json FILE`, or --slicegen PATH [--quick] [--case TEXT]."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("json", nargs="?", help="the output of slicegen bench --json FILE")
     parser.add_argument("--slicegen", help="run PATH bench --json itself")
-    parser.add_argument("--quick", action="store_true",
-                        help="fewer repetitions here; with --slicegen also bench --quick")
+    parser.add_argument("--quick", action="store_true", help=quick_help)
     parser.add_argument("--case", help="with --slicegen: bench --case TEXT")
+    return parser
+
+
+def bench_results(parser):
+    """The parsed options and the bench JSON they name (read, or made by
+    running slicegen bench)."""
     args = parser.parse_args()
     if (args.json is None) == (args.slicegen is None):
         parser.error("give either a JSON file or --slicegen PATH")
-    if args.json:
-        with open(args.json) as f:
-            results = json.load(f)
-    else:
-        results = run_bench(args)
+    if args.slicegen:
+        return args, run_bench(args)
+    with open(args.json) as f:
+        return args, json.load(f)
+
+
+def main():
+    parser = bench_arguments(__doc__.split("\n\n")[0], "fewer repetitions here; with --slicegen also bench --quick")
+    args, results = bench_results(parser)
     target = 0.03 if args.quick else 0.2
 
     print("NumPy %s%s; times over memcpy of the output bytes (slicegen's from its JSON, the others' here)"

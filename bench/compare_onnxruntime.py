@@ -28,7 +28,6 @@ tests install (build*/onnxruntime/node_modules/onnxruntime-node). Needs
 node, and the onnx Python package (Debian: python3-onnx): use
 /usr/bin/python3.
 """
-import argparse
 import glob
 import json
 import os
@@ -45,7 +44,7 @@ except ImportError:
              "run it with /usr/bin/python3")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_numpy import parse_expr, parse_trt, run_bench  # noqa: E402 (the same case texts)
+from compare_numpy import bench_arguments, bench_results, parse_expr, parse_trt  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # slicegen's type: ONNX's, ONNX Runtime's tensor type in Node.js, NumPy's.
@@ -152,21 +151,10 @@ def time_text(seconds):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("json", nargs="?", help="the output of slicegen bench --json FILE")
-    parser.add_argument("--slicegen", help="run PATH bench --json itself")
-    parser.add_argument("--quick", action="store_true", help="fewer runs; with --slicegen also bench --quick")
-    parser.add_argument("--case", help="with --slicegen: bench --case TEXT")
+    parser = bench_arguments(__doc__.split("\n\n")[0], "fewer runs; with --slicegen also bench --quick")
     parser.add_argument("--onnxruntime", help="ONNX Runtime's Node.js package folder")
     parser.add_argument("--runs", type=int, help="profiled runs per model (default 50, 10 with --quick)")
-    args = parser.parse_args()
-    if (args.json is None) == (args.slicegen is None):
-        parser.error("give either a JSON file or --slicegen PATH")
-    if args.json:
-        with open(args.json) as f:
-            results = json.load(f)
-    else:
-        results = run_bench(args)
+    args, results = bench_results(parser)
     ort = find_onnxruntime(args.onnxruntime)
     runs = args.runs or (10 if args.quick else 50)
 
