@@ -181,6 +181,23 @@ static LLVMBasicBlockRef block(gen *g, const char *name)
     return LLVMAppendBasicBlockInContext(g->c, g->fn, name);
 }
 
+/* if (lo < hi) { what the caller builds next } ... when_end(g, done): the
+ * block after the guarded code, which when_end moves the builder to. */
+static LLVMBasicBlockRef when_less(gen *g, LLVMValueRef lo, LLVMValueRef hi, const char *name)
+{
+    LLVMBasicBlockRef some = block(g, name), done = block(g, "");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, lo, hi, ""), some, done);
+    LLVMPositionBuilderAtEnd(g->b, some);
+    return done;
+}
+
+static void when_end(gen *g, LLVMBasicBlockRef done)
+{
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
 /* ---- moving bytes ------------------------------------------------------------------ */
 
 /* <lanes x T> with v in every lane. */
@@ -612,9 +629,13 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
         LLVMValueRef bytes = mul(g, sub(g, hi, lo), ci(g, r));
         if (dense)
             copy_bytes(g, in0, out0, bytes);
-        else if (broadcast)
+        else if (broadcast && n > 0)
             store_pattern(g, out0, load(g, int_type(g, r), in0), r, bytes);
-        else
+        else if (broadcast) { /* an empty range's element may lie outside the input: read it only if used */
+            LLVMBasicBlockRef done = when_less(g, lo, hi, "broadcast");
+            store_pattern(g, out0, load(g, int_type(g, r), in0), r, bytes);
+            when_end(g, done);
+        } else
             for (int64_t k = 0; k < n; k++)
                 copy_bytes(g, gep_c(g, in0, k * s), gep_c(g, out0, k * r), ci(g, r));
         return;
@@ -956,9 +977,7 @@ static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
         emit_mapped_each(g, level, in, out, lo, hi);
         return;
     }
-    LLVMBasicBlockRef some = block(g, "border"), done = block(g, "border_done");
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, lo, hi, ""), some, done);
-    LLVMPositionBuilderAtEnd(g->b, some);
+    LLVMBasicBlockRef done = when_less(g, lo, hi, "border");
     LLVMValueRef at = gep(g, out, mul(g, lo, g->run)), bytes = mul(g, sub(g, hi, lo), g->run);
     if (mode == SG_TRT_FILL) {
         fill(g, at, bytes);
@@ -974,9 +993,7 @@ static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
         LLVMValueRef edge = load(g, int_type(g, unit), gep(g, in, mul(g, index, g->in_stride[level])));
         store_pattern(g, at, edge, unit, bytes);
     }
-    LLVMBuildBr(g->b, done);
-    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
-    LLVMPositionBuilderAtEnd(g->b, done);
+    when_end(g, done);
 }
 
 /* Iterations [lo, hi) of a mapped loop (a symbolic plan's TensorRT border

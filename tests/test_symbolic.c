@@ -275,22 +275,12 @@ static bool same_slots(const sg_plan *plan, const sg_args *a, const sg_args *b)
     return true;
 }
 
-/* One call: shape and values drawn, kernel against reference. */
-static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_kernel *kernel, int call)
+/* One call of kernel (of plan, of spec g) on an input of `shape` with
+ * `values`, against the reference. */
+static void check_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_kernel *kernel, int call,
+                       const int64_t *shape, const int64_t *values)
 {
     size_t rank = plan->in_rank, nvalues = sg_plan_value_count(plan);
-    int64_t shape[8], values[8];
-    size_t long_axis = rank ? (size_t)pick(s, 0, (int64_t)rank - 1) : 0; /* long rows: vector code */
-    bool long_rows = pick(s, 0, 2) == 0;
-    for (size_t i = 0; i < rank; i++)
-        shape[i] = plan->in_shape[i] >= 0        ? plan->in_shape[i]
-                   : next(s) % 32 == 0           ? -pick(s, 1, 3)
-                   : i == long_axis && long_rows ? pick(s, 16, 100)
-                                                 : pick(s, 0, 6);
-    for (size_t i = 0; i < nvalues; i++) {
-        int named = atoi(sg_plan_value_name(plan, i) + 1);
-        values[i] = draw_value(s, g->stride_name[named]);
-    }
     char spec_text[1100], vals[256] = "";
     text_of(g, spec_text, sizeof spec_text);
     for (size_t i = 0; i < nvalues; i++)
@@ -387,6 +377,70 @@ static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_
     munmap(in_map, in_len);
     munmap(out_map, out_len);
     sg_plan_destroy(bound);
+}
+
+/* One call: shape and values drawn, kernel against reference. */
+static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_kernel *kernel, int call)
+{
+    size_t rank = plan->in_rank, nvalues = sg_plan_value_count(plan);
+    int64_t shape[8], values[8];
+    size_t long_axis = rank ? (size_t)pick(s, 0, (int64_t)rank - 1) : 0; /* long rows: vector code */
+    bool long_rows = pick(s, 0, 2) == 0;
+    for (size_t i = 0; i < rank; i++)
+        shape[i] = plan->in_shape[i] >= 0        ? plan->in_shape[i]
+                   : next(s) % 32 == 0           ? -pick(s, 1, 3)
+                   : i == long_axis && long_rows ? pick(s, 16, 100)
+                                                 : pick(s, 0, 6);
+    for (size_t i = 0; i < nvalues; i++) {
+        int named = atoi(sg_plan_value_name(plan, i) + 1);
+        values[i] = draw_value(s, g->stride_name[named]);
+    }
+    check_call(s, g, plan, kernel, call, shape, values);
+}
+
+/* Calls that once went wrong, each on the shapes and values given. */
+static void regressions(suite *s)
+{
+    static const struct {
+        const char *words; /* separated by spaces */
+        int64_t dims[2];   /* -1: ? */
+        int64_t call[2];
+        int64_t values[2];
+        size_t rank;
+        sg_dtype dtype;
+    } cases[] = {
+        /* a zero stride (a broadcast) over an empty interior: its element,
+         * far outside the empty input, must not be read */
+        {"--op TrtSlice --start -2147483648 --size 5 --stride 0 --mode fill --fill 7",
+         {-1},
+         {0},
+         {0},
+         1,
+         SG_U8},
+        {"--op TrtSlice --start 0,v0 --size 3,40 --stride 1,0 --mode fill", {2, -1}, {2, 0}, {5}, 2, SG_F32},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        gen_spec g = {0};
+        snprintf(g.text, sizeof g.text, "%s", cases[k].words);
+        for (char *p = g.text; *p; p++)
+            *p = *p == ' ' ? '\x1f' : *p;
+        sg_spec *spec = NULL;
+        sg_plan *plan = NULL;
+        sg_kernel *kernel = NULL;
+        if (CHECK(s,
+                  parse(s, &g, &spec) == SG_OK &&
+                      sg_plan_create(s->ctx, spec, cases[k].rank, cases[k].dims, cases[k].dtype, &plan) ==
+                          SG_OK &&
+                      sg_kernel_compile(s->ctx, plan, 2, &kernel) == SG_OK,
+                  "regression %zu: %s", k, sg_context_last_error(s->ctx))) {
+            s->spec = spec;
+            check_call(s, &g, plan, kernel, (int)k, cases[k].call, cases[k].values);
+        }
+        s->spec = NULL;
+        sg_kernel_release(kernel);
+        sg_plan_destroy(plan);
+        sg_spec_destroy(spec);
+    }
 }
 
 static void one_case(suite *s, int index)
@@ -574,6 +628,7 @@ int main(int argc, char **argv)
         return 1;
     api_checks(&s);
     large_checks(&s);
+    regressions(&s);
     for (long i = 0; i < cases; i++)
         one_case(&s, (int)i);
     printf("test_symbolic: %d calls, %d refused by the reference (%d by both); %d of %ld specs invalid\n",
