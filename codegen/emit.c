@@ -793,8 +793,11 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
                         LLVMValueRef lo, LLVMValueRef hi, int64_t extent)
 {
     const sg_plan *p = g->plan;
-    int64_t stride;
-    if (level + 1 == p->nloops) {
+    int64_t stride, out_stride;
+    /* the innermost loop writes its runs one after another, except in a
+     * part whose box is narrower than the output: then a loop of runs */
+    bool dense_out = !p->part || (is_const(g->out_stride[level], &out_stride) && out_stride == g->run_k);
+    if (level + 1 == p->nloops && dense_out) {
         if (is_const(s, &stride) && g->run_k >= 0)
             emit_inner(g, in, stride, out, lo, hi, extent);
         else if (p->sym && g->run_k > 0)
@@ -1357,13 +1360,15 @@ static void emit_symbolic(gen *g, LLVMValueRef args, LLVMValueRef in, LLVMValueR
     }
 }
 
-static void emit_function(gen *g, const char *symbol, const sg_target *t)
+/* Adds the kernel function `symbol` of g->plan (its signature and
+ * attributes) to the module, the builder at its entry. */
+static void declare_kernel(gen *g, const char *symbol, const sg_target *t)
 {
     const sg_plan *p = g->plan;
     LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
     /* (in, out, begin, end), or with runtime numbers (in, out, args, begin, end) */
     LLVMTypeRef params[5] = {g->ptr, g->ptr, i64, i64, i64};
-    unsigned nparams = p->sym ? 5 : 4, first = nparams - 2;
+    unsigned nparams = p->sym ? 5 : 4;
     if (p->sym)
         params[2] = g->ptr;
     g->fn = LLVMAddFunction(g->m, symbol, LLVMFunctionType(LLVMVoidTypeInContext(g->c), params, nparams, 0));
@@ -1394,6 +1399,13 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
         add_attr(g, i, i == 2 ? "writeonly" : "readonly");
     }
     LLVMPositionBuilderAtEnd(g->b, block(g, "entry"));
+}
+
+static void emit_function(gen *g, const char *symbol, const sg_target *t)
+{
+    const sg_plan *p = g->plan;
+    declare_kernel(g, symbol, t);
+    unsigned first = p->sym ? 3 : 2;
     LLVMValueRef args = p->sym ? LLVMGetParam(g->fn, 2) : NULL;
     nest_numbers(g, args);
     LLVMValueRef base = p->sym ? number(g, args, p->sym->base, SG_ARG_BASE) : ci(g, p->base);
@@ -1488,6 +1500,83 @@ void sg_codegen_cf_protection(LLVMModuleRef m, const sg_target *t)
     }
 }
 
+static void gen_init(gen *g, const sg_plan *plan, const sg_target *t, LLVMModuleRef m, sg_error *err)
+{
+    LLVMContextRef ctx = LLVMGetModuleContext(m);
+    *g = (gen){.plan = plan, .c = ctx, .m = m, .vec = t->vector_bytes, .err = err};
+    g->b = LLVMCreateBuilderInContext(ctx);
+    g->i8 = LLVMInt8TypeInContext(ctx);
+    g->i32 = LLVMInt32TypeInContext(ctx);
+    g->ix = LLVMIntPtrTypeInContext(ctx, LLVMGetModuleDataLayout(m));
+#if LLVM_VERSION_MAJOR < 15
+    g->ptr = LLVMPointerType(g->i8, 0);
+#else
+    g->ptr = LLVMPointerTypeInContext(ctx, 0);
+#endif
+    g->copy_vec = copy_width(plan, g->vec);
+    g->stream = sg_codegen_streams(plan, t);
+    g->stream_above =
+        plan->sym && t->stores == SG_STORES_AUTO && !t->gpu_emulation ? sg_codegen_stream_threshold(t) : -1;
+}
+
+/* A program: each part's nest as a function of its own, internal to the
+ * module (`symbol`.partK), and the kernel, which runs the steps [begin,
+ * end) of the parts' outer ranges laid end to end: part k gets those of
+ * its range, at its box's offset in the output. Every part streams its
+ * stores when the whole output would. */
+static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
+                             sg_error *err)
+{
+    bool stream = sg_codegen_streams(plan, t);
+    size_t len = strlen(symbol);
+    char *name = malloc(len + 32);
+    LLVMValueRef *parts = calloc(plan->nparts ? plan->nparts : 1, sizeof *parts);
+    if (name == NULL || parts == NULL) {
+        free(name);
+        free(parts);
+        return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel %s: out of memory", symbol);
+    }
+    for (size_t k = 0; k < plan->nparts && err->status == SG_OK; k++) {
+        gen g;
+        gen_init(&g, plan->parts[k].plan, t, m, err);
+        g.stream = stream;
+        snprintf(name, len + 32, "%s.part%zu", symbol, k);
+        emit_function(&g, name, t);
+        LLVMSetLinkage(g.fn, LLVMInternalLinkage);
+        parts[k] = g.fn;
+        LLVMDisposeBuilder(g.b);
+    }
+    if (err->status == SG_OK) {
+        gen g;
+        gen_init(&g, plan, t, m, err);
+        declare_kernel(&g, symbol, t);
+        LLVMTypeRef i64 = LLVMInt64TypeInContext(g.c), params[4] = {g.ptr, g.ptr, i64, i64};
+        LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(g.c), params, 4, 0);
+        LLVMValueRef in = LLVMGetParam(g.fn, 0), out = LLVMGetParam(g.fn, 1);
+        LLVMValueRef begin = LLVMGetParam(g.fn, 2), end = LLVMGetParam(g.fn, 3);
+        int64_t first = 0;
+        for (size_t k = 0; k < plan->nparts; k++) {
+            int64_t extent = sg_nest_outer_extent(plan->parts[k].plan);
+            LLVMValueRef zero = LLVMConstInt(i64, 0, 0), steps = LLVMConstInt(i64, (unsigned long long)extent, 0);
+            LLVMValueRef at = LLVMConstInt(i64, (unsigned long long)first, 0);
+            /* [max(begin - first, 0), min(end - first, extent)) */
+            LLVMValueRef lo = LLVMBuildSub(g.b, begin, at, ""), hi = LLVMBuildSub(g.b, end, at, "");
+            lo = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, lo, zero, ""), zero, lo, "");
+            hi = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSGT, hi, steps, ""), steps, hi, "");
+            LLVMBasicBlockRef done = when_less(&g, lo, hi, "part");
+            LLVMValueRef call_args[4] = {in, gep(&g, out, ci(&g, plan->parts[k].out_offset)), lo, hi};
+            LLVMBuildCall2(g.b, type, parts[k], call_args, 4, "");
+            when_end(&g, done);
+            first += extent;
+        }
+        LLVMBuildRetVoid(g.b);
+        LLVMDisposeBuilder(g.b);
+    }
+    free(name);
+    free(parts);
+    return err->status;
+}
+
 sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                                 sg_error *err)
 {
@@ -1507,27 +1596,21 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
             "failed to compile kernel %s for %s: GPU kernels take no runtime values or dimensions yet "
             "(give every number)",
             symbol, t->triple);
+    if (plan->op == SG_OP_PROGRAM && (sg_target_is_gpu(t) || t->gpu_emulation))
+        return sg_fail(err, SG_ERR_USAGE,
+                       "failed to compile kernel %s for %s: GPU kernels of programs (several slices in one "
+                       "kernel) are not supported yet",
+                       symbol, t->triple);
+    if (plan->op == SG_OP_PROGRAM)
+        return add_program(plan, symbol, t, m, err);
     if (sg_target_is_gpu(t) || t->gpu_emulation)
         return sg_gpu_add_kernel(plan, symbol, t, m, err);
     for (size_t i = 0; i < plan->nloops; i++)
         if (plan->loops[i].nseg > UINT32_MAX / FIELDS)
             return sg_fail(err, SG_ERR_SLICE, "failed to compile kernel: %zu segments in loop %zu",
                            plan->loops[i].nseg, i);
-    LLVMContextRef ctx = LLVMGetModuleContext(m);
-    gen g = {.plan = plan, .c = ctx, .m = m, .vec = t->vector_bytes, .err = err};
-    g.b = LLVMCreateBuilderInContext(ctx);
-    g.i8 = LLVMInt8TypeInContext(ctx);
-    g.i32 = LLVMInt32TypeInContext(ctx);
-    g.ix = LLVMIntPtrTypeInContext(ctx, LLVMGetModuleDataLayout(m));
-#if LLVM_VERSION_MAJOR < 15
-    g.ptr = LLVMPointerType(g.i8, 0);
-#else
-    g.ptr = LLVMPointerTypeInContext(ctx, 0);
-#endif
-    g.copy_vec = copy_width(plan, g.vec);
-    g.stream = sg_codegen_streams(plan, t);
-    g.stream_above =
-        plan->sym && t->stores == SG_STORES_AUTO && !t->gpu_emulation ? sg_codegen_stream_threshold(t) : -1;
+    gen g;
+    gen_init(&g, plan, t, m, err);
     emit_function(&g, symbol, t);
     LLVMDisposeBuilder(g.b);
     if (err->status == SG_OK && plan->sym)

@@ -9,6 +9,11 @@
 sg_outer sg_nest_outer(const sg_plan *plan)
 {
     sg_outer o = {0};
+    if (plan->op == SG_OP_PROGRAM) { /* the parts' outer ranges laid end to end, steps of unequal size */
+        for (size_t k = 0; k < plan->nparts; k++)
+            o.extent += sg_nest_outer(plan->parts[k].plan).extent;
+        return o;
+    }
     if (plan->sym) /* numbers from the prologue: the outermost loop (or two, per call), or pieces of the run */
         return (sg_outer){plan->nloops ? 1 : 0, -1, plan->nloops ? -1 : SG_RUN_PIECE};
     bool split = plan->out_bytes >= SG_SPLIT_OUTPUT;
@@ -17,7 +22,7 @@ sg_outer sg_nest_outer(const sg_plan *plan)
     /* One contiguous block: a lone run, or the planner's chunks of one */
     const sg_loop *l = &plan->loops[0];
     bool block = plan->nloops == 0 || (plan->nloops == 1 && l->nseg == 0 && l->in_stride == plan->run_bytes &&
-                                       l->extent < SG_SPLIT_STEPS);
+                                       l->out_stride == plan->run_bytes && l->extent < SG_SPLIT_STEPS);
     if (block && (plan->nloops == 0 || split)) {
         int64_t bytes = (int64_t)plan->out_bytes;
         bool pieces = split && bytes > SG_RUN_PIECE;
@@ -69,8 +74,43 @@ static uint64_t hash_bytes(const uint8_t *bytes, size_t len)
     return h;
 }
 
+/* A program's key: per part its output offset and its nest's key. */
+static sg_status program_key(const sg_plan *plan, sg_nest_key *key, sg_error *err)
+{
+    size_t len = 8, cap = 256;
+    uint8_t *bytes = malloc(cap);
+    if (bytes == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to key kernel: out of memory");
+    put(bytes, (int64_t)plan->nparts);
+    for (size_t k = 0; k < plan->nparts; k++) {
+        sg_nest_key part;
+        if (sg_nest_key_make(plan->parts[k].plan, &part, err) != SG_OK) {
+            free(bytes);
+            return err->status;
+        }
+        if (len + 16 + part.len > cap) {
+            cap = 2 * (len + 16 + part.len);
+            uint8_t *grown = realloc(bytes, cap);
+            if (grown == NULL) {
+                sg_nest_key_free(&part);
+                free(bytes);
+                return sg_fail(err, SG_ERR_NOMEM, "failed to key kernel: out of memory");
+            }
+            bytes = grown;
+        }
+        put(put(bytes + len, plan->parts[k].out_offset), (int64_t)part.len);
+        memcpy(bytes + len + 16, part.bytes, part.len);
+        len += 16 + part.len;
+        sg_nest_key_free(&part);
+    }
+    *key = (sg_nest_key){.bytes = bytes, .len = len, .hash = hash_bytes(bytes, len)};
+    return SG_OK;
+}
+
 sg_status sg_nest_key_make(const sg_plan *plan, sg_nest_key *key, sg_error *err)
 {
+    if (plan->op == SG_OP_PROGRAM)
+        return program_key(plan, key, err);
     if (plan->sym) { /* the prologue too: the whole plan, as its text */
         char *text = sg_plan_to_text(plan);
         if (text == NULL)
@@ -121,7 +161,9 @@ void sg_nest_key_free(sg_nest_key *key)
 
 void sg_codegen_symbol(const sg_plan *plan, const sg_nest_key *key, char symbol[SG_SYMBOL_MAX])
 {
-    if (plan->sym)
+    if (plan->op == SG_OP_PROGRAM)
+        snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_p%zu_%016" PRIx64, plan->elem_size, plan->nparts, key->hash);
+    else if (plan->sym)
         snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_l%zu_dyn_%016" PRIx64, plan->elem_size, plan->nloops, key->hash);
     else
         snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_l%zu_r%" PRId64 "_%016" PRIx64, plan->elem_size, plan->nloops,

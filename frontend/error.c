@@ -129,3 +129,15 @@ const char *sg_quote(const char *text, size_t len, size_t at, size_t side, char 
     strcpy(buf + out, end < len ? "..." : "");
     return buf;
 }
+
+sg_status sg_syntax_error(sg_error *err, const char *noun, const char *text, size_t at, const char *what)
+{
+    char q[SG_QUOTE_BUF(SG_QUOTE_SIDE)], c[SG_CHAR_TEXT];
+    const char *quoted = sg_quote(text, strlen(text), at, SG_QUOTE_SIDE, q);
+    size_t column = sg_utf8_column(text, at);
+    if (text[at] == '\0')
+        return sg_fail(err, SG_ERR_SPEC, "failed to parse %s '%s': %s at column %zu (end of text)", noun, quoted,
+                       what, column);
+    return sg_fail(err, SG_ERR_SPEC, "failed to parse %s '%s': %s at column %zu ('%s')", noun, quoted, what,
+                   column, sg_char_text(text + at, c));
+}

@@ -53,6 +53,11 @@ size_t sg_utf8_column(const char *text, size_t at);
 /* The character at p as shown in a message: its UTF-8 bytes, or \xHH. */
 #define SG_CHAR_TEXT 8
 const char *sg_char_text(const char *p, char out[SG_CHAR_TEXT]);
+/* The message of a text parser: "failed to parse <noun> '<text>': <what>
+ * at column N ('c')", or "... (end of text)" when byte `at` ends the text;
+ * the text quoted around `at` (SG_QUOTE_SIDE), the column as
+ * sg_utf8_column counts it. Returns SG_ERR_SPEC. */
+sg_status sg_syntax_error(sg_error *err, const char *noun, const char *text, size_t at, const char *what);
 
 /* ---- the spec -------------------------------------------------------------- */
 
@@ -64,9 +69,10 @@ typedef enum sg_op {
     SG_OP_ONNX_SLICE,    /* ONNX Slice-1/10/11/13 as ONNX Runtime runs it: axes[];
                             Slice-8's rule, except that an end of INT32_MAX or
                             INT64_MAX means "to the end" for either sign of step */
-    SG_OP_PAD            /* ONNX Pad-2/11/13/18/19, OpenVINO Pad-1/12: pads[],
+    SG_OP_PAD,           /* ONNX Pad-2/11/13/18/19, OpenVINO Pad-1/12: pads[],
                             mode (FILL constant, CLAMP edge, REFLECT reflect,
                             WRAP wrap) and fill; negative pads crop first */
+    SG_OP_PROGRAM        /* a NumPy program over one input: prog (below) */
 } sg_op;
 
 const char *sg_op_name(sg_op op);
@@ -108,6 +114,61 @@ typedef struct sg_pad_axis {
     uint16_t begin_value, end_value; /* as in sg_ss_step */
 } sg_pad_axis;
 
+/* ---- NumPy programs ----
+ * A NumPy expression over one input array that is more than one index:
+ * index chains x[1:][::-1], np.concatenate, np.roll, np.flip and np.pad,
+ * nested in any way. The tree is what was written: NumPy's rules that need
+ * the shape (axes in range, pad widths broadcast, concatenated shapes
+ * equal) are the planner's (planner/program.c). */
+typedef enum sg_prog_kind {
+    SG_PROG_INPUT,  /* the input array (its name is the one sg_spec.program spells) */
+    SG_PROG_INDEX,  /* args[0][index] */
+    SG_PROG_FLIP,   /* np.flip(args[0], axis=axes) */
+    SG_PROG_ROLL,   /* np.roll(args[0], shifts, axis=axes) */
+    SG_PROG_PAD,    /* np.pad(args[0], widths, mode=mode, constant_values=fill) */
+    SG_PROG_CONCAT  /* np.concatenate([args...], axis=axis) */
+} sg_prog_kind;
+
+/* The pad modes of np.pad that move data (sg_prog.pad_mode). */
+typedef enum sg_np_pad_mode {
+    SG_NP_PAD_CONSTANT, SG_NP_PAD_EDGE, SG_NP_PAD_REFLECT, SG_NP_PAD_SYMMETRIC, SG_NP_PAD_WRAP
+} sg_np_pad_mode;
+
+/* Limits of a program (program.c): groups (parentheses, calls, lists)
+ * nested in one another; nodes of the tree, leaves included (so the tree
+ * is at most that deep); the numbers of one argument (axes, shifts,
+ * pad_width). */
+#define SG_PROG_MAX_DEPTH   64
+#define SG_PROG_MAX_NODES   256
+#define SG_PROG_MAX_NUMBERS 128
+
+typedef struct sg_prog sg_prog;
+struct sg_prog {
+    sg_prog_kind kind;
+    size_t column;       /* 1-based column (in characters) in the text parsed: the input's name,
+                            an index's '[', a call's "np" */
+    size_t nargs;        /* operands: 0 (INPUT), 1, or CONCAT's (at least 1) */
+    sg_prog **args;
+    sg_spec *index;      /* INDEX: an SG_OP_NUMPY spec without runtime values */
+    /* FLIP and ROLL: the axes as written (negative counts from the end);
+     * axis=None (FLIP: every axis) is all_axes with naxes 0. ROLL: shifts
+     * as written; NumPy broadcasts shifts against axes (one of them may
+     * be a single number). */
+    size_t naxes, nshifts;
+    int64_t *axes, *shifts;
+    bool all_axes;
+    int64_t axis;        /* CONCAT, as written */
+    /* PAD: pad_width as written, width_rows x width_cols numbers in row
+     * order: rows 1 or one per axis, columns 1 (before = after) or 2
+     * (before, after); NumPy broadcasts them to (rank, 2). */
+    size_t width_rows, width_cols;
+    size_t width_dims;   /* how pad_width was written: 0 a number, 1 a tuple of numbers, 2 of tuples */
+    int64_t *widths;
+    sg_np_pad_mode pad_mode;
+    sg_scalar fill;      /* PAD constant: constant_values (0 when not given) */
+    bool fill_given;     /* PAD: constant_values was written */
+};
+
 struct sg_spec {
     sg_op op;
     size_t len;            /* entries in the one array below that is used */
@@ -118,6 +179,8 @@ struct sg_spec {
     sg_pad_axis *pads;     /* SG_OP_PAD */
     sg_trt_mode mode;      /* SG_OP_TRT_SLICE; SG_OP_PAD (never SG_TRT_STRICT) */
     sg_scalar fill;        /* SG_OP_TRT_SLICE, SG_OP_PAD */
+    sg_prog *prog;         /* SG_OP_PROGRAM: the tree (len 0) */
+    char *program;         /* SG_OP_PROGRAM: its text as sg_spec_print writes it */
     /* The names of the values known only at run time, in order of first
      * appearance, left to right (NumPy: in the text; command-line words:
      * in the order of the words, each list left to right). One name is one
@@ -188,8 +251,27 @@ sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start, const int64_t
                                  sg_trt_mode mode, const sg_scalar *fill, const sg_value_refs *values,
                                  sg_spec **spec, sg_error *err);
 /* A NumPy expression; an identifier where an integer may stand (a slice
- * bound or step, an integer index) names a runtime value. */
+ * bound or step, an integer index) names a runtime value. A program (a
+ * chain of indices, np.concatenate, np.roll, np.flip, np.pad: see
+ * sg_prog) is an SG_OP_PROGRAM spec; its indices take no runtime values. */
 sg_status sg_spec_parse_numpy(const char *expr, sg_spec **spec, sg_error *err);
+/* The program parser (program.c), which sg_spec_parse_numpy calls for
+ * whatever is not one index of one array. */
+sg_status sg_spec_parse_program(const char *expr, sg_spec **spec, sg_error *err);
+/* One index "[...]" of a program: parses expr from byte `at` (a '[') to
+ * its ']', *end the byte after it; messages quote and count columns in the
+ * whole expr. *spec is an SG_OP_NUMPY spec without runtime values: a name
+ * where a number may stand fails ("runtime values are not supported in
+ * programs yet"). */
+sg_status sg_numpy_index_parse(const char *expr, size_t at, size_t *end, sg_spec **spec, sg_error *err);
+/* The decimal digits at p, which '_' may separate as in Python, as a
+ * magnitude (UINT64_MAX when larger); *end is the byte after them. */
+uint64_t sg_scan_digits(const char *p, const char **end);
+/* The tree's invariants (asserts), a deep copy (NULL when out of memory),
+ * and its release (NULL is nothing). */
+void sg_prog_check(const sg_prog *prog);
+sg_prog *sg_prog_copy(const sg_prog *prog);
+void sg_prog_free(sg_prog *prog);
 /* Command-line SPEC words; an identifier item of an L list of --begin --end
  * --stride --start --stop --step --size names a runtime value, numbered in
  * the order of the words, each list left to right. */

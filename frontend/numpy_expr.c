@@ -4,7 +4,12 @@
  * may stand ("[:, :t]", "[i, ::s]") names a runtime value; None there is
  * an omitted bound or step, as in Python. Errors name the 1-based column,
  * counted in characters (a UTF-8 sequence is one, see sg_quote), and quote
- * the expression, or a window of it around that column when it is long. */
+ * the expression, or a window of it around that column when it is long.
+ *
+ * Anything else, a program (a chain x[1:][::-1], a call of np.flip and
+ * the like, a parenthesis), goes to program.c, which reads each of its
+ * indices here (sg_numpy_index_parse). */
+#include <assert.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,7 @@ typedef struct parser {
     const char *p;
     sg_error *err;
     sg_value_table values; /* the runtime values met so far */
+    bool in_program;       /* an index of a program: it takes no runtime values */
 } parser;
 
 /* The expression as a message quotes it: a window around byte `at` when long. */
@@ -26,14 +32,7 @@ static const char *quoted(const parser *ps, size_t at, char buf[SG_QUOTE_BUF(SG_
 
 static sg_status syntax_error(parser *ps, const char *what)
 {
-    char q[SG_QUOTE_BUF(SG_QUOTE_SIDE)], c[SG_CHAR_TEXT];
-    size_t at = (size_t)(ps->p - ps->text), column = sg_utf8_column(ps->text, at);
-    if (*ps->p == '\0')
-        return sg_fail(ps->err, SG_ERR_SPEC,
-                       "failed to parse index expression '%s': %s at column %zu (end of text)",
-                       quoted(ps, at, q), what, column);
-    return sg_fail(ps->err, SG_ERR_SPEC, "failed to parse index expression '%s': %s at column %zu ('%s')",
-                   quoted(ps, at, q), what, column, sg_char_text(ps->p, c));
+    return sg_syntax_error(ps->err, "index expression", ps->text, (size_t)(ps->p - ps->text), what);
 }
 
 static void skip_space(parser *ps)
@@ -49,6 +48,18 @@ static bool accept_word(parser *ps, const char *word)
         return false;
     ps->p += n;
     return true;
+}
+
+uint64_t sg_scan_digits(const char *p, const char **end)
+{
+    uint64_t mag = 0;
+    for (; isdigit((unsigned char)*p) || *p == '_'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (*p != '_')
+            mag = mag > (UINT64_MAX - d) / 10 ? UINT64_MAX : mag * 10 + d;
+    }
+    *end = p;
+    return mag;
 }
 
 /* An optionally signed decimal integer. Slice bounds saturate to the int64
@@ -73,19 +84,9 @@ static sg_status parse_int(parser *ps, bool saturate, int64_t *value, bool *foun
             return syntax_error(ps, "expected digits after the sign");
         return SG_OK;
     }
-    uint64_t mag = 0;
-    bool overflow = false;
-    for (; isdigit((unsigned char)*ps->p) || *ps->p == '_'; ps->p++) {
-        if (*ps->p == '_')
-            continue;
-        unsigned d = (unsigned)(*ps->p - '0');
-        if (mag > (UINT64_MAX - d) / 10)
-            overflow = true;
-        else
-            mag = mag * 10 + d;
-    }
+    uint64_t mag = sg_scan_digits(ps->p, &ps->p);
     uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-    if (overflow || mag > limit) {
+    if (mag > limit) {
         if (!saturate) {
             const char *end = ps->p;
             size_t at = (size_t)(start - ps->text);
@@ -129,6 +130,9 @@ static sg_status parse_number(parser *ps, bool saturate, int64_t *value, uint16_
         return parse_int(ps, saturate, value, found);
     if ((len == 4 && strncmp(at, "True", 4) == 0) || (len == 5 && strncmp(at, "False", 5) == 0))
         return syntax_error(ps, "True and False are not slice bounds (write 1 or 0)");
+    if (ps->in_program)
+        return sg_syntax_error(ps->err, "NumPy program", ps->text, (size_t)(at - ps->text),
+                               "runtime values are not supported in programs yet");
     const char *why = NULL;
     sg_status status = sg_value_table_ref(&ps->values, at, len, ref, &why);
     if (status == SG_ERR_NOMEM)
@@ -221,83 +225,124 @@ static sg_status parse_item(parser *ps, sg_ss_step *step, int *ellipses)
     return SG_OK;
 }
 
-sg_status sg_spec_parse_numpy(const char *expr, sg_spec **out, sg_error *err)
+/* One index: ps->p at its '[', left after its ']'. *out is an SG_OP_NUMPY
+ * spec with the runtime values met (ps->values, which it takes). */
+static sg_status parse_index(parser *ps, sg_spec **out)
 {
-    parser ps = {expr, expr, err, {0}};
-    size_t cap = 1;
-    for (const char *q = expr; *q; q++)
+    assert(*ps->p == '[');
+    size_t cap = 1; /* items: at most one more than the commas before the first ']' */
+    for (const char *q = ps->p; *q && *q != ']'; q++)
         cap += *q == ',';
     sg_ss_step *steps = calloc(cap, sizeof *steps);
     sg_spec *spec = calloc(1, sizeof *spec);
     size_t n = 0;
     int ellipses = 0;
     if (steps == NULL || spec == NULL) {
-        sg_fail(err, SG_ERR_NOMEM, "failed to parse index expression: out of memory");
+        sg_fail(ps->err, SG_ERR_NOMEM, "failed to parse index expression: out of memory");
         goto fail;
     }
-    skip_space(&ps);
-    if (isalpha((unsigned char)*ps.p) || *ps.p == '_') { /* optional array name */
-        while (isalnum((unsigned char)*ps.p) || *ps.p == '_' || *ps.p == '.')
-            ps.p++;
-        skip_space(&ps);
-    }
-    if (*ps.p != '[') {
-        syntax_error(&ps, "expected '['");
+    ps->p++;
+    skip_space(ps);
+    if (*ps->p == ']') {
+        syntax_error(ps, "empty index (write [...] for the whole array)");
         goto fail;
     }
-    ps.p++;
-    skip_space(&ps);
-    if (*ps.p == ']') {
-        syntax_error(&ps, "empty index (write [...] for the whole array)");
-        goto fail;
-    }
-    if (*ps.p == '(') { /* x[()]: the empty tuple, the whole array as x[...] */
-        parser look = ps;
+    if (*ps->p == '(') { /* x[()]: the empty tuple, the whole array as x[...] */
+        parser look = *ps;
         look.p++;
         skip_space(&look);
         if (*look.p == ')') {
             look.p++;
             skip_space(&look);
             if (*look.p == ']') {
-                ps.p = look.p;
+                ps->p = look.p;
                 steps[n++] = (sg_ss_step){.stride = 1, .ellipsis = true};
             }
         }
     }
-    while (*ps.p != ']') {
-        skip_space(&ps);
-        if (n > 0 && *ps.p == ']') /* a trailing comma, as in x[1,] */
+    while (*ps->p != ']') {
+        skip_space(ps);
+        if (n > 0 && *ps->p == ']') /* a trailing comma, as in x[1,] */
             break;
-        if (parse_item(&ps, &steps[n], &ellipses) != SG_OK)
+        if (parse_item(ps, &steps[n], &ellipses) != SG_OK)
             goto fail;
         n++;
-        skip_space(&ps);
-        if (*ps.p == ',') {
-            ps.p++;
+        skip_space(ps);
+        if (*ps->p == ',') {
+            ps->p++;
             continue;
         }
-        if (*ps.p == ']')
+        if (*ps->p == ']')
             break;
-        syntax_error(&ps, "expected ',' or ']'");
+        syntax_error(ps, "expected ',' or ']'");
         goto fail;
     }
-    ps.p++;
-    skip_space(&ps);
-    if (*ps.p != '\0') {
-        syntax_error(&ps, "unexpected text after ']'");
-        goto fail;
-    }
+    ps->p++;
     spec->op = SG_OP_NUMPY;
     spec->len = n;
     spec->steps = steps;
-    spec->nvalues = ps.values.count;
-    spec->values = ps.values.names;
+    spec->nvalues = ps->values.count;
+    spec->values = ps->values.names;
+    ps->values = (sg_value_table){0};
     sg_spec_check(spec);
     *out = spec;
     return SG_OK;
 fail:
-    sg_value_table_free(&ps.values);
+    sg_value_table_free(&ps->values);
     free(steps);
     free(spec);
-    return err->status;
+    return ps->err->status;
+}
+
+sg_status sg_numpy_index_parse(const char *expr, size_t at, size_t *end, sg_spec **spec, sg_error *err)
+{
+    parser ps = {expr, expr + at, err, {0}, true};
+    sg_status status = parse_index(&ps, spec);
+    *end = (size_t)(ps.p - expr);
+    return status;
+}
+
+/* Whether the text is a program by its first characters: a parenthesis,
+ * or np or numpy and a '.', a call of a NumPy function. */
+static bool starts_program(const char *p)
+{
+    size_t len = sg_identifier_length(p);
+    if (*p == '(')
+        return true;
+    if (!(len == 2 && strncmp(p, "np", 2) == 0) && !(len == 5 && strncmp(p, "numpy", 5) == 0))
+        return false;
+    for (p += len; isspace((unsigned char)*p); p++)
+        ;
+    return *p == '.';
+}
+
+sg_status sg_spec_parse_numpy(const char *expr, sg_spec **out, sg_error *err)
+{
+    parser ps = {expr, expr, err, {0}, false};
+    sg_spec *spec;
+    bool named = false;
+    skip_space(&ps);
+    if (starts_program(ps.p))
+        return sg_spec_parse_program(expr, out, err);
+    if (isalpha((unsigned char)*ps.p) || *ps.p == '_') { /* optional array name */
+        while (isalnum((unsigned char)*ps.p) || *ps.p == '_' || *ps.p == '.')
+            ps.p++;
+        skip_space(&ps);
+        named = true;
+    }
+    if (*ps.p != '[')
+        return syntax_error(&ps, "expected '['");
+    if (parse_index(&ps, &spec) != SG_OK)
+        return err->status;
+    skip_space(&ps);
+    if (named && *ps.p == '[') { /* a chain x[...][...]: a program */
+        sg_spec_free(spec);
+        return sg_spec_parse_program(expr, out, err);
+    }
+    if (*ps.p != '\0') {
+        sg_spec_free(spec);
+        return syntax_error(&ps, "unexpected text after ']'");
+    }
+    *out = spec;
+    return SG_OK;
 }

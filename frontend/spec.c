@@ -1,5 +1,6 @@
 /* sg_spec: construction from the C API, validation of what needs no input
- * shape, printing in command-line form. */
+ * shape, printing in command-line form (a NumPy expression or program as
+ * its text). */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <assert.h>
 #include <stddef.h>
@@ -23,6 +24,8 @@ const char *sg_op_name(sg_op op)
         return "OnnxSlice";
     case SG_OP_PAD:
         return "Pad";
+    case SG_OP_PROGRAM:
+        return "NumPy program";
     }
     return "?";
 }
@@ -167,6 +170,7 @@ static const list_field *op_lists(sg_op op, size_t *count, size_t *valued)
         return pad_lists;
     case SG_OP_STRIDED_SLICE:
     case SG_OP_NUMPY:
+    case SG_OP_PROGRAM: /* no entries (len 0) */
         break;
     }
     *count = sizeof ss_lists / sizeof *ss_lists;
@@ -204,6 +208,8 @@ void sg_spec_free(sg_spec *spec)
     free(spec->axes);
     free(spec->dims);
     free(spec->pads);
+    sg_prog_free(spec->prog);
+    free(spec->program);
     sg_value_table_free(&(sg_value_table){spec->nvalues, spec->values});
     free(spec);
 }
@@ -411,8 +417,27 @@ sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start, const int64_t
     return finish(spec, values, out, err);
 }
 
+/* A program: its tree and text. */
+static sg_status copy_program(const sg_spec *spec, sg_spec **out, sg_error *err)
+{
+    sg_spec *copy = calloc(1, sizeof *copy);
+    if (copy != NULL) {
+        copy->op = SG_OP_PROGRAM;
+        copy->prog = sg_prog_copy(spec->prog);
+        copy->program = strdup(spec->program);
+    }
+    if (copy == NULL || copy->prog == NULL || copy->program == NULL) {
+        sg_spec_free(copy);
+        return sg_fail(err, SG_ERR_NOMEM, "failed to copy a spec: out of memory");
+    }
+    *out = copy;
+    return SG_OK;
+}
+
 sg_status sg_spec_copy(const sg_spec *spec, sg_spec **out, sg_error *err)
 {
+    if (spec->op == SG_OP_PROGRAM)
+        return copy_program(spec, out, err);
     sg_spec *copy = spec_alloc(spec->op, spec->len);
     if (copy == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to copy a spec: out of memory");
@@ -512,6 +537,11 @@ void sg_spec_check(const sg_spec *spec)
     case SG_OP_PAD:
         assert(spec->pads != NULL && sg_pad_mode_name(spec->mode) != NULL);
         break;
+    case SG_OP_PROGRAM:
+        assert(spec->len == 0 && spec->nvalues == 0 && spec->prog != NULL && spec->program != NULL);
+        assert(spec->steps == NULL && spec->axes == NULL && spec->dims == NULL && spec->pads == NULL);
+        sg_prog_check(spec->prog);
+        break;
     }
     check_values(spec);
 }
@@ -520,6 +550,8 @@ bool sg_spec_same(const sg_spec *a, const sg_spec *b)
 {
     if (a->op != b->op || a->len != b->len || a->nvalues != b->nvalues)
         return false;
+    if (a->op == SG_OP_PROGRAM)
+        return strcmp(a->program, b->program) == 0;
     for (size_t k = 0; k < a->nvalues; k++)
         if (strcmp(a->values[k], b->values[k]) != 0)
             return false;
@@ -652,6 +684,10 @@ static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
         print_numpy(spec, values, out);
         return;
     }
+    if (spec->op == SG_OP_PROGRAM) {
+        fputs(spec->program, out);
+        return;
+    }
     fprintf(out, "--op %s", sg_op_name(spec->op));
     print_value_lists(out, spec, values, lists, valued);
     switch (spec->op) {
@@ -679,6 +715,7 @@ static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
         }
         return;
     case SG_OP_NUMPY:
+    case SG_OP_PROGRAM:
         return;
     }
 }

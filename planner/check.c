@@ -1,5 +1,7 @@
 /* The plan checker: every invariant of both plan layers, run after each
  * folding transform and on every parsed plan. */
+#include <string.h>
+
 #include "planner.h"
 
 #define REQUIRE(cond, ...)                                                                                   \
@@ -26,7 +28,7 @@ static sg_status check_map(const sg_plan *p, sg_error *err)
         REQUIRE(m->count >= 0 && m->count == p->out_shape[i], "output dimension %zu: count %lld, shape %lld",
                 i, (long long)m->count, (long long)p->out_shape[i]);
         if (m->in_axis < 0) {
-            REQUIRE(m->count == 1 && !sg_op_mapped(p->op), "new axis %zu must have count 1", i);
+            REQUIRE((m->count == 1 || p->part) && !sg_op_mapped(p->op), "new axis %zu must have count 1", i);
             continue;
         }
         REQUIRE((size_t)m->in_axis < p->in_rank && !used[m->in_axis],
@@ -64,15 +66,20 @@ static sg_status check_nest(const sg_plan *p, sg_error *err)
     }
     REQUIRE(p->run_bytes > 0 && p->run_bytes % (int64_t)p->elem_size == 0, "run of %lld bytes",
             (long long)p->run_bytes);
-    int64_t dense = p->run_bytes;
+    int64_t dense = p->run_bytes, last = p->run_bytes, span_out; /* bytes written; the end of the last write */
     int64_t lo = p->base, hi = p->base; /* byte offsets of the first bytes read */
     bool reads = true;
     for (size_t i = p->nloops; i-- > 0;) {
         const sg_loop *l = &p->loops[i];
-        REQUIRE(l->extent >= 1 && l->out_stride == dense,
+        /* a part's loops write a box of a larger output: inside it, each
+         * level past the span of the levels within it */
+        REQUIRE(l->extent >= 1 && (p->part ? l->out_stride >= last || l->extent == 1 : l->out_stride == dense),
                 "loop %zu: extent %lld, out stride %lld, expected %lld", i, (long long)l->extent,
-                (long long)l->out_stride, (long long)dense);
-        REQUIRE(!__builtin_mul_overflow(dense, l->extent, &dense), "loop %zu: output size overflows", i);
+                (long long)l->out_stride, (long long)(p->part ? last : dense));
+        REQUIRE(!__builtin_mul_overflow(dense, l->extent, &dense) &&
+                    !__builtin_mul_overflow(l->extent - 1, l->out_stride, &span_out) &&
+                    !__builtin_add_overflow(last, span_out, &last),
+                "loop %zu: output size overflows", i);
         if (l->nseg == 0) {
             REQUIRE(l->period == 0, "loop %zu: a plain loop with period %lld", i, (long long)l->period);
             int64_t span;
@@ -113,10 +120,57 @@ static sg_status check_nest(const sg_plan *p, sg_error *err)
     }
     REQUIRE((uint64_t)dense == p->out_bytes, "the loop nest writes %lld bytes, the output has %llu",
             (long long)dense, (unsigned long long)p->out_bytes);
+    REQUIRE(!p->part || last <= p->part_span, "the part writes %lld bytes past its box's start, %lld remain",
+            (long long)last, (long long)p->part_span);
     if (reads)
         REQUIRE(lo >= 0 && hi >= 0 && (uint64_t)hi + (uint64_t)p->run_bytes <= p->in_bytes,
                 "the loop nest reads %lld-byte runs at offsets %lld..%lld of an input of %llu bytes",
                 (long long)p->run_bytes, (long long)lo, (long long)hi, (unsigned long long)p->in_bytes);
+    return SG_OK;
+}
+
+/* A program: every part passes the checks and writes a box inside the
+ * output, and the boxes tile the output exactly once (they are disjoint
+ * and their elements add up to the output's). */
+static sg_status check_program(const sg_plan *p, sg_error *err)
+{
+    int64_t total = 0;
+    REQUIRE(p->nloops == 0 && p->sym == NULL && p->program != NULL && p->program->op == SG_OP_PROGRAM &&
+                p->nparts <= SG_MAX_PARTS,
+            "a program plan with loops, runtime values or %zu parts", p->nparts);
+    for (size_t k = 0; k < p->nparts; k++) {
+        const sg_part *a = &p->parts[k];
+        const sg_plan *q = a->plan;
+        REQUIRE(q != NULL && q->part && q->op != SG_OP_PROGRAM && q->dtype == p->dtype &&
+                    (q->out_rank == p->out_rank || (p->out_rank == 0 && q->out_rank == 1 && q->out_count == 1)),
+                "part %zu: not a part of this program", k);
+        REQUIRE(q->in_bytes == 0 || (q->in_rank == p->in_rank &&
+                                     memcmp(q->in_shape, p->in_shape, p->in_rank * sizeof *p->in_shape) == 0),
+                "part %zu reads another input", k);
+        sg_error broken = {0};
+        REQUIRE(sg_plan_check(q, &broken) == SG_OK, "part %zu: %s", k, broken.message);
+        int64_t offset = 0, stride = (int64_t)p->elem_size;
+        for (size_t j = p->out_rank; j-- > 0;) {
+            REQUIRE(a->box[j] >= 0 && q->out_shape[j] >= 1 && a->box[j] <= p->out_shape[j] - q->out_shape[j] &&
+                        q->out_strides[j] == stride,
+                    "part %zu: dimension %zu: box %lld + %lld of %lld, stride %lld", k, j, (long long)a->box[j],
+                    (long long)q->out_shape[j], (long long)p->out_shape[j], (long long)q->out_strides[j]);
+            offset += a->box[j] * stride;
+            stride *= p->out_shape[j];
+        }
+        REQUIRE(offset == a->out_offset && q->part_span == (int64_t)p->out_bytes - offset,
+                "part %zu: offset %lld, expected %lld", k, (long long)a->out_offset, (long long)offset);
+        total += q->out_count;
+        for (size_t m = 0; m < k; m++) {
+            const sg_part *b = &p->parts[m];
+            bool apart = false;
+            for (size_t j = 0; j < p->out_rank && !apart; j++)
+                apart = a->box[j] + q->out_shape[j] <= b->box[j] || b->box[j] + b->plan->out_shape[j] <= a->box[j];
+            REQUIRE(apart, "parts %zu and %zu overlap", m, k);
+        }
+    }
+    REQUIRE(total == p->out_count, "the parts write %lld elements, the output has %lld", (long long)total,
+            (long long)p->out_count);
     return SG_OK;
 }
 
@@ -131,6 +185,8 @@ sg_status sg_plan_check(const sg_plan *p, sg_error *err)
     for (size_t b = fills ? p->elem_size : 0; b < sizeof p->fill; b++)
         REQUIRE(p->fill[b] == 0, "fill byte %zu is 0x%02x: %s", b, p->fill[b],
                 fills ? "the fill value is wider than an element" : "a fill value without fill mode");
+    if (p->op == SG_OP_PROGRAM)
+        return check_program(p, err);
     if (check_map(p, err) != SG_OK)
         return err->status;
     return check_nest(p, err);

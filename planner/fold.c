@@ -196,8 +196,8 @@ static sg_status build_loops(sg_plan *p, size_t max_segs, sg_error *err)
 
     size_t cap = 0;
     p->nloops = p->out_rank;
-    for (size_t i = p->out_rank; i-- > 0;) { /* the output is dense */
-        p->loops[i] = (sg_loop){.extent = p->map[i].count, .out_stride = out_stride};
+    for (size_t i = p->out_rank; i-- > 0;) { /* the output is dense, or a part's box of a larger one */
+        p->loops[i] = (sg_loop){.extent = p->map[i].count, .out_stride = p->part ? p->out_strides[i] : out_stride};
         out_stride *= p->map[i].count;
     }
     for (size_t i = 0; i < p->out_rank; i++) { /* outer to inner: segments in loop order */
@@ -310,6 +310,8 @@ sg_status sg_plan_fold(sg_plan *p, size_t max_segs, sg_error *err)
 sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan **out,
                         sg_error *err)
 {
+    if (spec->op == SG_OP_PROGRAM)
+        return sg_plan_build_program(spec, rank, shape, dtype, out, err);
     sg_plan *p = calloc(1, sizeof *p);
     if (p == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
@@ -328,5 +330,9 @@ void sg_plan_free(sg_plan *plan)
         return;
     free(plan->segs);
     sg_sym_free(plan->sym);
+    for (size_t k = 0; k < plan->nparts; k++)
+        sg_plan_free(plan->parts[k].plan);
+    free(plan->parts);
+    sg_spec_free(plan->program);
     free(plan);
 }

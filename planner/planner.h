@@ -113,6 +113,23 @@ typedef struct sg_loop {
                             cover, repeated (0 < period < extent) */
 } sg_loop;
 
+/* A program's plan (SG_OP_PROGRAM, planner/program.c) is a list of parts,
+ * each an ordinary plan that writes one box of the output: the box starts
+ * at output coordinate `box` (byte `out_offset`) and has the part plan's
+ * output shape; together the boxes tile the output exactly once. A part
+ * plan (sg_plan.part) reads the program's input, or is a TensorRT FILL
+ * plan over an empty axis that writes its fill value; its loops' output
+ * strides are the whole output's (out_strides per output dimension), and a
+ * new axis may repeat (count > 1, an edge pad of an axis of one). */
+#define SG_MAX_PARTS 1024
+#define SG_PROG_MAX_DEPTH 64
+
+typedef struct sg_part {
+    struct sg_plan *plan;
+    int64_t box[SG_MAX_RANK];
+    int64_t out_offset;
+} sg_part;
+
 struct sg_plan {
     sg_op op;
     sg_trt_mode mode;         /* SG_OP_TRT_SLICE, SG_OP_PAD (never STRICT) */
@@ -139,6 +156,16 @@ struct sg_plan {
     sg_segment *segs;                 /* malloc'd, nsegs entries */
 
     struct sg_sym *sym;               /* NULL: every number is known (a static plan) */
+
+    /* SG_OP_PROGRAM: the program (its spec) and its parts; no loops */
+    sg_spec *program;
+    size_t nparts;
+    sg_part *parts;
+    /* a part's plan: the output strides of its dimensions, and the bytes
+     * from its box's first element to the end of the whole output */
+    bool part;
+    int64_t out_strides[SG_MAX_RANK];
+    int64_t part_span;
 };
 
 /* ---- plans with runtime values ------------------------------------------------
@@ -245,6 +272,11 @@ sg_status sg_plan_fold_symbolic(sg_plan *plan, sg_error *err);
  * depends on that first layer only: one plan, one nest. Fails
  * (SG_ERR_SLICE) rather than make more than max_segs + 1 segments. */
 sg_status sg_plan_fold(sg_plan *plan, size_t max_segs, sg_error *err);
+
+/* The plan of a program (SG_OP_PROGRAM spec) on a static input shape
+ * (program.c); dimensions known only at run time are refused. */
+sg_status sg_plan_build_program(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
+                                sg_plan **plan, sg_error *err);
 
 /* Shape inference and folding; the result has passed sg_plan_check. */
 sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape,

@@ -15,15 +15,96 @@ static void write_shape(FILE *out, const char *label, const int64_t *shape, size
     fputs("]\n", out);
 }
 
+/* The two layers of a static plan, each line after `indent`. */
+static void write_layers(const sg_plan *p, FILE *out, const char *indent)
+{
+    for (size_t i = 0; i < p->out_rank; i++) {
+        const sg_axis_map *m = &p->map[i];
+        if (m->in_axis < 0) {
+            fprintf(out, "%sdim %zu new", indent, i);
+            if (m->count != 1) /* a part's repeated new axis */
+                fprintf(out, " count %" PRId64, m->count);
+            fputc('\n', out);
+            continue;
+        }
+        fprintf(out, "%sdim %zu axis %d start %" PRId64 " step %" PRId64 " count %" PRId64, indent, i, m->in_axis,
+                m->start, m->step, m->count);
+        if (p->op == SG_OP_PAD)
+            fprintf(out, " crop %" PRId64 " %" PRId64, m->crop_begin, m->crop_end);
+        fputc('\n', out);
+    }
+    for (size_t f = 0; f < p->nfixed; f++)
+        fprintf(out, "%sfixed axis %d index %" PRId64 "\n", indent, p->fixed[f].in_axis, p->fixed[f].index);
+    fprintf(out, "%sbase %" PRId64 "\n", indent, p->base);
+    for (size_t i = 0; i < p->nloops; i++) {
+        const sg_loop *l = &p->loops[i];
+        if (l->nseg == 0) {
+            fprintf(out, "%sloop extent %" PRId64 " in %" PRId64 " out %" PRId64 "\n", indent, l->extent,
+                    l->in_stride, l->out_stride);
+            continue;
+        }
+        fprintf(out, "%sloop extent %" PRId64 " out %" PRId64 " segments %zu", indent, l->extent, l->out_stride,
+                l->nseg);
+        if (l->period)
+            fprintf(out, " period %" PRId64, l->period);
+        fputc('\n', out);
+        for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
+            const sg_segment *s = &p->segs[k];
+            if (s->fill)
+                fprintf(out, "%s  segment count %" PRId64 " fill\n", indent, s->count);
+            else
+                fprintf(out, "%s  segment count %" PRId64 " in %" PRId64 " step %" PRId64 "\n", indent, s->count,
+                        s->in_offset, s->in_step);
+        }
+    }
+    fprintf(out, "%srun %" PRId64 "\n", indent, p->run_bytes);
+}
+
+static void write_fill(const sg_plan *p, FILE *out)
+{
+    uint64_t bits = 0;
+    memcpy(&bits, p->fill, p->elem_size);
+    fprintf(out, "fill 0x%0*" PRIx64, (int)(2 * p->elem_size), bits);
+}
+
+/* A program: its text, shapes, and each part's box and layers. */
+static void write_program(const sg_plan *p, FILE *out)
+{
+    fprintf(out, "program %s\n", p->program->program);
+    write_shape(out, "input", p->in_shape, p->in_rank);
+    write_shape(out, "output", p->out_shape, p->out_rank);
+    fprintf(out, "parts %zu\n", p->nparts);
+    for (size_t k = 0; k < p->nparts; k++) {
+        const sg_part *a = &p->parts[k];
+        const sg_plan *q = a->plan;
+        fprintf(out, "part %zu at [", k);
+        for (size_t j = 0; j < p->out_rank; j++)
+            fprintf(out, "%s%" PRId64, j ? "," : "", a->box[j]);
+        fprintf(out, "] offset %" PRId64 " shape [", a->out_offset);
+        for (size_t j = 0; j < q->out_rank; j++)
+            fprintf(out, "%s%" PRId64, j ? "," : "", q->out_shape[j]);
+        fputs("]", out);
+        if (q->in_bytes == 0 && sg_op_mapped(q->op)) {
+            fputc(' ', out);
+            write_fill(q, out);
+        }
+        fputc('\n', out);
+        write_layers(q, out, "  ");
+    }
+}
+
 void sg_plan_write(const sg_plan *p, FILE *out)
 {
     fprintf(out, "op %s\ndtype %s\n", sg_op_name(p->op), sg_dtype_name(p->dtype));
+    if (p->op == SG_OP_PROGRAM) {
+        write_program(p, out);
+        return;
+    }
     if (sg_op_mapped(p->op))
         fprintf(out, "mode %s\n", sg_trt_mode_name(p->mode));
     if (sg_op_mapped(p->op) && p->mode == SG_TRT_FILL) {
-        uint64_t bits = 0;
-        memcpy(&bits, p->fill, p->elem_size);
-        fprintf(out, "fill 0x%0*" PRIx64 "\n", (int)(2 * p->elem_size), bits);
+        write_fill(p, out);
+        fputc('\n', out);
     }
     if (p->sym) {
         sg_plan_write_symbolic(p, out);
@@ -31,42 +112,7 @@ void sg_plan_write(const sg_plan *p, FILE *out)
     }
     write_shape(out, "input", p->in_shape, p->in_rank);
     write_shape(out, "output", p->out_shape, p->out_rank);
-    for (size_t i = 0; i < p->out_rank; i++) {
-        const sg_axis_map *m = &p->map[i];
-        if (m->in_axis < 0) {
-            fprintf(out, "dim %zu new\n", i);
-            continue;
-        }
-        fprintf(out, "dim %zu axis %d start %" PRId64 " step %" PRId64 " count %" PRId64, i, m->in_axis,
-                m->start, m->step, m->count);
-        if (p->op == SG_OP_PAD)
-            fprintf(out, " crop %" PRId64 " %" PRId64, m->crop_begin, m->crop_end);
-        fputc('\n', out);
-    }
-    for (size_t f = 0; f < p->nfixed; f++)
-        fprintf(out, "fixed axis %d index %" PRId64 "\n", p->fixed[f].in_axis, p->fixed[f].index);
-    fprintf(out, "base %" PRId64 "\n", p->base);
-    for (size_t i = 0; i < p->nloops; i++) {
-        const sg_loop *l = &p->loops[i];
-        if (l->nseg == 0) {
-            fprintf(out, "loop extent %" PRId64 " in %" PRId64 " out %" PRId64 "\n", l->extent,
-                    l->in_stride, l->out_stride);
-            continue;
-        }
-        fprintf(out, "loop extent %" PRId64 " out %" PRId64 " segments %zu", l->extent, l->out_stride, l->nseg);
-        if (l->period)
-            fprintf(out, " period %" PRId64, l->period);
-        fputc('\n', out);
-        for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
-            const sg_segment *s = &p->segs[k];
-            if (s->fill)
-                fprintf(out, "  segment count %" PRId64 " fill\n", s->count);
-            else
-                fprintf(out, "  segment count %" PRId64 " in %" PRId64 " step %" PRId64 "\n", s->count,
-                        s->in_offset, s->in_step);
-        }
-    }
-    fprintf(out, "run %" PRId64 "\n", p->run_bytes);
+    write_layers(p, out, "");
 }
 
 /* ---- reading ---------------------------------------------------------------- */
@@ -145,6 +191,8 @@ static sg_status read_line(reader *r, sg_plan *p, size_t *seg_cap, size_t *pendi
     }
     if (strcmp(w0, "values") == 0)
         return bad(r, "a plan with runtime values cannot be read back (make it from its spec)");
+    if (strcmp(w0, "program") == 0 || (strcmp(w0, "op") == 0 && r->nwords == 3 && is(r, 1, "NumPy")))
+        return bad(r, "a program's plan cannot be read back (make it from its spec)");
     if (strcmp(w0, "op") == 0 && r->nwords == 2) {
         for (int op = SG_OP_STRIDED_SLICE; op <= SG_OP_PAD; op++)
             if (strcmp(r->words[1], sg_op_name((sg_op)op)) == 0)
@@ -411,8 +459,9 @@ sg_status sg_plan_read_any_nest(const char *text, sg_plan **out, sg_error *err)
 
 bool sg_plan_same(const sg_plan *a, const sg_plan *b)
 {
-    if (a->sym || b->sym) { /* symbolic plans: the same text */
-        char *ta = a->sym && b->sym ? sg_plan_to_text(a) : NULL, *tb = ta ? sg_plan_to_text(b) : NULL;
+    if (a->sym || b->sym || a->op == SG_OP_PROGRAM || b->op == SG_OP_PROGRAM) { /* the same text */
+        char *ta = (a->sym && b->sym) || a->op == b->op ? sg_plan_to_text(a) : NULL;
+        char *tb = ta ? sg_plan_to_text(b) : NULL;
         bool same = ta && tb && strcmp(ta, tb) == 0;
         free(ta);
         free(tb);
