@@ -136,8 +136,8 @@ sg_status sg_syntax_error(sg_error *err, const char *noun, const char *text, siz
     const char *quoted = sg_quote(text, strlen(text), at, SG_QUOTE_SIDE, q);
     size_t column = sg_utf8_column(text, at);
     if (text[at] == '\0')
-        return sg_fail(err, SG_ERR_SPEC, "failed to parse %s '%s': %s at column %zu (end of text)", noun, quoted,
-                       what, column);
+        return sg_fail(err, SG_ERR_SPEC, "failed to parse %s '%s': %s at column %zu (end of text)", noun,
+                       quoted, what, column);
     return sg_fail(err, SG_ERR_SPEC, "failed to parse %s '%s': %s at column %zu ('%s')", noun, quoted, what,
                    column, sg_char_text(text + at, c));
 }

@@ -295,13 +295,14 @@ sg_status sg_spec_bind(const sg_spec *spec, const int64_t *values, sg_spec **bou
 void sg_spec_check(const sg_spec *spec);
 /* Whether a and b are the same spec: op, entries with their value
  * references, names in order, Slice's axes_given, TrtSlice's mode and fill
- * value (as sg_scalar_format writes it). */
+ * value (as sg_scalar_format writes it); a program's canonical text. */
 bool sg_spec_same(const sg_spec *a, const sg_spec *b);
 /* What sg_spec_print writes, as a malloc'd string; NULL when out of memory.
  * Runtime values are printed as their names, and the text makes the same
  * spec again, names numbered alike (through sg_spec_parse_numpy for
- * SG_OP_NUMPY, else sg_spec_parse_words on the words between spaces, ''
- * being the empty word). */
+ * SG_OP_NUMPY and SG_OP_PROGRAM, whose text is sg_spec.program, else
+ * sg_spec_parse_words on the words between spaces, '' being the empty
+ * word). */
 char *sg_spec_to_text(const sg_spec *spec);
 void sg_spec_free(sg_spec *spec);
 

@@ -252,6 +252,7 @@ static sg_status read_int(parser *ps, numbers *n, const char *what)
     n->values[n->count++] = neg ? (int64_t)((uint64_t)0 - mag) : (int64_t)mag;
     return SG_OK;
 }
+
 /* An integer, or a tuple or list of elements of at most levels - 1 levels;
  * its shape in *s. (v) is v. */
 static sg_status read_element(parser *ps, size_t levels, numbers *n, shape *s, const char *what)
@@ -532,14 +533,16 @@ static sg_status parse_value(parser *ps, call *c, size_t i)
     case ARG_ARRAYS:
         return parse_sequence(ps, node);
     case ARG_AXES:
-        if (accept_none(ps)) {
-            node->all_axes = true;
-            return node->kind == SG_PROG_ROLL ? fail_at(ps, at, "%s", roll_without_axis) : SG_OK;
-        }
-        return read_numbers(ps, 1,
-                            node->kind == SG_PROG_FLIP ? "expected None, an integer or a tuple of integers"
-                                                       : "expected an integer or a tuple of integers",
-                            &node->axes, &node->naxes, &s);
+        if (!accept_none(ps))
+            return read_numbers(ps, 1,
+                                node->kind == SG_PROG_FLIP
+                                    ? "expected None, an integer or a tuple of integers"
+                                    : "expected an integer or a tuple of integers",
+                                &node->axes, &node->naxes, &s);
+        if (node->kind == SG_PROG_ROLL)
+            return fail_at(ps, at, "%s", roll_without_axis);
+        node->all_axes = true;
+        return SG_OK;
     case ARG_SHIFTS:
         return read_numbers(ps, 1, "expected an integer or a tuple of integers", &node->shifts,
                             &node->nshifts, &s);
@@ -603,18 +606,19 @@ static sg_status finish_call(parser *ps, call *c, const char *close)
         node->all_axes = true;
     if (node->kind == SG_PROG_ROLL && given(c, "axis") == NULL)
         return fail_at(ps, close, "%s", roll_without_axis);
-    if (node->kind == SG_PROG_PAD) {
-        /* np.pad's keywords by mode: constant_values for 'constant', reflect_type for 'reflect' and
-         * 'symmetric' */
-        bool reflects = node->pad_mode == SG_NP_PAD_REFLECT || node->pad_mode == SG_NP_PAD_SYMMETRIC;
-        const char *extra = node->pad_mode != SG_NP_PAD_CONSTANT && given(c, "constant_values")
-                                ? "constant_values"
-                            : !reflects && given(c, "reflect_type") ? "reflect_type"
-                                                                    : NULL;
-        if (extra != NULL)
-            return fail_at(ps, given(c, extra), "unsupported keyword arguments for mode '%s': {'%s'}",
-                           pad_modes[node->pad_mode], extra);
-    }
+    if (node->kind != SG_PROG_PAD)
+        return SG_OK;
+    /* np.pad's keywords by mode: constant_values for 'constant', reflect_type for 'reflect' and 'symmetric'
+     */
+    const char *extra = NULL;
+    if (node->pad_mode != SG_NP_PAD_CONSTANT && given(c, "constant_values") != NULL)
+        extra = "constant_values";
+    else if (node->pad_mode != SG_NP_PAD_REFLECT && node->pad_mode != SG_NP_PAD_SYMMETRIC &&
+             given(c, "reflect_type") != NULL)
+        extra = "reflect_type";
+    if (extra != NULL)
+        return fail_at(ps, given(c, extra), "unsupported keyword arguments for mode '%s': {'%s'}",
+                       pad_modes[node->pad_mode], extra);
     return SG_OK;
 }
 

@@ -1,5 +1,7 @@
 /*
- * fuzz_numpy: the NumPy index expression parser (sg_spec_numpy).
+ * fuzz_numpy: the NumPy expression parser (sg_spec_numpy): index
+ * expressions and programs (np.concatenate, np.roll, np.flip, np.pad,
+ * chains), which are planned and run the same way.
  *
  * Decoding: the bytes, cut at the first NUL, are the expression. When it
  * parses:
@@ -76,7 +78,9 @@ static void check_message(const char *message, const char *text)
     const char *column = strstr(message, " at column ");
     if (!valid_utf8(message))
         FUZZ_FAIL("the message for '%s' is not UTF-8: %s", text, message);
-    if (strncmp(message, "failed to parse index expression '", 34) != 0 || column == NULL)
+    if ((strncmp(message, "failed to parse index expression '", 34) != 0 &&
+         strncmp(message, "failed to parse NumPy program '", 31) != 0) ||
+        column == NULL)
         FUZZ_FAIL("the message for '%s' names no column: %s", text, message);
     if (!(len >= 2 && strcmp(message + len - 2, "')") == 0) && strstr(message, "(end of text)") == NULL &&
         strstr(column, "does not fit in 64 bits") == NULL)
