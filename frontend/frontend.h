@@ -126,7 +126,9 @@ typedef enum sg_prog_kind {
     SG_PROG_FLIP,   /* np.flip(args[0], axis=axes) */
     SG_PROG_ROLL,   /* np.roll(args[0], shifts, axis=axes) */
     SG_PROG_PAD,    /* np.pad(args[0], widths, mode=mode, constant_values=fill) */
-    SG_PROG_CONCAT  /* np.concatenate([args...], axis=axis) */
+    SG_PROG_CONCAT, /* np.concatenate([args...], axis=axis) */
+    SG_PROG_LAYER   /* args[0] through a model layer's slice: `index` is its spec, of any op but a
+                       program, without runtime values (aot --fuse; never parsed from text) */
 } sg_prog_kind;
 
 /* The pad modes of np.pad that move data (sg_prog.pad_mode). */
@@ -272,6 +274,10 @@ uint64_t sg_scan_digits(const char *p, const char **end);
 void sg_prog_check(const sg_prog *prog);
 sg_prog *sg_prog_copy(const sg_prog *prog);
 void sg_prog_free(sg_prog *prog);
+/* A program spec of a tree made in C (aot --fuse): takes prog (freed on
+ * failure too); `name` is the input's name in its text, where a layer
+ * node prints as OP(ARG, 'SPEC WORDS'). */
+sg_status sg_spec_make_program(sg_prog *prog, const char *name, sg_spec **spec, sg_error *err);
 /* Command-line SPEC words; an identifier item of an L list of --begin --end
  * --stride --start --stop --step --size names a runtime value, numbered in
  * the order of the words, each list left to right. */
@@ -348,9 +354,37 @@ double sg_bf16_to_f64(uint16_t bits);
 
 /* See sg_model_read in slicegen.h. Layers own their strings, specs and
  * shapes; sg_model_free releases everything. */
+/* The data flow around a model's slice layers, for `aot --fuse`
+ * (docs/programs.md): tensors are numbered 0..ntensors-1 per model (an
+ * output port of a layer, ONNX: a value name), and each is known by who
+ * reads it. */
+typedef struct sg_model_flow {
+    int64_t in;   /* the tensor a slice layer reads as its data input, -1: unknown */
+    int64_t out;  /* the tensor it writes (a Split layer: its output's), -1: unknown */
+} sg_model_flow;
+
+/* A Concat (OpenVINO Concat-1, ONNX Concat-1/4/11/13) of tensors. */
+typedef struct sg_model_concat {
+    char *name;      /* as a layer's name (sg_model_layer.name) */
+    int64_t id;      /* as a layer's id */
+    int64_t axis;    /* as written (negative counts from the end) */
+    size_t ninputs;
+    int64_t *inputs; /* tensors, in order */
+    int64_t out;     /* the tensor it writes */
+} sg_model_concat;
+
 struct sg_model {
     size_t nlayers;
     sg_model_layer *layers;
+    /* The data flow (NULL flow and 0 counts: not recorded): flow[i] of
+     * layers[i]; readers[t], how many inputs of any layer or node read
+     * tensor t, plus one if t is an output of the model (a tensor with
+     * readers[t] == 1 is used once); the model's Concats. */
+    sg_model_flow *flow;
+    size_t ntensors;
+    int64_t *readers;
+    size_t nconcats;
+    sg_model_concat *concats;
 };
 
 sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model **model,

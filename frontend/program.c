@@ -847,6 +847,15 @@ static void print_node(FILE *out, const sg_prog *node, const char *name, size_t 
         print_node(out, node->args[0], name, name_len);
         sg_spec_print(node->index, out);
         return;
+    case SG_PROG_LAYER: {
+        char *words = sg_spec_to_text(node->index);
+        const char *rest = words && strncmp(words, "--op ", 5) == 0 ? strchr(words + 5, ' ') : NULL;
+        fprintf(out, "%s(", sg_op_name(node->index->op));
+        print_node(out, node->args[0], name, name_len);
+        fprintf(out, ", '%s')", rest ? rest + 1 : words ? words : "");
+        free(words);
+        return;
+    }
     case SG_PROG_FLIP:
         fputs("np.flip(", out);
         print_node(out, node->args[0], name, name_len);
@@ -950,6 +959,21 @@ fail:
     return status;
 }
 
+sg_status sg_spec_make_program(sg_prog *prog, const char *name, sg_spec **out, sg_error *err)
+{
+    sg_spec *spec = calloc(1, sizeof *spec);
+    if (spec == NULL || (spec->program = program_text(prog, name, strlen(name))) == NULL) {
+        free(spec);
+        sg_prog_free(prog);
+        return sg_fail(err, SG_ERR_NOMEM, "failed to make a program: out of memory");
+    }
+    spec->op = SG_OP_PROGRAM;
+    spec->prog = prog;
+    sg_spec_check(spec);
+    *out = spec;
+    return SG_OK;
+}
+
 /* ---- the tree ---------------------------------------------------------------------------------------- */
 
 /* Asserts the invariants of node and below; returns its nodes. */
@@ -960,8 +984,10 @@ static size_t check_node(const sg_prog *node)
     size_t operands = node->kind == SG_PROG_INPUT ? 0 : node->kind == SG_PROG_CONCAT ? node->nargs : 1;
     assert(node->nargs == operands && (node->kind != SG_PROG_CONCAT || node->nargs >= 1));
     assert((node->nargs == 0) == (node->args == NULL));
-    assert((node->kind == SG_PROG_INDEX) == (node->index != NULL));
-    assert(node->index == NULL || (node->index->op == SG_OP_NUMPY && node->index->nvalues == 0));
+    assert((node->kind == SG_PROG_INDEX || node->kind == SG_PROG_LAYER) == (node->index != NULL));
+    assert(node->index == NULL || node->index->nvalues == 0);
+    assert(node->kind != SG_PROG_INDEX || node->index->op == SG_OP_NUMPY);
+    assert(node->kind != SG_PROG_LAYER || node->index->op != SG_OP_PROGRAM);
     if (node->index != NULL)
         sg_spec_check(node->index);
     assert(axes || (node->naxes == 0 && node->axes == NULL));

@@ -56,6 +56,7 @@ typedef struct value {
  * coordinate t0 + k * (y - lo) of the operand's dimension. */
 typedef struct piece {
     int64_t lo, n, t0, k;
+    bool fill; /* the coordinates read nothing: the operation's fill value (t0 and k unused) */
 } piece;
 
 /* Per output dimension of an operation that maps coordinates: the
@@ -149,11 +150,53 @@ static bool meet(const piece *p, const box_dim *d, box_dim *out)
     return true;
 }
 
+/* Steps `at` (one piece index per dimension of maps, rank of them) to
+ * the next combination; false after the last. */
+static bool next_combination(size_t *at, const dim_map *maps, size_t rank)
+{
+    for (size_t j = rank; j-- > 0;) {
+        if (maps[j].src >= 0 && ++at[j] < maps[j].npieces)
+            return true;
+        at[j] = 0;
+    }
+    return false;
+}
+
+/* The fill boxes of maps: every combination of pieces, one per
+ * dimension, of which at least one is a fill piece (fill: its bytes). */
+static sg_status fill_boxes(program *pr, value *out, const dim_map *maps, const uint8_t *fill)
+{
+    size_t at[SG_MAX_RANK] = {0};
+    bool any = false;
+    for (size_t j = 0; j < out->rank; j++)
+        for (size_t k = 0; maps[j].src >= 0 && k < maps[j].npieces; k++)
+            any = any || maps[j].pieces[k].fill;
+    if (!any)
+        return SG_OK;
+    do {
+        box b = {.fill = true};
+        bool fills = false;
+        memcpy(b.fill_bytes, fill, sizeof b.fill_bytes);
+        for (size_t j = 0; j < out->rank; j++) {
+            const piece *pc = maps[j].src >= 0 ? &maps[j].pieces[at[j]] : NULL;
+            b.dim[j] = (box_dim){.lo = pc ? pc->lo : 0, .n = pc ? pc->n : 1, .in_axis = -1};
+            fills = fills || (pc && pc->fill);
+        }
+        box *added = fills ? add_box(pr, out) : NULL;
+        if (fills && added == NULL)
+            return pr->err->status;
+        if (added)
+            *added = b;
+    } while (next_combination(at, maps, out->rank));
+    return SG_OK;
+}
+
 /* The boxes of `out` (rank and shape set) from those of `in`: output
  * dimension j reads maps[j] of in's dimensions; fixed[f] holds in's
- * dimension fixed_src[f] at coordinate fixed_at[f]. Appends to out. */
+ * dimension fixed_src[f] at coordinate fixed_at[f]. Appends to out; the
+ * fill pieces of maps (fill: their value's bytes) make fill boxes. */
 static sg_status remap(program *pr, const value *in, value *out, const dim_map *maps, size_t nfixed,
-                       const int *fixed_src, const int64_t *fixed_at)
+                       const int *fixed_src, const int64_t *fixed_at, const uint8_t *fill)
 {
     for (size_t b = 0; b < in->nboxes; b++) {
         const box *src = &in->boxes[b];
@@ -179,7 +222,8 @@ static sg_status remap(program *pr, const value *in, value *out, const dim_map *
                 if (maps[j].src < 0)
                     next.dim[j] = (box_dim){.lo = 0, .n = 1, .in_axis = -1};
                 else
-                    meets = meet(&maps[j].pieces[at[j]], &src->dim[maps[j].src], &next.dim[j]);
+                    meets = !maps[j].pieces[at[j]].fill &&
+                            meet(&maps[j].pieces[at[j]], &src->dim[maps[j].src], &next.dim[j]);
             }
             if (meets) {
                 box *added = add_box(pr, out);
@@ -187,17 +231,11 @@ static sg_status remap(program *pr, const value *in, value *out, const dim_map *
                     return pr->err->status;
                 *added = next;
             }
-            size_t j = out->rank;
-            while (j-- > 0) {
-                if (maps[j].src >= 0 && ++at[j] < maps[j].npieces)
-                    break;
-                at[j] = 0;
-            }
-            if (j == SIZE_MAX)
+            if (!next_combination(at, maps, out->rank))
                 break;
         }
     }
-    return SG_OK;
+    return fill ? fill_boxes(pr, out, maps, fill) : SG_OK;
 }
 
 /* The bytes of a value of `shape` fit int64. */
@@ -233,35 +271,81 @@ static sg_status eval(program *pr, const sg_prog *node, value *out, int depth);
 static void identity_maps(const value *v, dim_map *maps, piece *pieces)
 {
     for (size_t j = 0; j < v->rank; j++) {
-        pieces[j] = (piece){0, v->shape[j], 0, 1};
+        pieces[j] = (piece){0, v->shape[j], 0, 1, false};
         maps[j] = (dim_map){(int)j, 1, &pieces[j]};
     }
 }
 
-static sg_status eval_index(program *pr, const sg_prog *node, const value *in, value *out)
+/* The affine pieces of output dimension j of a mapped plan q (TensorRT's
+ * modes, Pad's): its coordinates walked in stretches on which the input
+ * index (sg_plan_axis_index, the reference's formula) is affine, or the
+ * fill value. Appends to *all (*used of *cap). */
+static sg_status mapped_pieces(program *pr, const sg_plan *q, size_t j, piece **all, size_t *used, size_t *cap)
+{
+    int64_t n = q->map[j].count;
+    for (int64_t y = 0; y < n;) {
+        int64_t t = sg_plan_axis_index(q, j, y), end = y + 1, k = 0;
+        if (end < n)
+            k = sg_plan_axis_index(q, j, end) - t;
+        while (end < n && (t < 0) == (sg_plan_axis_index(q, j, end) < 0) &&
+               (t < 0 || sg_plan_axis_index(q, j, end) == t + k * (end - y)))
+            end++;
+        if (*used == (size_t)SG_MAX_PARTS * 4)
+            return sg_fail(pr->err, SG_ERR_SLICE,
+                           "failed to plan program: more than %d parts (a border mode wraps its axis too often)",
+                           SG_MAX_PARTS);
+        if (*used == *cap) {
+            *cap = *cap ? 2 * *cap : 64;
+            piece *grown = realloc(*all, *cap * sizeof *grown);
+            if (grown == NULL)
+                return sg_fail(pr->err, SG_ERR_NOMEM, "failed to plan program: out of memory");
+            *all = grown;
+        }
+        (*all)[(*used)++] = (piece){y, end - y, t < 0 ? 0 : t, t < 0 || end - y == 1 ? 0 : k, t < 0};
+        y = end;
+    }
+    return SG_OK;
+}
+
+/* An index, or a model layer's slice of any op: shape inference of its
+ * spec on the operand's shape (the planner's own, errors included), then
+ * per output dimension one affine piece, or for a mapped op (TensorRT's
+ * modes, Pad) the pieces of its mode. */
+static sg_status eval_spec(program *pr, const sg_spec *spec, const value *in, value *out)
 {
     sg_plan *q = calloc(1, sizeof *q);
+    piece *all = NULL;
+    size_t used = 0, cap = 0, first[SG_MAX_RANK];
     if (q == NULL)
         return sg_fail(pr->err, SG_ERR_NOMEM, "failed to plan program: out of memory");
-    sg_status st = sg_infer_shape(node->index, in->rank, in->shape, pr->dtype, q, pr->err);
+    sg_status st = sg_infer_shape(spec, in->rank, in->shape, pr->dtype, q, pr->err);
+    bool mapped = st == SG_OK && sg_op_mapped(q->op) && q->mode != SG_TRT_STRICT;
+    dim_map maps[SG_MAX_RANK];
+    piece pieces[SG_MAX_RANK];
+    int fixed_src[SG_MAX_RANK];
+    int64_t fixed_at[SG_MAX_RANK];
+    for (size_t j = 0; st == SG_OK && j < q->out_rank; j++) {
+        const sg_axis_map *m = &q->map[j];
+        first[j] = used;
+        if (mapped && m->in_axis >= 0)
+            st = mapped_pieces(pr, q, j, &all, &used, &cap);
+        pieces[j] = (piece){0, m->count, m->start, m->count > 1 ? m->step : 0, false};
+        maps[j] = (dim_map){m->in_axis, 1, &pieces[j]};
+    }
     if (st == SG_OK) {
-        dim_map maps[SG_MAX_RANK];
-        piece pieces[SG_MAX_RANK];
-        int fixed_src[SG_MAX_RANK];
-        int64_t fixed_at[SG_MAX_RANK];
-        out->rank = q->out_rank;
-        memcpy(out->shape, q->out_shape, q->out_rank * sizeof *q->out_shape);
-        for (size_t j = 0; j < q->out_rank; j++) {
-            const sg_axis_map *m = &q->map[j];
-            pieces[j] = (piece){0, m->count, m->start, m->count > 1 ? m->step : 0};
-            maps[j] = (dim_map){m->in_axis, 1, &pieces[j]};
-        }
+        for (size_t j = 0; mapped && j < q->out_rank; j++) /* all is final */
+            if (q->map[j].in_axis >= 0)
+                maps[j] = (dim_map){q->map[j].in_axis, (j + 1 < q->out_rank ? first[j + 1] : used) - first[j],
+                                    all + first[j]};
         for (size_t f = 0; f < q->nfixed; f++) {
             fixed_src[f] = q->fixed[f].in_axis;
             fixed_at[f] = q->fixed[f].index;
         }
-        st = remap(pr, in, out, maps, q->nfixed, fixed_src, fixed_at);
+        out->rank = q->out_rank;
+        memcpy(out->shape, q->out_shape, q->out_rank * sizeof *q->out_shape);
+        st = remap(pr, in, out, maps, q->nfixed, fixed_src, fixed_at, mapped ? q->fill : NULL);
     }
+    free(all);
     sg_plan_free(q);
     return st;
 }
@@ -298,11 +382,11 @@ static sg_status eval_flip(program *pr, const sg_prog *node, const value *in, va
         if (seen[axes[i]])
             return sg_fail(pr->err, SG_ERR_SLICE, "failed to plan program: np.flip: repeated axis");
         seen[axes[i]] = true;
-        pieces[axes[i]] = (piece){0, in->shape[axes[i]], in->shape[axes[i]] - 1, -1};
+        pieces[axes[i]] = (piece){0, in->shape[axes[i]], in->shape[axes[i]] - 1, -1, false};
     }
     out->rank = in->rank;
     memcpy(out->shape, in->shape, sizeof out->shape);
-    return remap(pr, in, out, maps, 0, NULL, NULL);
+    return remap(pr, in, out, maps, 0, NULL, NULL, NULL);
 }
 
 static sg_status eval_roll(program *pr, const sg_prog *node, const value *in, value *out)
@@ -334,13 +418,13 @@ static sg_status eval_roll(program *pr, const sg_prog *node, const value *in, va
         int64_t d = in->shape[j], s = shift[j];
         if (s == 0)
             continue;
-        two[j][0] = (piece){0, s, d - s, 1}; /* the last s elements come first */
-        two[j][1] = (piece){s, d - s, 0, 1};
+        two[j][0] = (piece){0, s, d - s, 1, false}; /* the last s elements come first */
+        two[j][1] = (piece){s, d - s, 0, 1, false};
         maps[j] = (dim_map){(int)j, 2, two[j]};
     }
     out->rank = in->rank;
     memcpy(out->shape, in->shape, sizeof out->shape);
-    return remap(pr, in, out, maps, 0, NULL, NULL);
+    return remap(pr, in, out, maps, 0, NULL, NULL, NULL);
 }
 
 /* np.pad's widths broadcast to one (before, after) pair per axis, as
@@ -387,7 +471,7 @@ static piece pad_piece(sg_np_pad_mode mode, int64_t d, int64_t before, int64_t x
     if (u < 0 && room > -u - 1)
         room = -u - 1;
     int64_t n = room < end - x - 1 ? room + 1 : end - x;
-    return (piece){x, n, index, slope};
+    return (piece){x, n, index, slope, false};
 }
 
 static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, value *out)
@@ -455,7 +539,7 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
     }
     for (size_t j = 0; j < in->rank; j++) /* all is final */
         maps[j].pieces = all + first_piece[j];
-    if (remap(pr, in, out, maps, 0, NULL, NULL) != SG_OK)
+    if (remap(pr, in, out, maps, 0, NULL, NULL, NULL) != SG_OK)
         goto done;
     if (node->pad_mode == SG_NP_PAD_CONSTANT) {
         /* The fill around the interior, as slabs: along axis j, the
@@ -588,7 +672,8 @@ static sg_status eval(program *pr, const sg_prog *node, value *out, int depth)
     if (st == SG_OK) {
         switch (node->kind) {
         case SG_PROG_INDEX:
-            st = eval_index(pr, node, &in, out);
+        case SG_PROG_LAYER:
+            st = eval_spec(pr, node->index, &in, out);
             break;
         case SG_PROG_FLIP:
             st = eval_flip(pr, node, &in, out);
