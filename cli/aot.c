@@ -54,7 +54,7 @@ const char emit_help[] =
 
 const char aot_help[] =
     "usage: slicegen aot MODEL.xml|MODEL.onnx [--weights MODEL.bin] -o OUT [--header K.h]\n"
-    "                    [--prefix P] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
+    "                    [--prefix P] [--fuse] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
     "                    [--no-cf-protection] [--stores auto|cached|streaming]\n"
     "\n"
     "Compiles every slice of a model into one output file, as `slicegen emit` does\n"
@@ -71,6 +71,11 @@ const char aot_help[] =
     "                  than A-Z a-z 0-9 made one _>, and P_<layer>_out<k> for output\n"
     "                  k of a node with several (Split) (default: the model's file\n"
     "                  name without extension, as an identifier: model.xml gives model)\n"
+    "  --fuse          one kernel for each chain of slice layers whose intermediate\n"
+    "                  results nothing else reads, and for each Concat of such\n"
+    "                  layers or chains of one tensor, named after the last layer\n"
+    "                  (the Concat); NAME_info.fused_layers lists what it replaces\n"
+    "                  (docs/programs.md)\n"
     "  --target, --cpu, -O0..-O3, --no-cf-protection, --stores  as for emit\n"
     "A layer whose data input has dynamic dimensions, or whose begin, end and\n"
     "stride (start, stop, step; ONNX starts, ends, steps, pads) come from other\n"
@@ -285,6 +290,37 @@ static char *kernel_base(const sg_model *model, size_t i)
     return base;
 }
 
+/* --fuse: plans the model's fusions (sg_model_fusions). A fusion that
+ * cannot be planned (its layers' shapes do not compose, too many parts)
+ * or compiled for the target (GPU kernels of programs) leaves its layers
+ * to compile alone, with a line on stderr saying why. Marks the layers
+ * of the others in fusion_of. Returns -1 to go on, else an exit status. */
+static int plan_fusions(sg_context *ctx, const options *o, sg_model *model, const sg_model_fusion **fusions,
+                        size_t *count, sg_plan ***plans, ptrdiff_t *fusion_of)
+{
+    sg_status st = sg_model_fusions(ctx, model, count, fusions);
+    if (st != SG_OK)
+        return failed(ctx, st);
+    if ((*plans = calloc(*count + 1, sizeof **plans)) == NULL)
+        return out_of_memory();
+    for (size_t k = 0; k < *count; k++) {
+        const sg_model_fusion *fu = &(*fusions)[k];
+        const char *reason = gpu_triple(o->target) ? "GPU kernels of programs are not made yet" : NULL;
+        if (reason == NULL &&
+            sg_plan_create(ctx, fu->spec, fu->rank, fu->shape, fu->dtype, &(*plans)[k]) != SG_OK)
+            reason = sg_context_last_error(ctx);
+        if (reason != NULL) {
+            fputs("slicegen: not fusing '", stderr);
+            put_escaped(stderr, fu->name);
+            fprintf(stderr, "' (id %lld, %zu slice layers): %s\n", (long long)fu->id, fu->nlayers, reason);
+            continue;
+        }
+        for (size_t i = 0; i < fu->nlayers; i++)
+            fusion_of[fu->layers[i]] = (ptrdiff_t)k;
+    }
+    return -1;
+}
+
 int cmd_aot(sg_context *ctx, const options *o)
 {
     sg_model *model = NULL;
@@ -294,6 +330,12 @@ int cmd_aot(sg_context *ctx, const options *o)
     char **names = NULL, *command = NULL, *prefix = NULL;
     char *skips = NULL; /* the lines saying which layers are skipped and why */
     size_t nkernels = 0, nlayers = 0, skips_len = 0;
+    /* --fuse: the model's fusions, the plan of each that compiles (else
+     * NULL: its layers compile alone), and per layer its fusion or -1 */
+    const sg_model_fusion *fusions = NULL;
+    size_t nfusions = 0, nfusions_used = 0, nfused = 0;
+    sg_plan **fused_plans = NULL;
+    ptrdiff_t *fusion_of = NULL;
     sg_status st;
     int rc = need_output(o, "aot");
     if (rc >= 0)
@@ -318,14 +360,40 @@ int cmd_aot(sg_context *ctx, const options *o)
     kernels = calloc(nlayers + 1, sizeof *kernels);
     layer_names = calloc(nlayers + 1, sizeof *layer_names);
     names = calloc(nlayers + 1, sizeof *names);
-    if (!plans || !kernels || !layer_names || !names || (command = command_line(o)) == NULL ||
+    fusion_of = malloc((nlayers + 1) * sizeof *fusion_of);
+    if (!plans || !kernels || !layer_names || !names || !fusion_of || (command = command_line(o)) == NULL ||
         !append(&skips, &skips_len, "", 0)) {
         rc = out_of_memory();
         goto done;
     }
+    for (size_t i = 0; i < nlayers; i++)
+        fusion_of[i] = -1;
+    if (o->fuse && (rc = plan_fusions(ctx, o, model, &fusions, &nfusions, &fused_plans, fusion_of)) >= 0)
+        goto done;
     for (size_t i = 0; i < nlayers; i++) {
         const sg_model_layer *layer = sg_model_layer_at(model, i);
         sg_plan *plan = NULL;
+        if (fusion_of[i] >= 0) { /* one kernel at the fusion's last layer */
+            const sg_model_fusion *fu = &fusions[fusion_of[i]];
+            if (fu->layers[fu->nlayers - 1] != i)
+                continue;
+            if ((layer_names[nkernels] = strdup(fu->name)) == NULL) {
+                rc = out_of_memory();
+                goto done;
+            }
+            plan = fused_plans[fusion_of[i]];
+            fused_plans[fusion_of[i]] = NULL;
+            plans[nkernels] = plan;
+            kernels[nkernels++] = (sg_aot_kernel){.plan = plan,
+                                                  .spec = fu->spec_text,
+                                                  .layer = fu->name,
+                                                  .layer_id = fu->id,
+                                                  .fused_layers = fu->names,
+                                                  .fused_count = fu->nnames};
+            nfused += fu->nlayers;
+            nfusions_used++;
+            continue;
+        }
         char gpu_reason[1600];
         const char *reason = layer->skip_reason;
         if (layer->spec != NULL &&
@@ -387,8 +455,13 @@ int cmd_aot(sg_context *ctx, const options *o)
     fputs(skips, stderr); /* only now: a failure above is reported in one line */
     struct stat sb;
     long long size = stat(o->output, &sb) == 0 ? (long long)sb.st_size : -1;
-    printf("slicegen: compiled %zu of %zu slice layers (%zu skipped) into %s (%lld bytes)%s%s\n", nkernels,
-           nlayers, nlayers - nkernels, o->output, size, o->header ? " and " : "",
+    size_t compiled = nkernels - nfusions_used + nfused;
+    char fused_text[96] = "";
+    if (nfusions_used > 0)
+        snprintf(fused_text, sizeof fused_text, "; %zu fused into %zu kernel%s", nfused, nfusions_used,
+                 nfusions_used == 1 ? "" : "s");
+    printf("slicegen: compiled %zu of %zu slice layers (%zu skipped%s) into %s (%lld bytes)%s%s\n", compiled,
+           nlayers, nlayers - compiled, fused_text, o->output, size, o->header ? " and " : "",
            o->header ? o->header : "");
     rc = 0;
 done:
@@ -397,6 +470,10 @@ done:
         free(names ? names[i] : NULL);
         free(layer_names ? layer_names[i] : NULL);
     }
+    for (size_t k = 0; fused_plans && k < nfusions; k++)
+        sg_plan_destroy(fused_plans[k]);
+    free(fused_plans);
+    free(fusion_of);
     free(plans);
     free(kernels);
     free(layer_names);

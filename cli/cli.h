@@ -24,6 +24,7 @@ typedef struct options {
     int nsets;
     bool quick;
     bool no_cf_protection; /* emit and aot: --no-cf-protection */
+    bool fuse;             /* aot: --fuse */
     /* -O0..-O3; -1 when not given */
     int opt_level;
     int nspec;
@@ -33,14 +34,14 @@ typedef struct options {
 } options;
 
 /* Bits naming the options a command takes: those with a value in the order
- * parse_options lists them, then the flags (-O0..-O3, --quick, --no-cf-protection). */
+ * parse_options lists them, then the flags (-O0..-O3, --quick, --no-cf-protection, --fuse). */
 /* clang-format off */
 enum {
     OPT_IN = 1 << 0, OPT_OUT = 1 << 1, OPT_ENGINE = 1 << 2, OPT_THREADS = 1 << 3, OPT_SHAPE = 1 << 4,
     OPT_DTYPE = 1 << 5, OPT_OUTPUT = 1 << 6, OPT_HEADER = 1 << 7, OPT_NAME = 1 << 8, OPT_TARGET = 1 << 9,
     OPT_CPU = 1 << 10, OPT_WEIGHTS = 1 << 11, OPT_PREFIX = 1 << 12, OPT_JSON = 1 << 13, OPT_PLOT = 1 << 14,
     OPT_CASE = 1 << 15, OPT_DEVICE = 1 << 16, OPT_STORES = 1 << 17, OPT_LEVEL = 1 << 18, OPT_QUICK = 1 << 19,
-    OPT_NO_CF = 1 << 20, OPT_SET = 1 << 21
+    OPT_NO_CF = 1 << 20, OPT_SET = 1 << 21, OPT_FUSE = 1 << 22
 };
 /* clang-format on */
 

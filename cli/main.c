@@ -22,8 +22,8 @@ static const char usage_text[] =
     "       slicegen emit  SPEC (--in IN.npy | --shape D0,D1,... --dtype T) -o OUT [--header K.h]\n"
     "                      [--name SYMBOL] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3]\n"
     "                      [--no-cf-protection] [--stores auto|cached|streaming]\n"
-    "       slicegen aot   MODEL.xml [--weights MODEL.bin] -o OUT [--header K.h] [--prefix P]\n"
-    "                      [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3] [--no-cf-protection]\n"
+    "       slicegen aot   MODEL.xml|MODEL.onnx [--weights MODEL.bin] -o OUT [--header K.h] [--prefix P]\n"
+    "                      [--fuse] [--target TRIPLE] [--cpu CPU] [-O0|-O1|-O2|-O3] [--no-cf-protection]\n"
     "                      [--stores auto|cached|streaming]\n"
     "       slicegen bench [--quick] [--threads N] [--json FILE] [--plot FILE.png] [--case TEXT]\n"
     "                      [--device cpu|cuda]\n"
@@ -188,6 +188,12 @@ static int parse_options(int argc, char **argv, const char *command, unsigned al
             if (!(allowed & (quick ? OPT_QUICK : OPT_NO_CF)))
                 return usage_error("%s is not an option of 'slicegen %s'", a, command);
             *(quick ? &o->quick : &o->no_cf_protection) = true;
+            continue;
+        }
+        if (strcmp(a, "--fuse") == 0) {
+            if (!(allowed & OPT_FUSE))
+                return usage_error("%s is not an option of 'slicegen %s'", a, command);
+            o->fuse = true;
             continue;
         }
         if (strcmp(a, "--set") == 0 || strncmp(a, "--set=", 6) == 0) { /* may repeat */
@@ -563,7 +569,7 @@ int main(int argc, char **argv)
          emit_help, cmd_emit},
         {"aot",
          OPT_LEVEL | OPT_OUTPUT | OPT_HEADER | OPT_TARGET | OPT_CPU | OPT_WEIGHTS | OPT_PREFIX | OPT_NO_CF |
-             OPT_STORES,
+             OPT_STORES | OPT_FUSE,
          aot_help, cmd_aot},
         {"bench", OPT_QUICK | OPT_THREADS | OPT_JSON | OPT_PLOT | OPT_CASE | OPT_DEVICE, bench_help, cmd_bench},
     };

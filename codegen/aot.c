@@ -130,6 +130,19 @@ static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, cons
             v[i] = string(x, sym->spec->values[i]);
         names = private_constant(x, LLVMConstArray(x->ptr, v, (unsigned)sym->nvalues), 8);
     }
+    LLVMValueRef fused = LLVMConstNull(x->ptr);
+    if (k->fused_count > 0) {
+        LLVMValueRef *v = malloc(k->fused_count * sizeof *v);
+        if (v == NULL) {
+            free(plan);
+            free(name);
+            return sg_fail(err, SG_ERR_NOMEM, "failed to describe kernel %s: out of memory", k->name);
+        }
+        for (size_t i = 0; i < k->fused_count; i++)
+            v[i] = string(x, k->fused_layers[i]);
+        fused = private_constant(x, LLVMConstArray(x->ptr, v, (unsigned)k->fused_count), 8);
+        free(v);
+    }
     LLVMValueRef prepare = LLVMConstNull(x->ptr);
     if (sym) {
         char *prep = sg_prepare_symbol(k->name);
@@ -142,7 +155,7 @@ static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, cons
         free(prep);
     }
     LLVMValueRef fields[] = {
-        i32(x, 2),
+        i32(x, 3),
         string(x, k->name),
         string(x, k->layer),
         i64(x, k->layer ? k->layer_id : -1),
@@ -166,6 +179,8 @@ static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, cons
         i32(x, sym ? (int64_t)sym->nvalues : 0),
         names,
         sym ? as_ptr(x, fn) : LLVMConstNull(x->ptr),
+        fused,
+        i32(x, (int64_t)k->fused_count),
     };
     free(plan);
     memcpy(name, k->name, len);
@@ -192,6 +207,7 @@ static LLVMTypeRef info_type(meta *x)
         x->ptr, /* plan */         x->ptr, /* target */       x->ptr, /* cpu */
         x->ptr, /* features */     x->i64, /* step_bytes */   x->ptr, /* prepare */
         x->i32, /* value_count */  x->ptr, /* value_names */  x->ptr, /* run */
+        x->ptr, /* fused_layers */ x->i32, /* fused_count */
     };
     /* clang-format on */
     LLVMStructSetBody(t, fields, sizeof fields / sizeof fields[0], 0);

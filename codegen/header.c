@@ -80,7 +80,7 @@ static const char struct_text[] =
     "#define SLICEGEN_KERNEL_INFO_DEFINED\n"
     "/* What a generated kernel is, as compiled into the object. */\n"
     "typedef struct slicegen_kernel_info {\n"
-    "    uint32_t version;          /* 2 */\n"
+    "    uint32_t version;          /* 3 */\n"
     "    const char *name;          /* the kernel's symbol */\n"
     "    const char *layer;         /* the model's layer name, or NULL */\n"
     "    int64_t layer_id;          /* the model's layer id, or -1 */\n"
@@ -107,6 +107,9 @@ static const char struct_text[] =
     "    int32_t value_count;\n"
     "    const char *const *value_names; /* in the order of `values` */\n"
     "    void (*run)(const void *in, void *out, const slicegen_args *args, int64_t begin, int64_t end);\n"
+    "    /* Version 3: a kernel of several model layers (aot --fuse; NULL, 0 for others): */\n"
+    "    const char *const *fused_layers; /* the names of the layers it replaces */\n"
+    "    int32_t fused_count;\n"
     "} slicegen_kernel_info;\n"
     "#endif\n";
 

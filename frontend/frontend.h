@@ -385,7 +385,16 @@ struct sg_model {
     int64_t *readers;
     size_t nconcats;
     sg_model_concat *concats;
+    /* aot --fuse (fuse.c): made by sg_model_fuse, NULL until then */
+    bool fused;
+    size_t nfusions;
+    sg_model_fusion *fusions;
 };
+
+/* Finds the model's fusions (see sg_model_fusion) once: model->fusions.
+ * Fails only for lack of memory. */
+sg_status sg_model_fuse(sg_model *model, sg_error *err);
+void sg_model_fusions_free(sg_model *model);
 
 sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model **model,
                         sg_error *err);

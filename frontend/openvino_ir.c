@@ -12,7 +12,9 @@
  * model with SG_ERR_IO, "failed to read model '<file>': <rule> (<values>)";
  * a well-formed slice that slicegen cannot describe is listed with a
  * one-line skip reason instead of a spec. docs/openvino-ir.md lists the
- * rules.
+ * rules. Last, the data flow around the slice layers (read_flow): which
+ * tensor, an output port, each reads and writes, how many inputs read each
+ * tensor, and the model's Concats.
  *
  * Hostile files: libxml2 runs without network access, entity substitution,
  * DTD loading or XML_PARSE_HUGE (so its depth and size limits hold), and a
@@ -71,7 +73,8 @@ typedef struct source {
     size_t layer;  /* the producing layer's index; NONE when unconnected */
     xmlNode *port; /* the producer's output <port> */
     int64_t port_id;
-    long line; /* the edge's line */
+    long line;     /* the edge's line */
+    size_t output; /* the port's position in the producer's <output> list */
 } source;
 
 typedef struct layer {
@@ -654,7 +657,7 @@ static sg_status read_edges(reader *r)
         if (s->layer != NONE)
             return bad(r, "two edges end at one input port (%s, input port %lld, edges at lines %ld and %ld)",
                        who(tl, whom), (long long)to_port, s->line, line);
-        *s = (source){f, fp->node, from_port, line};
+        *s = (source){f, fp->node, from_port, line, fp->pos};
     }
     return SG_OK;
 }
@@ -1591,7 +1594,131 @@ done:
     return st;
 }
 
-/* Every Const checked, then every slice layer read, in document order. */
+/* ---- the data flow -------------------------------------------------------------- */
+
+/* A Concat the flow lists: its <data axis> is an integer (*axis, as
+ * written), every input port is connected and it has an output port. Any
+ * other Concat is left out, and fails nothing: it is no slice layer. */
+static bool listed_concat(reader *r, const layer *l, int64_t *axis)
+{
+    const char *text = attr(r, child(l->node, "data"), "axis");
+    if (strcmp(l->type, "Concat") != 0 || l->nin == 0 || l->nout == 0 || text == NULL ||
+        !sg_parse_int64(text, axis))
+        return false;
+    for (size_t i = 0; i < l->nin; i++)
+        if (l->src[i].layer == NONE)
+            return false;
+    return true;
+}
+
+/* The tensors: output k (the k-th port of its <output> list, as an edge's
+ * input index is the position of its to-port) of layer f is slot
+ * base[f] + k. A slot some edge reads, or a slice layer or listed Concat
+ * writes, is a tensor; tensors are numbered in slot order (layers in
+ * document order, then output positions). */
+typedef struct slots {
+    size_t *base;    /* per layer, and the slots' count at [r->nlayers] */
+    int64_t *tensor; /* per slot: its tensor, -1 when it is none */
+} slots;
+
+/* The tensor an input reads; -1 when the input is not connected. */
+static int64_t read_tensor(const slots *t, const source *src)
+{
+    return src->layer == NONE ? -1 : t->tensor[t->base[src->layer] + src->output];
+}
+
+/* The tensor output k of layer `index` writes; -1 when it has no output k. */
+static int64_t written_tensor(const reader *r, const slots *t, size_t index, size_t k)
+{
+    return k < r->layers[index].nout ? t->tensor[t->base[index] + k] : -1;
+}
+
+/* Numbers the tensors into t->tensor (allocated) and counts them. */
+static sg_status number_tensors(reader *r, slots *t, sg_model *m)
+{
+    size_t nslots = 0;
+    int64_t axis;
+    t->base = malloc((r->nlayers + 1) * sizeof *t->base);
+    if (t->base == NULL)
+        return nomem(r);
+    for (size_t i = 0; i < r->nlayers; i++) {
+        t->base[i] = nslots;
+        nslots += r->layers[i].nout;
+    }
+    t->base[r->nlayers] = nslots;
+    t->tensor = malloc((nslots ? nslots : 1) * sizeof *t->tensor);
+    if (t->tensor == NULL)
+        return nomem(r);
+    for (size_t s = 0; s < nslots; s++)
+        t->tensor[s] = -1;
+    for (size_t i = 0; i < r->nlayers; i++) { /* 0 marks a tensor, numbered below */
+        const layer *l = &r->layers[i];
+        const op_info *op = slice_op(l);
+        size_t written = op != NULL ? model_layers_of(l, op) : listed_concat(r, l, &axis) ? 1 : 0;
+        for (size_t k = 0; k < written && k < l->nout; k++)
+            t->tensor[t->base[i] + k] = 0;
+        for (size_t k = 0; k < l->nin; k++)
+            if (l->src[k].layer != NONE)
+                t->tensor[t->base[l->src[k].layer] + l->src[k].output] = 0;
+    }
+    for (size_t s = 0; s < nslots; s++)
+        if (t->tensor[s] == 0)
+            t->tensor[s] = (int64_t)m->ntensors++;
+    return SG_OK;
+}
+
+/* Fills m's flow, readers and Concats (see struct sg_model), after its
+ * layers: an edge is one reader of the tensor it starts at, a Result's
+ * included. */
+static sg_status read_flow(reader *r, sg_model *m)
+{
+    slots t = {0};
+    size_t nconcats = 0, next = 0;
+    int64_t axis;
+    sg_status st = number_tensors(r, &t, m);
+    if (st != SG_OK)
+        goto done;
+    for (size_t i = 0; i < r->nlayers; i++)
+        nconcats += listed_concat(r, &r->layers[i], &axis);
+    m->readers = calloc(m->ntensors ? m->ntensors : 1, sizeof *m->readers);
+    m->flow = calloc(m->nlayers ? m->nlayers : 1, sizeof *m->flow);
+    m->concats = calloc(nconcats ? nconcats : 1, sizeof *m->concats);
+    if (m->readers == NULL || m->flow == NULL || m->concats == NULL) {
+        st = nomem(r);
+        goto done;
+    }
+    for (size_t i = 0; i < r->nlayers && st == SG_OK; i++) {
+        const layer *l = &r->layers[i];
+        const op_info *op = slice_op(l);
+        for (size_t k = 0; k < l->nin; k++)
+            if (l->src[k].layer != NONE)
+                m->readers[read_tensor(&t, &l->src[k])]++;
+        if (op != NULL) {
+            for (size_t k = 0; k < model_layers_of(l, op); k++)
+                m->flow[next++] = (sg_model_flow){l->nin > 0 ? read_tensor(&t, &l->src[0]) : -1,
+                                                  written_tensor(r, &t, i, k)};
+        } else if (listed_concat(r, l, &axis)) {
+            sg_model_concat *c = &m->concats[m->nconcats++];
+            *c = (sg_model_concat){.name = copy_text(l->name),
+                                   .id = l->id,
+                                   .axis = axis,
+                                   .ninputs = l->nin,
+                                   .inputs = malloc(l->nin * sizeof *c->inputs),
+                                   .out = written_tensor(r, &t, i, 0)};
+            if (c->name == NULL || c->inputs == NULL)
+                st = nomem(r);
+            for (size_t k = 0; k < l->nin && st == SG_OK; k++)
+                c->inputs[k] = read_tensor(&t, &l->src[k]);
+        }
+    }
+done:
+    free(t.base);
+    free(t.tensor);
+    return st;
+}
+
+/* Every Const checked, then every slice layer read, in document order, then
+ * the data flow around them. */
 static sg_status read_model(reader *r, sg_model **model)
 {
     sg_model *m = calloc(1, sizeof *m);
@@ -1614,6 +1741,8 @@ static sg_status read_model(reader *r, sg_model **model)
         if (op != NULL && read_slice(r, &r->layers[i], op, m) != SG_OK)
             goto fail;
     }
+    if (read_flow(r, m) != SG_OK)
+        goto fail;
     if (r->nomem) {
         nomem(r);
         goto fail;
@@ -1686,6 +1815,7 @@ void sg_model_free(sg_model *model)
 {
     if (model == NULL)
         return;
+    sg_model_fusions_free(model);
     for (size_t i = 0; i < model->nlayers; i++) {
         sg_model_layer *l = &model->layers[i];
         free((void *)l->name);
@@ -1696,5 +1826,12 @@ void sg_model_free(sg_model *model)
         free((void *)l->skip_reason);
     }
     free(model->layers);
+    free(model->flow);
+    free(model->readers);
+    for (size_t i = 0; i < model->nconcats; i++) {
+        free(model->concats[i].name);
+        free(model->concats[i].inputs);
+    }
+    free(model->concats);
     free(model);
 }

@@ -414,6 +414,9 @@ typedef struct sg_aot_kernel {
     const char *spec;     /* the spec in command-line form (header comment, NAME_info.spec) */
     const char *layer;    /* the model's layer name, or NULL */
     int64_t layer_id;     /* the model's layer id, or -1 */
+    /* aot --fuse: the names of the layers the kernel replaces (NULL, 0: none) */
+    const char *const *fused_layers;
+    size_t fused_count;
 } sg_aot_kernel;
 
 typedef struct sg_aot_options {
@@ -609,6 +612,33 @@ SG_API size_t sg_model_layer_count(const sg_model *model);
 /* The layer at index (< sg_model_layer_count); owned by the model. */
 SG_API const sg_model_layer *sg_model_layer_at(const sg_model *model, size_t index);
 SG_API void sg_model_destroy(sg_model *model);
+
+/* Slice layers that run as one kernel (`slicegen aot --fuse`,
+ * docs/programs.md): a chain of slice layers (StridedSlice, Slice, Pad,
+ * Gather; not Split) each reading the one before, whose intermediate
+ * results nothing else reads, and a Concat whose inputs are all such
+ * layers or chains of one tensor, reading nothing else. Each fusion is a
+ * program (SG_OP_PROGRAM spec) over the first layers' data input that
+ * gives the last layer's (the Concat's) output; layers with runtime values
+ * or dimensions are not fused. */
+typedef struct sg_model_fusion {
+    const char *name;          /* the last layer's name, or the Concat's */
+    int64_t id;                /* its id */
+    const sg_spec *spec;       /* the program */
+    const char *spec_text;     /* its text (sg_spec_print's) */
+    size_t rank;               /* the data input of its first layers: rank, */
+    const int64_t *shape;      /* shape and element type */
+    sg_dtype dtype;
+    size_t nlayers;            /* the slice layers it replaces, as indices of */
+    const size_t *layers;      /* sg_model_layer_at, in model order */
+    size_t nnames;             /* the names of all it replaces: those layers' */
+    const char *const *names;  /* in model order, then the Concat's */
+} sg_model_fusion;
+
+/* The fusions of model, in the order of their last layers: *fusions
+ * (*count of them) are owned by the model, made on the first call. */
+SG_API sg_status sg_model_fusions(sg_context *ctx, sg_model *model, size_t *count,
+                                  const sg_model_fusion **fusions);
 
 /* ---- tensors and .npy files ---------------------------------------------- */
 

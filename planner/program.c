@@ -23,6 +23,7 @@
  * slice whose output strides are those of the whole output. NumPy's
  * errors come with NumPy's words. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -448,30 +449,148 @@ static sg_status pad_widths(program *pr, const sg_prog *node, size_t rank, int64
     return SG_OK;
 }
 
-/* The piece of padded coordinate x of an axis of d > 0 elements padded by
- * `before`: u = x - before is read from index mode(u); the piece runs to
- * the last x of the same affine stretch, at most `end`. */
-static piece pad_piece(sg_np_pad_mode mode, int64_t d, int64_t before, int64_t x, int64_t end)
+/* A growing list of pieces, at most SG_MAX_PARTS * 4 of them. */
+typedef struct pieces {
+    piece *v;
+    size_t n, cap;
+} pieces;
+
+static sg_status push_piece(program *pr, pieces *list, piece p)
 {
-    int64_t u = x - before, index, slope, room; /* room: further coordinates in this stretch */
-    if (u >= 0 && u < d) {
-        index = u, slope = 1, room = d - 1 - u;
-    } else if (mode == SG_NP_PAD_EDGE || d == 1) { /* an axis of one: every mode repeats it */
-        index = u < 0 ? 0 : d - 1, slope = 0, room = u < 0 ? -u - 1 : INT64_MAX;
-    } else if (mode == SG_NP_PAD_WRAP) {
-        index = (u % d + d) % d, slope = 1, room = d - 1 - index;
-    } else { /* reflect (period 2d - 2, edges once) or symmetric (period 2d, edges twice) */
-        int64_t period = mode == SG_NP_PAD_REFLECT ? 2 * d - 2 : 2 * d, c = (u % period + period) % period;
-        if (c < d)
-            index = c, slope = 1, room = d - 1 - c;
-        else
-            index = period - c - (mode == SG_NP_PAD_SYMMETRIC), slope = -1, room = period - 1 - c;
+    if (list->n == (size_t)SG_MAX_PARTS * 4)
+        return sg_fail(pr->err, SG_ERR_SLICE,
+                       "failed to plan program: more than %d parts (a pad much wider than its axis needs a part per "
+                       "period)",
+                       SG_MAX_PARTS);
+    if (list->n == list->cap) {
+        size_t cap = list->cap ? 2 * list->cap : 64;
+        piece *grown = realloc(list->v, cap * sizeof *grown);
+        if (grown == NULL)
+            return sg_fail(pr->err, SG_ERR_NOMEM, "failed to plan program: out of memory");
+        list->v = grown;
+        list->cap = cap;
     }
-    /* u < 0 and u >= d stretches end where the interior begins or the axis ends */
-    if (u < 0 && room > -u - 1)
-        room = -u - 1;
-    int64_t n = room < end - x - 1 ? room + 1 : end - x;
-    return (piece){x, n, index, slope, false};
+    list->v[list->n++] = p;
+    return SG_OK;
+}
+
+/* Appends p to list, joined to the last piece where they are one
+ * progression. */
+static sg_status push_joined(program *pr, pieces *list, piece p)
+{
+    piece *last = list->n ? &list->v[list->n - 1] : NULL;
+    if (last && last->lo + last->n == p.lo) {
+        int64_t k = last->n > 1 ? last->k : p.n > 1 ? p.k : p.t0 - last->t0;
+        if ((last->n == 1 || last->k == k) && (p.n == 1 || p.k == k) && p.t0 == last->t0 + last->n * k) {
+            last->k = k;
+            last->n += p.n;
+            return SG_OK;
+        }
+    }
+    return push_piece(pr, list, p);
+}
+
+/* Appends to out the pieces of positions r = s - q for the positions q in
+ * [a, a + c) of the pieces of cur (sorted by position), r ascending. */
+static sg_status mirrored(program *pr, const pieces *cur, int64_t a, int64_t c, int64_t s, pieces *out)
+{
+    for (size_t i = cur->n; i-- > 0;) {
+        const piece *p = &cur->v[i];
+        int64_t q0 = p->lo > a ? p->lo : a, q1 = p->lo + p->n < a + c ? p->lo + p->n : a + c;
+        if (q0 < q1 &&
+            push_piece(pr, out, (piece){s - (q1 - 1), q1 - q0, p->t0 + p->k * (q1 - 1 - p->lo), -p->k, false}) !=
+                SG_OK)
+            return pr->err->status;
+    }
+    return SG_OK;
+}
+
+/* np.pad's reflect (edges once) and symmetric (edges twice) of an axis of
+ * d >= 2 elements padded by (before, after), as NumPy pads: in rounds,
+ * each mirroring, next to each edge, at most the region written so far
+ * (less the edge for reflect), both sides' pads included. Where one side
+ * needs more rounds than the other, the result is not periodic. */
+static sg_status mirror_pieces(program *pr, bool reflect, int64_t d, int64_t before, int64_t after, pieces *out)
+{
+    pieces cur = {0}, next = {0};
+    int64_t lo = before, hi = before + d, left = before, right = after, e = reflect;
+    sg_status st = push_piece(pr, &cur, (piece){before, d, 0, 1, false});
+    while (st == SG_OK && (left > 0 || right > 0)) {
+        int64_t old = hi - lo - e, cl = old < left ? old : left, cr = old < right ? old : right;
+        next.n = 0;
+        st = mirrored(pr, &cur, lo + e, cl, 2 * lo + e - 1, &next);
+        for (size_t i = 0; st == SG_OK && i < cur.n; i++)
+            st = push_piece(pr, &next, cur.v[i]);
+        if (st == SG_OK)
+            st = mirrored(pr, &cur, hi - e - cr, cr, 2 * hi - 1 - e, &next);
+        pieces t = cur;
+        cur = next;
+        next = t;
+        lo -= cl, hi += cr, left -= cl, right -= cr;
+    }
+    for (size_t i = 0; st == SG_OK && i < cur.n; i++)
+        st = push_joined(pr, out, cur.v[i]);
+    free(cur.v);
+    free(next.v);
+    return st;
+}
+
+/* The pieces of one axis of np.pad: d elements padded by (before, after)
+ * in `mode`; for constant the interior alone (the fill comes apart). */
+static sg_status axis_pieces(program *pr, sg_np_pad_mode mode, int64_t d, int64_t before, int64_t after,
+                             pieces *out)
+{
+    if (mode == SG_NP_PAD_CONSTANT || d == 0)
+        return d ? push_piece(pr, out, (piece){before, d, 0, 1, false}) : SG_OK;
+    if (mode == SG_NP_PAD_EDGE || d == 1) { /* an axis of one: every mode repeats it */
+        if ((before && push_piece(pr, out, (piece){0, before, 0, 0, false}) != SG_OK) ||
+            push_piece(pr, out, (piece){before, d, 0, d > 1, false}) != SG_OK ||
+            (after && push_piece(pr, out, (piece){before + d, after, d - 1, 0, false}) != SG_OK))
+            return pr->err->status;
+        return SG_OK;
+    }
+    if (mode == SG_NP_PAD_REFLECT || mode == SG_NP_PAD_SYMMETRIC)
+        return mirror_pieces(pr, mode == SG_NP_PAD_REFLECT, d, before, after, out);
+    /* wrap: periodic (NumPy 1.25 and later) */
+    for (int64_t x = 0, end = before + d + after; x < end;) {
+        int64_t index = ((x - before) % d + d) % d, n = d - index < end - x ? d - index : end - x;
+        if (push_piece(pr, out, (piece){x, n, index, 1, false}) != SG_OK)
+            return pr->err->status;
+        x += n;
+    }
+    return SG_OK;
+}
+
+/* constant_values as NumPy stores it in an array of the element type: an
+ * integer wraps modulo the type's width, a float into an integer type is
+ * truncated toward zero, anything but 0 is True, floats round to nearest.
+ * A float no integer of the type holds once truncated (NaN, an infinity,
+ * out of range) is refused: NumPy's result is then the platform's. */
+static sg_status fill_bytes(program *pr, const sg_scalar *v, uint8_t bytes[8])
+{
+    sg_dtype t = pr->dtype;
+    if (t >= SG_F16) /* nearest, never refused */
+        return sg_scalar_to_bytes(v, t, bytes, pr->err);
+    if (t == SG_BOOL) {
+        bytes[0] = v->kind == SG_SCALAR_FLOAT ? v->f != 0 : v->kind == SG_SCALAR_UINT ? v->u != 0 : v->i != 0;
+        return SG_OK;
+    }
+    uint64_t bits = v->kind == SG_SCALAR_UINT ? v->u : (uint64_t)v->i;
+    if (v->kind == SG_SCALAR_FLOAT) {
+        int width = 8 * (int)pr->elem_size;
+        bool is_signed = t == SG_I8 || t == SG_I16 || t == SG_I32 || t == SG_I64;
+        double lo = is_signed ? -ldexp(1, width - 1) : 0, hi = is_signed ? ldexp(1, width - 1) : ldexp(1, width);
+        double whole = trunc(v->f);
+        char text[SG_SCALAR_TEXT];
+        sg_scalar_format(v, text);
+        if (!(whole >= lo && whole < hi))
+            return sg_fail(pr->err, SG_ERR_SLICE,
+                           "failed to plan program: np.pad: constant_values %s does not fit in %s once truncated",
+                           text, sg_dtype_name(t));
+        bits = whole < 0 ? (uint64_t)(int64_t)whole : (uint64_t)whole;
+    }
+    memcpy(bytes, &bits, 8); /* little-endian: the low bytes, the value modulo the width */
+    return SG_OK;
 }
 
 static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, value *out)
@@ -479,7 +598,7 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
     int64_t (*widths)[2] = calloc(in->rank ? in->rank : 1, sizeof *widths);
     dim_map maps[SG_MAX_RANK];
     size_t first_piece[SG_MAX_RANK];
-    piece *all = NULL;
+    pieces all = {0};
     sg_status st = SG_OK;
     if (widths == NULL)
         return sg_fail(pr->err, SG_ERR_NOMEM, "failed to plan program: out of memory");
@@ -507,38 +626,14 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
         goto done;
     /* the pieces of each axis: the interior alone for constant (the
      * fill boxes come below), else every stretch of the mode */
-    size_t used = 0, cap = 0;
     for (size_t j = 0; j < in->rank; j++) {
-        size_t first = used;
-        int64_t d = in->shape[j], end = out->shape[j];
-        int64_t x = node->pad_mode == SG_NP_PAD_CONSTANT ? widths[j][0] : 0;
-        if (node->pad_mode == SG_NP_PAD_CONSTANT)
-            end = x + d;
-        while (x < end) {
-            if (used == SG_MAX_PARTS * 4) {
-                st = sg_fail(pr->err, SG_ERR_SLICE,
-                             "failed to plan program: more than %d parts (a pad much wider than its axis needs a "
-                             "part per period)",
-                             SG_MAX_PARTS);
-                goto done;
-            }
-            if (used == cap) {
-                cap = cap ? 2 * cap : 64;
-                piece *grown = realloc(all, cap * sizeof *grown);
-                if (grown == NULL) {
-                    st = sg_fail(pr->err, SG_ERR_NOMEM, "failed to plan program: out of memory");
-                    goto done;
-                }
-                all = grown;
-            }
-            all[used] = pad_piece(node->pad_mode, d, widths[j][0], x, end);
-            x += all[used++].n;
-        }
-        first_piece[j] = first;
-        maps[j] = (dim_map){(int)j, used - first, NULL};
+        first_piece[j] = all.n;
+        if (axis_pieces(pr, node->pad_mode, in->shape[j], widths[j][0], widths[j][1], &all) != SG_OK)
+            goto done;
+        maps[j] = (dim_map){(int)j, all.n - first_piece[j], NULL};
     }
     for (size_t j = 0; j < in->rank; j++) /* all is final */
-        maps[j].pieces = all + first_piece[j];
+        maps[j].pieces = all.v + first_piece[j];
     if (remap(pr, in, out, maps, 0, NULL, NULL, NULL) != SG_OK)
         goto done;
     if (node->pad_mode == SG_NP_PAD_CONSTANT) {
@@ -546,7 +641,7 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
          * coordinates before and after the interior, with the axes
          * before j inside the interior and those after j whole. */
         uint8_t bytes[8] = {0};
-        if (sg_scalar_to_bytes(&node->fill, pr->dtype, bytes, pr->err) != SG_OK)
+        if (fill_bytes(pr, &node->fill, bytes) != SG_OK)
             goto done;
         for (size_t j = 0; j < in->rank; j++) {
             for (int side = 0; side < 2; side++) {
@@ -573,7 +668,7 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
     }
 done:
     free(widths);
-    free(all);
+    free(all.v);
     return st != SG_OK ? st : pr->err->status;
 }
 

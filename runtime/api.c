@@ -185,6 +185,16 @@ const sg_model_layer *sg_model_layer_at(const sg_model *model, size_t index)
     return model && index < model->nlayers ? &model->layers[index] : NULL;
 }
 
+sg_status sg_model_fusions(sg_context *ctx, sg_model *model, size_t *count, const sg_model_fusion **fusions)
+{
+    sg_error err = {0};
+    if (sg_model_fuse(model, &err) != SG_OK)
+        return sg_context_report(ctx, &err);
+    *count = model->nfusions;
+    *fusions = model->fusions;
+    return SG_OK;
+}
+
 void sg_model_destroy(sg_model *model)
 {
     sg_model_free(model);

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-TYPES = {"i32": np.int32, "u8": np.uint8, "i64": np.int64, "f32": np.float32, "f64": np.float64,
+TYPES = {"i8": np.int8, "i32": np.int32, "u8": np.uint8, "i64": np.int64, "f32": np.float32, "f64": np.float64,
          "bool": np.bool_, "i16": np.int16, "f16": np.float16}
 
 # (name, program, dtype, input shape)
@@ -36,10 +36,20 @@ CASES = [
     ("flip of a 0-d array", "np.flip(x)", "i32", ()),
     ("constant pad", "np.pad(x, 1)", "i32", (2, 3)),
     ("constant pad with a value", "np.pad(x, ((1, 0), (2, 1)), mode='constant', constant_values=7)", "i32", (2, 2)),
+    ("a fill value NumPy converts: 7 is True", "np.pad(x, 1, constant_values=7)", "bool", (2,)),
+    ("a fill value NumPy converts: -1 wraps to 255", "np.pad(x, 1, constant_values=-1)", "u8", (2,)),
+    ("a fill value NumPy converts: 300 wraps to 44", "np.pad(x, 1, constant_values=300)", "i8", (2,)),
+    ("a fill value NumPy converts: 1.5 truncates to 1", "np.pad(x, 1, constant_values=1.5)", "i32", (2,)),
+    ("a fill value NumPy converts: -2.7 truncates to -2", "np.pad(x, 1, constant_values=-2.7)", "i16", (2,)),
     ("constant pad of floats with nan", "np.pad(x, (1, 2), constant_values=np.nan)", "f32", (3,)),
     ("edge pad", "np.pad(x, ((2, 1), (1, 3)), mode='edge')", "i32", (2, 3)),
     ("reflect pad", "np.pad(x, 2, mode='reflect')", "i32", (4,)),
     ("reflect pad wider than the axis repeats", "np.pad(x, (7, 5), mode='reflect')", "i32", (3,)),
+    ("reflect pads in rounds: the long side mirrors the short side's pad too", "np.pad(x, (1, 8), mode='reflect')",
+     "i8", (3,)),
+    ("reflect pads in rounds, the other way", "np.pad(x, (8, 1), mode='reflect')", "i8", (3,)),
+    ("symmetric pads in rounds", "np.pad(x, (1, 8), mode='symmetric')", "i8", (2,)),
+    ("reflect in rounds on two axes", "np.pad(x, ((7, 2), (1, 9)), mode='reflect')", "i32", (3, 4)),
     ("reflect pad of an axis of one repeats it", "np.pad(x, 3, mode='reflect')", "i32", (1,)),
     ("symmetric pad", "np.pad(x, ((1, 2), (3, 0)), mode='symmetric')", "i32", (3, 2)),
     ("symmetric pad wider than the axis", "np.pad(x, (5, 6), mode='symmetric')", "u8", (2,)),

@@ -139,7 +139,8 @@ ProgressFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_s
 
 class AotKernel(ctypes.Structure):
     _fields_ = [("plan", PlanP), ("name", ctypes.c_char_p), ("spec", ctypes.c_char_p),
-                ("layer", ctypes.c_char_p), ("layer_id", ctypes.c_int64)]
+                ("layer", ctypes.c_char_p), ("layer_id", ctypes.c_int64),
+                ("fused_layers", ctypes.POINTER(ctypes.c_char_p)), ("fused_count", ctypes.c_size_t)]
 
 
 class AotOptions(ctypes.Structure):
