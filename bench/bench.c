@@ -25,28 +25,36 @@
 
 /* clang-format off */
 #define TRT(name, mode, d, s, b) \
-    {name, SG_F32, 3, {64, d, d}, {8, d, d}, NULL, mode, {0, b, b}, {0, s, s}, false, {256, d, d}}
+    {name, SG_F32, 3, {64, d, d}, {8, d, d}, NULL, mode, {0, b, b}, {0, s, s}, false, {256, d, d}, false, {NULL}}
 
 static const bench_case suite[] = {
-    {"crop-rows", SG_F32, 4, {1, 3, 1024, 1024}, {0}, "[:, :, 100:900, 100:900]", 0, {0}, {0}, false, {6, 3, 1024, 1024}},
-    {"rgb-bgr", SG_F32, 4, {1, 3, 1024, 1024}, {0}, "[:, ::-1]", 0, {0}, {0}, false, {6, 3, 1024, 1024}},
-    {"col-stride2", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[:, ::2]", 0, {0}, {0}, false, {0}},
-    {"col-reverse", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[:, ::-1]", 0, {0}, {0}, false, {0}},
-    {"rev-rows-odd-cols", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[::-1, 1::2]", 0, {0}, {0}, false, {0}},
-    {"subsample-2x2", SG_F32, 4, {1, 64, 512, 512}, {1, 16, 256, 256}, "[:, :, ::2, ::2]", 0, {0}, {0}, false, {0}},
-    {"one-block", SG_F32, 3, {64, 256, 256}, {16, 256, 256}, "[7]", 0, {0}, {0}, false, {64, 1024, 256}},
-    {"image-crop", SG_U8, 3, {1080, 1920, 3}, {0}, "[100:980, 200:1800, :]", 0, {0}, {0}, false, {4320, 7680, 3}},
-    {"image-mirror", SG_U8, 3, {2048, 2048, 3}, {1024, 1024, 3}, "[:, ::-1]", 0, {0}, {0}, false, {4320, 7680, 3}},
-    {"f16-stride3", SG_F16, 2, {4096, 4096}, {1024, 1024}, "[::3, 1::3]", 0, {0}, {0}, false, {8192, 4096}},
-    {"inner-crop", SG_F32, 4, {16, 64, 128, 128}, {2, 64, 128, 128}, "[:, :, 8:-8, 8:-8]", 0, {0}, {0}, false, {0}},
-    {"tiny", SG_I64, 2, {8, 16}, {0}, "[1:7, ::3]", 0, {0}, {0}, true, {0}},
+    {"crop-rows", SG_F32, 4, {1, 3, 1024, 1024}, {0}, "[:, :, 100:900, 100:900]", 0, {0}, {0}, false, {6, 3, 1024, 1024}, false, {NULL}},
+    {"rgb-bgr", SG_F32, 4, {1, 3, 1024, 1024}, {0}, "[:, ::-1]", 0, {0}, {0}, false, {6, 3, 1024, 1024}, false, {NULL}},
+    {"col-stride2", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[:, ::2]", 0, {0}, {0}, false, {0}, false, {NULL}},
+    {"col-reverse", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[:, ::-1]", 0, {0}, {0}, false, {0}, false, {NULL}},
+    {"rev-rows-odd-cols", SG_F32, 2, {4096, 4096}, {1024, 1024}, "[::-1, 1::2]", 0, {0}, {0}, false, {0}, false, {NULL}},
+    {"subsample-2x2", SG_F32, 4, {1, 64, 512, 512}, {1, 16, 256, 256}, "[:, :, ::2, ::2]", 0, {0}, {0}, false, {0}, false, {NULL}},
+    {"one-block", SG_F32, 3, {64, 256, 256}, {16, 256, 256}, "[7]", 0, {0}, {0}, false, {64, 1024, 256}, false, {NULL}},
+    {"image-crop", SG_U8, 3, {1080, 1920, 3}, {0}, "[100:980, 200:1800, :]", 0, {0}, {0}, false, {4320, 7680, 3}, false, {NULL}},
+    {"image-mirror", SG_U8, 3, {2048, 2048, 3}, {1024, 1024, 3}, "[:, ::-1]", 0, {0}, {0}, false, {4320, 7680, 3}, false, {NULL}},
+    {"f16-stride3", SG_F16, 2, {4096, 4096}, {1024, 1024}, "[::3, 1::3]", 0, {0}, {0}, false, {8192, 4096}, false, {NULL}},
+    {"inner-crop", SG_F32, 4, {16, 64, 128, 128}, {2, 64, 128, 128}, "[:, :, 8:-8, 8:-8]", 0, {0}, {0}, false, {0}, false, {NULL}},
+    {"tiny", SG_I64, 2, {8, 16}, {0}, "[1:7, ::3]", 0, {0}, {0}, true, {0}, false, {NULL}},
     TRT("trt-strict", SG_TRT_STRICT, 288, 272, 8),
     TRT("trt-wrap", SG_TRT_WRAP, 256, 272, -8),
     TRT("trt-clamp", SG_TRT_CLAMP, 256, 272, -8),
     TRT("trt-reflect", SG_TRT_REFLECT, 256, 272, -8),
     TRT("trt-fill", SG_TRT_FILL, 256, 272, -8),
-    {"col-stride2-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::2]", 0, {0}, {0}, false, {0}},
-    {"col-reverse-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::-1]", 0, {0}, {0}, false, {0}},
+    {"col-stride2-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::2]", 0, {0}, {0}, false, {0}, false, {NULL}},
+    {"col-reverse-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::-1]", 0, {0}, {0}, false, {0}, false, {NULL}},
+    /* NumPy programs: one kernel of parts each (docs/programs.md) */
+    {.name = "focus", .dtype = SG_F32, .rank = 4, .shape = {1, 3, 640, 640}, .program = true,
+     .expr = "np.concatenate([x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]], axis=1)"},
+    {.name = "roll", .dtype = SG_F32, .rank = 2, .shape = {4096, 4096}, .quick_shape = {1024, 1024},
+     .program = true, .expr = "np.roll(x, 1000, axis=1)"},
+    {.name = "crop-reflect-pad", .dtype = SG_F32, .rank = 2, .shape = {4096, 4096}, .quick_shape = {1024, 1024},
+     .program = true, .expr = "np.pad(x[16:-16, 16:-16], 16, mode='reflect')",
+     .separate = {"x[16:-16, 16:-16]", "np.pad(x, 16, mode='reflect')", NULL}},
 };
 /* clang-format on */
 enum { NCASES = sizeof suite / sizeof suite[0] };
@@ -384,6 +392,35 @@ void sg_bench_print_notes(bench *b)
             sg_bench_say(b, "%s: %.2fx the time of trt-strict (the same output shape)\n", r->c->name,
                          r->kernel_s / strict->kernel_s);
     }
+    text parts = {0};
+    for (int i = 0; i < b->nresults; i++)
+        if (b->results[i].c->program)
+            sg_bench_put(&parts, "%s%s %zu", parts.len ? ", " : "", b->results[i].c->name,
+                         b->results[i].nparts);
+    if (parts.len > 0 && !parts.failed)
+        sg_bench_say(b, "programs: one kernel each, made of parts: %s\n", parts.s);
+    free(parts.s);
+    for (int i = 0; i < b->nresults; i++) {
+        const case_result *r = &b->results[i];
+        if (r->nsteps == 0)
+            continue;
+        text t = {0};
+        char f[32], sep[32];
+        for (int k = 0; k < r->nsteps; k++) {
+            sg_bench_put(&t, "%s%s", k ? ", then " : "", r->step_spec[k]);
+            if (k + 1 < r->nsteps) {
+                sg_bench_put(&t, " into a temporary %s [", sg_dtype_name(r->c->dtype));
+                for (size_t d = 0; d < r->step_rank[k]; d++)
+                    sg_bench_put(&t, "%s%" PRId64, d ? ", " : "", r->step_shape[k][d]);
+                sg_bench_put(&t, "]");
+            }
+        }
+        sg_bench_say(b, "%s: one kernel %s, its %d steps as kernels of their own %s (%s): %.2fx the time\n",
+                     r->c->name, sg_bench_format_time(f, r->fused_s), r->nsteps,
+                     sg_bench_format_time(sep, r->separate_s), t.failed ? "?" : t.s,
+                     r->separate_s / r->fused_s);
+        free(t.s);
+    }
     const case_result *tiny = find_result(b, "tiny");
     if (tiny != NULL && b->o->cuda)
         sg_bench_say(b,
@@ -430,6 +467,15 @@ sg_status sg_bench_case_plan(sg_context *ctx, const bench_case *c, const int64_t
         *plan = NULL;
         return sg_fail(err, SG_ERR_NOMEM, "failed to benchmark '%s': out of memory", c->name);
     }
+    if (c->program != ((*plan)->op == SG_OP_PROGRAM)) {
+        sg_plan_destroy(*plan);
+        *plan = NULL;
+        free(*spec_text);
+        *spec_text = NULL;
+        return sg_fail(err, SG_ERR_INTERNAL,
+                       "failed to benchmark '%s': the suite says it is %sa program, '%s' is %s", c->name,
+                       c->program ? "" : "not ", c->expr, c->program ? "not" : "one");
+    }
     return SG_OK;
 }
 
@@ -445,6 +491,7 @@ sg_status sg_bench_case_prepare(bench *b, sg_context *ctx, const bench_case *c, 
     memcpy(r->out_shape, sg_plan_output_shape(*plan), r->out_rank * sizeof *r->out_shape);
     r->bytes = sg_plan_output_bytes(*plan);
     r->in_bytes = sg_plan_input_bytes(*plan);
+    r->nparts = (*plan)->op == SG_OP_PROGRAM ? (*plan)->nparts : 0;
     sg_bench_progress(b, "%s: counting traffic", c->name);
     if ((st = sg_bench_traffic(*plan, &r->traffic, err)) != SG_OK) {
         sg_plan_destroy(*plan);
@@ -491,6 +538,109 @@ sg_status sg_bench_buffers(const char *name, uint64_t in_bytes, uint64_t bytes, 
     return sg_fail(err, SG_ERR_NOMEM,
                    "failed to benchmark '%s': out of memory for %" PRIu64 " + %" PRIu64 " bytes", name,
                    in_bytes, bytes);
+}
+
+/* ---- a program's steps run apart ------------------------------------------------- */
+
+/* The steps of a program case (bench_case.separate) as kernels of their
+ * own: step k reads buf[k] and writes buf[k + 1] (buf[0], the case's
+ * input, and buf[n], the output, are not theirs). */
+typedef struct steps {
+    op o; /* first: an op* is a steps* (o.in, o.out: the case's buffers) */
+    int n;
+    sg_plan *plan[SG_BENCH_MAX_STEPS];
+    sg_kernel *kernel[SG_BENCH_MAX_STEPS];
+    void *buf[SG_BENCH_MAX_STEPS + 1];
+} steps;
+
+/* The steps' kernels one after the other, each on 1 thread. */
+static void op_steps(op *o)
+{
+    steps *s = (steps *)o;
+    for (int k = 0; k < s->n && o->status == SG_OK; k++) {
+        const void *in = k == 0 ? o->in : s->buf[k];
+        void *out = k + 1 == s->n ? o->out : s->buf[k + 1];
+        sg_status st = sg_kernel_run(o->ctx, s->kernel[k], in, out, 1);
+        if (st != SG_OK)
+            o->status = st;
+    }
+}
+
+static void steps_free(steps *s)
+{
+    for (int k = 0; k < SG_BENCH_MAX_STEPS; k++) {
+        sg_kernel_release(s->kernel[k]);
+        sg_plan_destroy(s->plan[k]);
+        free(s->buf[k + 1]);
+    }
+}
+
+/* Plans, compiles and allocates the steps of case c into *s and r (their
+ * specs and output shapes): the first on the case's input, each next one
+ * on the output of the one before; the last must give the program's
+ * output shape. */
+static sg_status steps_prepare(sg_context *ctx, const bench_case *c, case_result *r, steps *s, sg_error *err)
+{
+    size_t rank = c->rank;
+    const int64_t *shape = r->shape;
+    for (int k = 0; k < SG_BENCH_MAX_STEPS && c->separate[k] != NULL; k++) {
+        sg_spec *spec = NULL;
+        sg_status st = sg_spec_numpy(ctx, c->separate[k], &spec);
+        if (st == SG_OK)
+            st = sg_plan_create(ctx, spec, rank, shape, c->dtype, &s->plan[k]);
+        if (st == SG_OK && (r->step_spec[k] = sg_spec_to_text(spec)) == NULL)
+            st = sg_fail(err, SG_ERR_NOMEM, "failed to benchmark '%s': out of memory", c->name);
+        else if (st != SG_OK)
+            st = sg_bench_from_context(ctx, st, err, c->name);
+        sg_spec_destroy(spec);
+        s->n = r->nsteps = k + 1;
+        if (st != SG_OK)
+            return st;
+        if ((st = sg_kernel_compile(ctx, s->plan[k], SG_DEFAULT_OPT_LEVEL, &s->kernel[k])) != SG_OK)
+            return sg_bench_from_context(ctx, st, err, c->name);
+        rank = r->step_rank[k] = sg_plan_output_rank(s->plan[k]);
+        memcpy(r->step_shape[k], sg_plan_output_shape(s->plan[k]), rank * sizeof *shape);
+        shape = r->step_shape[k];
+        bool last = k + 1 == SG_BENCH_MAX_STEPS || c->separate[k + 1] == NULL;
+        if (!last && (s->buf[k + 1] = sg_bench_buffer(sg_plan_output_bytes(s->plan[k]), false)) == NULL)
+            return sg_fail(err, SG_ERR_NOMEM, "failed to benchmark '%s': out of memory for step %d", c->name,
+                           k + 1);
+    }
+    if (rank != r->out_rank || memcmp(shape, r->out_shape, rank * sizeof *shape) != 0)
+        return sg_fail(err, SG_ERR_INTERNAL,
+                       "failed to benchmark '%s': its steps run apart do not give the program's output shape",
+                       c->name);
+    return SG_OK;
+}
+
+/* A program run as its steps (c->separate): the steps' kernels back to
+ * back on 1 thread, in turn with the program's kernel `fused` (on 1
+ * thread); the steps' output must be `want`, the digest of the kernel's. */
+static sg_status time_steps(bench *b, sg_context *ctx, const bench_case *c, case_result *r, op *fused,
+                            uint64_t want, sg_error *err)
+{
+    steps s = {.o = *fused};
+    s.o.status = SG_OK;
+    sg_status st = steps_prepare(ctx, c, r, &s, err);
+    if (st == SG_OK) {
+        timed pair[2] = {{sg_bench_op_kernel, fused, 0, {0}}, {op_steps, &s.o, 0, {0}}};
+        double seconds[2];
+        fused->threads = 1;
+        sg_bench_progress(b, "%s: the program's kernel and its %d steps run apart, in turn", c->name, s.n);
+        sg_bench_measure_together(b->t, pair, 2, seconds, &r->separate_samples);
+        r->fused_s = seconds[0], r->separate_s = seconds[1];
+        memset(s.o.out, 0, (size_t)r->bytes);
+        op_steps(&s.o);
+        if (fused->status != SG_OK || s.o.status != SG_OK)
+            st =
+                sg_bench_from_context(ctx, fused->status != SG_OK ? fused->status : s.o.status, err, c->name);
+        else if (sg_bench_digest(s.o.out, r->bytes) != want)
+            st = sg_fail(err, SG_ERR_INTERNAL,
+                         "failed to benchmark '%s': its steps run apart give another output than its kernel",
+                         c->name);
+    }
+    steps_free(&s);
+    return st;
 }
 
 static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_result *r, sg_error *err)
@@ -556,11 +706,15 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
         st = sg_bench_from_context(ctx, o.status, err, c->name);
         goto done;
     }
-    if (sg_bench_digest(out, r->bytes) != want)
+    if (sg_bench_digest(out, r->bytes) != want) {
         st = sg_fail(err, SG_ERR_INTERNAL,
                      "failed to benchmark '%s': the kernel's output differs from the "
                      "reference interpreter's",
                      c->name);
+        goto done;
+    }
+    if (c->separate[0] != NULL)
+        st = time_steps(b, ctx, c, r, &o, want, err);
 done:
     sg_kernel_release(kernel);
     sg_plan_destroy(plan);
@@ -600,26 +754,33 @@ static sg_status check_options(bench *b, sg_error *err)
     /* The compile and runtime-values figures are the CPU's JIT: not part of --device cuda. */
     int cases = 0, compiles = b->o->cuda ? 0 : sg_bench_compiles_selected(b);
     int values = b->o->cuda ? 0 : sg_bench_values_selected(b);
-    for (int i = 0; i < NCASES; i++)
+    int skipped = b->o->cuda ? 0 : sg_bench_values_skipped(b); /* notes: programs take no runtime values */
+    int measured = 0; /* the cases measured: with --device cuda, programs are skipped with a note */
+    for (int i = 0; i < NCASES; i++) {
         cases += sg_bench_selected(b, suite[i].name);
-    if (cases + compiles + values == 0) {
+        measured += sg_bench_selected(b, suite[i].name) && !(b->o->cuda && suite[i].program);
+    }
+    if (cases + compiles + values + skipped == 0) {
         text t = {0};
         for (int i = 0; i < NCASES; i++)
             sg_bench_put(&t, "%s%s", suite[i].name, i + 1 < NCASES || !b->o->cuda ? ", " : "");
-        /* before the compile figures, whose names are long: the message holds 511 bytes */
+        /* the compile figures by their prefix alone: the message holds 511 bytes */
         if (!b->o->cuda)
-            sg_bench_put(&t, "'values: CASE' for each case, 'values: decode', ");
-        for (int i = 0; i < NCOMPILE && !b->o->cuda; i++)
-            sg_bench_put(&t, "'%s'%s", b->compile_names[i], i + 1 < NCOMPILE ? ", " : "");
+            sg_bench_put(&t, "'values: CASE' for each case, 'values: decode', and the compile figures, "
+                             "'compile: ...'");
         sg_fail(err, SG_ERR_USAGE, "--case '%s' matches no case (the cases: %s)", b->o->filter,
                 t.failed ? "?" : t.s);
         free(t.s);
         return err->status;
     }
-    sg_status st = sg_bench_check_outputs(b, cases > 0, err);
+    if (b->o->plot_path != NULL && cases > 0 && measured == 0)
+        return sg_fail(err, SG_ERR_USAGE,
+                       "--plot: --case '%s' selects only programs, whose GPU kernels are not made yet",
+                       b->o->filter);
+    sg_status st = sg_bench_check_outputs(b, measured > 0, err);
     if (st != SG_OK)
         return st;
-    b->total = cases + (compiles > 0) + values;
+    b->total = measured + (compiles > 0) + values;
     return SG_OK;
 }
 
@@ -656,15 +817,19 @@ sg_status sg_bench_run(const sg_bench_options *options, sg_error *err)
         if ((st = sg_bench_run_compiles(b, err)) != SG_OK)
             goto done;
     }
-    if (sg_bench_values_selected(b) > 0 && (st = sg_bench_run_values(b, err)) != SG_OK)
+    if (sg_bench_values_selected(b) + sg_bench_values_skipped(b) > 0 &&
+        (st = sg_bench_run_values(b, err)) != SG_OK)
         goto done;
     st = sg_bench_write_outputs(b, err);
 done:
     progress_clear(b);
     sg_context_destroy(ctx);
     sg_bench_remove_tmpdir(b);
-    for (int i = 0; i < b->nresults; i++)
+    for (int i = 0; i < b->nresults; i++) {
         free(b->results[i].spec);
+        for (int k = 0; k < SG_BENCH_MAX_STEPS; k++)
+            free(b->results[i].step_spec[k]);
+    }
     for (int i = 0; i < b->nvalues; i++) {
         free(b->values[i].spec);
         free(b->values[i].bounds.spec);

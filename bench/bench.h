@@ -31,8 +31,10 @@
  * SG_BENCH_LINE-byte lines its loop nest reads from an input that starts on
  * a line boundary, times the line size, plus the output bytes. Exact: every
  * run of the nest is visited (one period of a periodic loop, as every
- * period reads the same bytes; fill iterations read nothing). SG_ERR_NOMEM
- * if the bitmap of lines cannot be allocated. */
+ * period reads the same bytes; fill iterations read nothing). A program's
+ * plan: the lines the nests of all its parts read, each counted once, plus
+ * the output bytes. SG_ERR_NOMEM if the bitmap of lines cannot be
+ * allocated. */
 sg_status sg_bench_traffic(const sg_plan *plan, uint64_t *traffic_bytes, sg_error *err);
 
 typedef struct sg_bench_options {
@@ -52,15 +54,19 @@ typedef struct sg_bench_options {
  * options->out as soon as it is measured, the compile figures, the
  * runtime-values figures (not with `cuda`), then the JSON and PNG files,
  * each written whole or not at all (a temporary file renamed over the
- * path; both are renamed only once both are complete). Checked before
+ * path; both are renamed only once both are complete). Program cases
+ * have no runtime-values figures and, with `cuda`, are not run: a line
+ * says so for each selected. Checked before
  * anything is measured: a filter that matches no case (the message names
  * it and lists the cases), --plot without gnuplot on PATH or with only
- * compile or runtime-values figures selected (SG_ERR_USAGE); an output path that
+ * compile or runtime-values figures selected, or with `cuda` only
+ * programs (SG_ERR_USAGE); an output path that
  * is a folder, or whose folder does not exist or cannot be written
  * (SG_ERR_IO); with `cuda`, a CUDA driver or device that cannot be used
  * (SG_ERR_USAGE). Later: SG_ERR_INTERNAL if a kernel's output differs from
  * the interpreter's (a symbolic kernel's from the static kernel's or from
- * memcpy of the same rows) or gnuplot fails, SG_ERR_IO and SG_ERR_NOMEM as
+ * memcpy of the same rows, a program's steps run apart from its kernel's)
+ * or gnuplot fails, SG_ERR_IO and SG_ERR_NOMEM as
  * they come. *err holds the one-line message. */
 sg_status sg_bench_run(const sg_bench_options *options, sg_error *err);
 

@@ -28,6 +28,9 @@
 #define SG_BENCH_PRINTF(f, a)
 #endif
 
+/* The most steps a program case is also run as (bench_case.separate). */
+enum { SG_BENCH_MAX_STEPS = 3 };
+
 /* One slice of the suite. */
 typedef struct bench_case {
     const char *name;
@@ -40,6 +43,13 @@ typedef struct bench_case {
     int64_t start[3], size[3];
     bool tiny;             /* also reported in ns per call */
     int64_t cuda_shape[4]; /* --device cuda without --quick; all zero: the same as shape */
+    /* expr is a NumPy program (docs/programs.md): one kernel of parts, no
+     * runtime values, no GPU kernel (both skipped with a note) */
+    bool program;
+    /* A program that is also timed as its steps, each a kernel of its own
+     * on the output of the step before (the first on the case's input),
+     * into temporaries: NumPy expressions, NULL after the last; NULL: none */
+    const char *separate[SG_BENCH_MAX_STEPS + 1];
 } bench_case;
 
 /* How long and how often things are timed (--quick or not). */
@@ -99,6 +109,17 @@ typedef struct case_result {
      * interp_s stay 0 */
     double codegen_s, load_s; /* PTX made by the code generator, loaded by the driver */
     uint32_t grid, block;
+    /* a program: its parts; with steps run apart (bench_case.separate):
+     * their specs in command-line form (malloc'd) and output shapes, and
+     * the steps' kernels back to back on 1 thread, timed in turn with the
+     * program's kernel (kernel_fused_s: its time in that pairing) */
+    size_t nparts;
+    int nsteps;
+    char *step_spec[SG_BENCH_MAX_STEPS];
+    size_t step_rank[SG_BENCH_MAX_STEPS];
+    int64_t step_shape[SG_BENCH_MAX_STEPS][SG_MAX_RANK];
+    double separate_s, fused_s;
+    int separate_samples;
 } case_result;
 
 /* One compile figure. */
@@ -279,10 +300,14 @@ sg_status sg_bench_run_compiles(bench *b, sg_error *err);
 /* ---- values.c ------------------------------------------------------------ */
 
 /* How many runtime-values figures --case selects: "values: <case>" for each
- * case of the suite, "values: decode". */
+ * case of the suite that is no program, "values: decode". */
 int sg_bench_values_selected(const bench *b);
+/* How many "values: <case>" of program cases --case selects: each is a
+ * note that it is not measured (programs take no runtime values yet). */
+int sg_bench_values_skipped(const bench *b);
 /* Measures them on a context of its own (the decode loop on another),
- * each appended to b->values and said when measured, after a title line.
+ * each appended to b->values and said when measured, after a title line;
+ * a selected program case gets a line saying it is skipped.
  * A symbolic kernel whose output differs from the static kernel's, or
  * from memcpy of the same rows, is SG_ERR_INTERNAL. */
 sg_status sg_bench_run_values(bench *b, sg_error *err);

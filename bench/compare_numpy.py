@@ -10,7 +10,10 @@ with the slicegen program given (its table goes to stderr). For each case it
 times, on an input of the same shape and type, what NumPy does for the same
 slice: np.copyto(out, x[...]) for an index expression or a TensorRT strict
 slice, np.pad for the other TensorRT modes (wrap: 'wrap', clamp: 'edge',
-reflect: 'reflect', fill: 'constant'); and PyTorch on one thread the same
+reflect: 'reflect', fill: 'constant'), and for a program (docs/programs.md)
+its text evaluated by NumPy with np and its input bound (np.concatenate,
+np.roll, np.pad... make the output; a view is copied out); and PyTorch on
+one thread the same (not for programs)
 way (copy_ of a view, torch.flip where a step is negative, which torch views
 cannot have, and torch.nn.functional.pad: 'circular', 'replicate', 'reflect',
 'constant'). Also, in this process and as slicegen bench does, a copy of
@@ -35,6 +38,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -133,10 +137,44 @@ def trt_strict_index(t, shape):
     return tuple(index)
 
 
+def is_program(case):
+    """Whether the case is a NumPy program (docs/programs.md) rather than one
+    index expression or an --op slice: the JSON says so ("program": true),
+    or, in a JSON that predates the field, its spec is no single index."""
+    spec = case["spec"]
+    return bool(case.get("program")) or not (spec.startswith("--op") or
+                                              re.fullmatch(r"\s*([A-Za-z_]\w*)?\s*\[[^\[\]]*\]\s*", spec))
+
+
+class ProgramNames(dict):
+    """The names a program sees: np and numpy are NumPy, any other name is
+    the input (a program's input may be called anything, the same one
+    throughout)."""
+
+    def __init__(self, x):
+        super().__init__()
+        self.x = x
+
+    def __missing__(self, name):
+        return np if name in ("np", "numpy") else self.x
+
+
+def run_program(spec, x):
+    """The program text evaluated by NumPy itself, x its input."""
+    return eval(spec, {"__builtins__": {}}, ProgramNames(x))  # noqa: S307: the bench's own spec
+
+
 def numpy_op(case, x, out):
     """A function doing the case's slice with NumPy, what it does, and a
     function returning the result as an array."""
     spec = case["spec"]
+    if is_program(case):
+        # NumPy's own np.concatenate, np.roll, np.pad... make the output;
+        # a result that is a view of x (a chain of indices) is copied out.
+        if np.shares_memory(run_program(spec, x), x):
+            return (lambda: np.copyto(out, run_program(spec, x))), "np.copyto(out, %s)" % spec, \
+                lambda: run_program(spec, x)
+        return (lambda: run_program(spec, x)), spec, lambda: run_program(spec, x)
     if not spec.startswith("--op"):
         index = parse_expr(spec)
         return (lambda: np.copyto(out, x[index])), "np.copyto(out, x%s)" % spec, lambda: x[index]
@@ -164,6 +202,8 @@ def torch_op(case, x, out):
     """The same with PyTorch, or None where it has no such operation."""
     xt, ot = torch.from_numpy(x), torch.from_numpy(out)
     spec = case["spec"]
+    if is_program(case):
+        return None
     if spec.startswith("--op TrtSlice"):
         t = parse_trt(spec)
         if t["mode"] == "strict":

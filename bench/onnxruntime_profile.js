@@ -1,13 +1,14 @@
 // ONNX Runtime's own kernel times for the models bench/compare_onnxruntime.py
 // writes: each model run on CPU with one thread and the profiler on, and per
-// model the median over the runs of the summed kernel_time events of its
-// nodes (microseconds, as the profiler records them).
+// model the median over the runs of the summed kernel_time events of the
+// nodes it ran (microseconds, as the profiler records them).
 //
 //   node bench/onnxruntime_profile.js ONNXRUNTIME_NODE_DIR MANIFEST.json RUNS
 //
 // MANIFEST.json: [{"model": "m.onnx", "input": "x", "dtype": "float32",
-// "shape": [..], "nodes": N}, ...] (N: the nodes the model runs). Prints one JSON line: [{"model", "kernel_us",
-// "session_us"}, ...] (session_us: the median wall time of session.run).
+// "shape": [..], "nodes": N}, ...] (N: the model's nodes). Prints one JSON line: [{"model", "kernel_us",
+// "session_us", "ops"}, ...] (session_us: the median wall time of session.run; ops: the
+// nodes' operators as ONNX Runtime ran them in the last run, after its graph optimizations).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -57,18 +58,30 @@ async function profile(entry, dir) {
     const file = path.join(dir, files[0]);
     const events = JSON.parse(fs.readFileSync(file, 'utf8'));
     fs.unlinkSync(file);
-    // kernel_time events come in run order, entry.nodes per run: sum each
-    // run's, and leave out the warm-up runs.
-    const times = events.filter((e) => e.cat === 'Node' && e.name.endsWith('_kernel_time')).map((e) => e.dur);
-    if (times.length !== (runs + 3) * entry.nodes)
-        throw new Error(entry.model + ': ' + times.length + ' kernel_time events for ' + (runs + 3) +
-                        ' runs of ' + entry.nodes + ' nodes');
-    const kernel = [];
-    for (let r = 3; r < runs + 3; r++)
-        kernel.push(times.slice(r * entry.nodes, (r + 1) * entry.nodes).reduce((a, b) => a + b, 0));
-    if (kernel.length === 0)
+    // Events come in run order, each run's kernel_time events before its
+    // model_run event: sum each run's, and leave out the warm-up runs. ONNX
+    // Runtime may run other nodes than the model's (its optimizer rewrites
+    // some patterns: four Slices and a Concat of space-to-depth become
+    // SpaceToDepth and Gather), so the nodes are counted as it ran them.
+    const perRun = [];
+    let sum = 0, ops = [];
+    for (const e of events) {
+        if (e.cat === 'Node' && e.name.endsWith('_kernel_time')) {
+            sum += e.dur;
+            ops.push((e.args && e.args.op_name) || e.name.slice(0, -'_kernel_time'.length));
+        } else if (e.cat === 'Session' && e.name === 'model_run') {
+            perRun.push({us: sum, ops});
+            sum = 0;
+            ops = [];
+        }
+    }
+    if (perRun.length !== runs + 3)
+        throw new Error(entry.model + ': ' + perRun.length + ' model_run events for ' + (runs + 3) + ' runs');
+    const kernel = perRun.slice(3).map((r) => r.us);
+    if (kernel.length === 0 || perRun[perRun.length - 1].ops.length === 0)
         throw new Error('no kernel_time events for ' + entry.model);
-    return {model: entry.model, kernel_us: median(kernel), session_us: median(wall)};
+    return {model: entry.model, kernel_us: median(kernel), session_us: median(wall),
+            ops: perRun[perRun.length - 1].ops};
 }
 
 (async () => {

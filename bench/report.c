@@ -244,6 +244,22 @@ static void json(const bench *b, text *t)
         }
         if (r->c->tiny)
             sg_bench_put(t, ", \"ns_per_call\": %.4g", r->kernel_s * 1e9);
+        if (r->c->program)
+            sg_bench_put(t, ", \"program\": true, \"parts\": %zu", r->nparts);
+        if (r->nsteps > 0) {
+            sg_bench_put(t, ",\n   \"separate\": [");
+            for (int k = 0; k < r->nsteps; k++) {
+                sg_bench_put(t, "%s{\"spec\": ", k ? ", " : "");
+                put_string(t, r->step_spec[k]);
+                sg_bench_put(t, ", \"output_shape\": ");
+                put_ints(t, r->step_shape[k], r->step_rank[k]);
+                sg_bench_put(t, "}");
+            }
+            sg_bench_put(t,
+                         "],\n   \"separate_s\": %.9g, \"fused_s\": %.9g, \"separate_ratio\": %.4g, "
+                         "\"separate_samples\": %d",
+                         r->separate_s, r->fused_s, r->separate_s / r->fused_s, r->separate_samples);
+        }
         if (strict != NULL)
             sg_bench_put(t, ", \"ratio_to_strict\": %.4g", r->kernel_s / strict->kernel_s);
         sg_bench_put(t, "}");

@@ -1,5 +1,8 @@
 /* The memory traffic of a plan: the input lines its loop nest reads, marked
- * in a bitmap by walking the nest as planner.h defines it, plus the output. */
+ * in a bitmap by walking the nest as planner.h defines it, plus the output.
+ * A program's plan has no nest of its own: the nests of its parts, which
+ * read the same input, are walked into one bitmap (a line two parts read
+ * counts once), and the output is counted once. */
 #include <stdlib.h>
 
 #include "bench.h"
@@ -54,7 +57,14 @@ sg_status sg_bench_traffic(const sg_plan *plan, uint64_t *traffic_bytes, sg_erro
         return sg_fail(err, SG_ERR_NOMEM,
                        "failed to count the traffic of a plan: out of memory for %llu lines",
                        (unsigned long long)nlines);
-    visit(&w, 0, plan->base);
+    if (plan->op != SG_OP_PROGRAM)
+        visit(&w, 0, plan->base);
+    for (size_t k = 0; plan->op == SG_OP_PROGRAM && k < plan->nparts; k++) {
+        w.plan = plan->parts[k].plan;
+        /* a fill part reads nothing (its input is an empty axis) */
+        if (w.plan->in_count > 0 && w.plan->out_count > 0)
+            visit(&w, 0, w.plan->base);
+    }
     uint64_t read = 0;
     for (uint64_t i = 0; i < (nlines + 63) / 64; i++)
         read += (uint64_t)__builtin_popcountll(w.lines[i]);

@@ -497,7 +497,7 @@ static sg_status parse_sequence(parser *ps, sg_prog *node)
 static sg_status parse_widths(parser *ps, sg_prog *node)
 {
     const char *at = ps->p;
-    size_t count;
+    size_t count = 0;
     shape s;
     sg_status status =
         read_numbers(ps, 2, "expected pad widths: n, (before, after) or ((before, after), ...)",
@@ -521,9 +521,9 @@ static const char roll_without_axis[] = "np.roll without an axis (the flattened 
 static sg_status parse_value(parser *ps, call *c, size_t i)
 {
     sg_prog *node = c->node;
-    const char *at = ps->p, *text;
-    size_t len, count;
-    int64_t *axis;
+    const char *at = ps->p, *text = NULL;
+    size_t len = 0, count = 0;
+    int64_t *axis = NULL;
     shape s;
     word_buf w;
     sg_status status;
@@ -769,7 +769,7 @@ static sg_status parse_atom(parser *ps, sg_prog **out)
  * allocated and *out is as it was. */
 static sg_status parse_expr(parser *ps, sg_prog **out)
 {
-    sg_prog *expr = NULL, *index;
+    sg_prog *expr = NULL, *index = NULL;
     sg_status status = parse_atom(ps, &expr);
     while (status == SG_OK) {
         skip_space(ps);

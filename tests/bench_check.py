@@ -2,7 +2,8 @@
 it parses, every case object has every field of its device with a sane
 type and value (no timing thresholds),
 limit_s follows its formula (on the CPU from the faster of memcpy_s and
-stream_s), every runtime-values object ("values: ...") has the fields of
+stream_s), a program's fields (its parts, its steps run apart) are
+consistent, every runtime-values object ("values: ...") has the fields of
 its kind (a case, tiny, the decode loop), and the cases are the ones
 expected.
 
@@ -169,6 +170,40 @@ def check_case(o, problems):
         need("ns_per_call", lambda v: is_number(v) and v > 0, "a time > 0")
     if "ratio_to_strict" in o:
         need("ratio_to_strict", lambda v: is_number(v) and v > 0, "a ratio > 0")
+    check_program(o, problems)
+
+
+def check_program(o, problems):
+    """A program's fields: "program": true and its parts; and when it is
+    also run as its steps, each step's spec and output shape (the last
+    one's the case's output shape) and the times of the pairing."""
+    bad, need = checker(o, problems)
+    if "program" not in o:
+        for key in ("parts", "separate", "separate_s", "fused_s", "separate_ratio", "separate_samples"):
+            if key in o:
+                bad("'%s' but no 'program'" % key)
+        return
+    need("program", lambda v: v is True, "true")
+    need("parts", lambda v: is_int(v) and v >= 1, "an integer >= 1")
+    if o.get("device") == "cuda":
+        bad("a program on --device cuda, whose GPU kernels are not made yet")
+    if "separate" not in o:
+        return
+    ok = need("separate", lambda v: isinstance(v, list) and len(v) >= 1 and all(
+        isinstance(s, dict) and isinstance(s.get("spec"), str) and s["spec"] != "" and
+        is_ints(s.get("output_shape")) and all(d >= 0 for d in s["output_shape"]) for s in v),
+        "a list of {spec, output_shape}")
+    for key in ("separate_s", "fused_s"):
+        ok &= need(key, is_time, "a time > 0")
+    ok &= need("separate_ratio", is_time, "a ratio > 0")
+    need("separate_samples", lambda v: is_int(v) and v >= 1, "an integer >= 1")
+    if not ok:
+        return
+    if o["separate"][-1]["output_shape"] != o.get("output_shape"):
+        bad("the last step's output_shape %s is not the output_shape %s"
+            % (o["separate"][-1]["output_shape"], o.get("output_shape")))
+    if not math.isclose(o["separate_ratio"], o["separate_s"] / o["fused_s"], rel_tol=1e-3):
+        bad("separate_ratio %r is not separate_s / fused_s" % o["separate_ratio"])
 
 
 def main(argv):

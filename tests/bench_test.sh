@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # slicegen bench: a --quick run with --json (every field of every case
-# checked by bench_check.py, the aot figures and their time per layer
-# included, the runtime-values section with its decode loop), --case
+# checked by bench_check.py, the programs' parts and the chain run as its
+# steps apart, the aot figures and their time per layer included, the runtime-values section with its decode loop), --case
 # filters, a --plot chart when gnuplot is there, and every usage error:
 # exit 2, one line, no file written. Timings are never checked.
 #   bench_test.sh SLICEGEN [PYTHON3]
@@ -12,7 +12,8 @@ CHECK_JSON=$(cd "$(dirname "$0")" && pwd)/bench_check.py
 
 cases=crop-rows,rgb-bgr,col-stride2,col-reverse,rev-rows-odd-cols,subsample-2x2,one-block,image-crop
 cases+=,image-mirror,f16-stride3,inner-crop,tiny,trt-strict,trt-wrap,trt-clamp,trt-reflect,trt-fill
-cases+=,col-stride2-in-cache,col-reverse-in-cache
+cases+=,col-stride2-in-cache,col-reverse-in-cache,focus,roll,crop-reflect-pad
+programs=" focus roll crop-reflect-pad "
 
 # json_ok FILE ARGS...: FILE passes bench_check.py ARGS (when python3 is there).
 json_ok() {
@@ -30,8 +31,17 @@ if "$SLICEGEN" bench --quick --json all.json > table.txt 2> err.txt; then
     for c in ${cases//,/ }; do
         grep -q "^$c " table.txt && ok || bad "no table line for $c"
         [ "$c" = tiny ] && continue
+        if [[ $programs == *" $c "* ]]; then
+            grep -q "^values: $c: skipped: programs take no runtime values yet" table.txt && ok ||
+                bad "no note that $c takes no runtime values"
+            continue
+        fi
         grep -q "^values: $c  *[0-9.]* [mun]s " table.txt && ok || bad "no runtime-values line for $c"
     done
+    grep -q "^programs: one kernel each, made of parts: focus 4, roll 2, crop-reflect-pad 9$" table.txt \
+        && ok || bad "no parts of the programs"
+    grep -q "^crop-reflect-pad: one kernel [0-9.]* [mun]s, its 2 steps as kernels of their own [0-9.]* [mun]s (\[16:-16, 16:-16\] into a temporary f32 \[992, 992\], then np.pad(x, 16, mode='reflect')): [0-9.]*x the time$" table.txt \
+        && ok || bad "no line of crop-reflect-pad's steps run apart"
     grep -q "^runtime values: each case compiled once" table.txt && ok || bad "no runtime-values title"
     grep -q "^values: case  *static  *symbolic  *ratio  *+steps  *ratio  *[0-9]*-thr static " table.txt \
         && ok || bad "no runtime-values header"
@@ -69,6 +79,17 @@ if "$SLICEGEN" bench --quick --case trt- --threads 2 --json trt.json > table.txt
     grep -q '"threads": 2' trt.json && ok || bad "--threads 2 not in the JSON"
 else
     bad "slicegen bench --case trt- failed"
+    cat err.txt >&2
+fi
+# A program and its steps run apart, alone; its runtime-values figure is a note.
+if "$SLICEGEN" bench --quick --case crop-reflect-pad --json chain.json > table.txt 2> err.txt; then
+    json_ok chain.json --cases crop-reflect-pad --compile 0 --values 0
+    grep -q '"separate": \[{"spec": "\[16:-16, 16:-16\]", "output_shape": \[992, 992\]}, ' chain.json \
+        && ok || bad "no steps of crop-reflect-pad in the JSON"
+    grep -q "^values: crop-reflect-pad: skipped" table.txt && ok || bad "no runtime-values note for crop-reflect-pad"
+    grep -q "^runtime values:" table.txt && bad "a runtime-values title for a note alone" || ok
+else
+    bad "slicegen bench --case crop-reflect-pad failed"
     cat err.txt >&2
 fi
 # Compile figures only.
