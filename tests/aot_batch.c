@@ -176,7 +176,8 @@ static bool write_inputs(const aot_batch *b, const char *path, const char *calls
                  fwrite(c->values, sizeof(int64_t), nvalues, calls) == nvalues;
         }
     }
-    bool closed = (f == NULL || fclose(f) == 0) & (calls == NULL || fclose(calls) == 0);
+    bool closed = f == NULL || fclose(f) == 0;
+    closed = (calls == NULL || fclose(calls) == 0) && closed; /* both files closed either way */
     return ok && closed;
 }
 
