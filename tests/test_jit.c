@@ -4,8 +4,10 @@
  * Each case draws an element type, an input shape (rank 0-6, empty
  * dimensions included) and a slice through the public API: StridedSlice
  * (every mask, ellipsis, new axis, shrink), Slice-8 (axes, negative ones),
- * a NumPy expression string, TrtSlice in all five modes, ONNX Slice, or Pad
- * in its four modes (through command-line words). Values include
+ * a NumPy expression string, TrtSlice in all five modes, ONNX Slice, Pad
+ * in its four modes (through command-line words), or a NumPy program
+ * (docs/programs.md: chains, np.concatenate, np.roll, np.flip, np.pad,
+ * nested; not on the GPU). Values include
  * negative, out-of-range and extreme begin/end/stride. Cases the frontend or
  * the planner rejects are counted, not run. Every other case runs the
  * reference interpreter and the JIT kernel (-O0 and the default level in
@@ -122,7 +124,7 @@ typedef struct tcase {
     sg_dtype dtype;
     size_t rank;
     int64_t shape[8];
-    char text[512]; /* NumPy expressions */
+    char text[2048]; /* NumPy expressions and programs */
 } tcase;
 
 static const sg_dtype dtypes[] = {SG_BOOL, SG_I8,  SG_U8,  SG_I16, SG_U16, SG_F16, SG_BF16,
@@ -392,12 +394,13 @@ static sg_status make_pad(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
     for (size_t a = 0; a < t->rank; a++) /* the axes left whole */
         budget /= t->shape[a] > 1 ? t->shape[a] : 1;
     for (size_t i = 0; i < n; i++) {
-        int64_t d = t->shape[axes[i] < 0 ? axes[i] + (int64_t)t->rank : axes[i]], *pad[2] = {&begin[i], &end[i]};
+        int64_t d = t->shape[axes[i] < 0 ? axes[i] + (int64_t)t->rank : axes[i]],
+                *pad[2] = {&begin[i], &end[i]};
         for (int k = 0; k < 2; k++) {
-            *pad[k] = chance(r, 3)    ? extremes[range(r, 0, 5)]
-                      : chance(r, 8)  ? range(r, d, 4 * d + 9)
-                      : mode == 2     ? range(r, -d / 2 - 1, d / 2)
-                                      : range(r, -d - 1, d + 2);
+            *pad[k] = chance(r, 3)   ? extremes[range(r, 0, 5)]
+                      : chance(r, 8) ? range(r, d, 4 * d + 9)
+                      : mode == 2    ? range(r, -d / 2 - 1, d / 2)
+                                     : range(r, -d - 1, d + 2);
             int64_t grown = *pad[k] > 0 && *pad[k] < MAX_ELEMS ? *pad[k] : 0;
             if (grown > budget)
                 *pad[k] = budget;
@@ -438,11 +441,12 @@ static sg_status make_fast_path(rng *r, sg_context *ctx, tcase *t, sg_spec **spe
         break;
     }
     case 1: { /* pixels of 1-16 bytes, reversed or strided along rows, or their channels reversed */
-        static const char *const exprs[] = {"[:, ::-1]", "[:, ::-2]", "[::-1, 1::3]", "[:, ::2]", "[:, -2::-4]",
-                                            "[..., ::-1]"};
+        static const char *const exprs[] = {"[:, ::-1]", "[:, ::-2]",   "[::-1, 1::3]",
+                                            "[:, ::2]",  "[:, -2::-4]", "[..., ::-1]"};
         int64_t c = range(r, 1, 16 >> log_e);
         t->rank = 3;
-        t->shape[0] = rows, t->shape[1] = range(r, 1, MAX_ELEMS / (rows * c) < 300 ? MAX_ELEMS / (rows * c) : 300);
+        t->shape[0] = rows,
+        t->shape[1] = range(r, 1, MAX_ELEMS / (rows * c) < 300 ? MAX_ELEMS / (rows * c) : 300);
         t->shape[2] = c;
         snprintf(t->text, sizeof t->text, "%s", exprs[range(r, 0, 5)]);
         break;
@@ -455,14 +459,16 @@ static sg_status make_fast_path(rng *r, sg_context *ctx, tcase *t, sg_spec **spe
         break;
     }
     default: { /* over 256 KiB out, short outer loops: a few rows, planes or one block */
-        static const char *const exprs[] = {"[:, ::2]", "[:, ::-1]", "[1:-1]", "[1]", "[:, 1:-1, ::-3]", "[::-1]"};
+        static const char *const exprs[] = {"[:, ::2]", "[:, ::-1]",       "[1:-1]",
+                                            "[1]",      "[:, 1:-1, ::-3]", "[::-1]"};
         int64_t k = range(r, 0, 5), lead = range(r, k == 3 ? 2 : 1, 4);
         t->rank = k == 4 ? 3 : 2;
         t->shape[0] = k == 2 ? 3 : lead;
         t->shape[1] = k == 4 ? 3 : range(r, (600 << 10) / e, (1400 << 10) / e) / t->shape[0];
         t->shape[2] = k == 4 ? range(r, (300 << 10) / e, (500 << 10) / e) / 3 / lead : 0;
         if (k == 5 && chance(r, 50)) { /* TensorRT modes over a long row, often of whole 16-byte chunks */
-            int64_t start[2] = {0, -range(r, 1, 5000)}, size[2] = {t->shape[0], t->shape[1] + range(r, 0, 9000)};
+            int64_t start[2] = {0, -range(r, 1, 5000)},
+                    size[2] = {t->shape[0], t->shape[1] + range(r, 0, 9000)};
             if (chance(r, 50))
                 size[1] -= size[1] % (16 / e);
             sg_scalar value = fill_value(r, t->dtype);
@@ -471,6 +477,98 @@ static sg_status make_fast_path(rng *r, sg_context *ctx, tcase *t, sg_spec **spe
         snprintf(t->text, sizeof t->text, "%s", exprs[k]);
     }
     }
+    return sg_spec_numpy(ctx, t->text, spec);
+}
+
+/* A random part of a program over an array of `rank` dimensions, appended
+ * to out (room bytes left); *rank becomes its result's. Depth bounds the
+ * nesting. Shapes are not tracked: a program NumPy would refuse (an index
+ * out of range, concatenated shapes that differ) is a rejected case. */
+static void program_node(rng *r, const char *x, int depth, size_t *rank, char *out, size_t room)
+{
+    char a[200], b[400];
+    size_t ra = *rank;
+    int kind = depth > 2 ? 0 : (int)range(r, 0, 6);
+    if (kind == 0) { /* the input, or an index of it */
+        snprintf(out, room, "%s", x);
+        return;
+    }
+    program_node(r, x, depth + 1, &ra, a, sizeof a);
+    int64_t axis = ra ? range(r, -(int64_t)ra, (int64_t)ra - 1) : 0;
+    switch (kind) {
+    case 1: { /* slices, an integer, None */
+        char items[100] = "";
+        size_t len = 0, n = ra ? (size_t)range(r, 1, (int64_t)ra) : 1;
+        for (size_t i = 0; i < n && len < sizeof items - 24; i++) {
+            int k = (int)range(r, 0, 9);
+            len += (size_t)snprintf(items + len, sizeof items - len, "%s", i ? ", " : "");
+            if (k == 0 && ra > 0) {
+                len += (size_t)snprintf(items + len, sizeof items - len, "%d", (int)range(r, -1, 1));
+                ra--;
+            } else if (k == 1) {
+                len += (size_t)snprintf(items + len, sizeof items - len, "None");
+                ra++;
+            } else {
+                int64_t step = range(r, -3, 3);
+                len += (size_t)snprintf(items + len, sizeof items - len, "%d:%d:%d", (int)range(r, -4, 4),
+                                        (int)range(r, -4, 9), (int)(step ? step : 1));
+            }
+        }
+        snprintf(out, room, "%s[%s]", a, items);
+        break;
+    }
+    case 2:
+        snprintf(out, room, "np.flip(%s, axis=%s)", a, ra ? (chance(r, 50) ? "None" : "0") : "None");
+        break;
+    case 3:
+        if (ra == 0) {
+            snprintf(out, room, "%s", a);
+            break;
+        }
+        snprintf(out, room, "np.roll(%s, %d, axis=%d)", a, (int)range(r, -9, 9), (int)axis);
+        break;
+    case 4: {
+        static const char *const modes[] = {"constant", "edge", "reflect", "symmetric", "wrap"};
+        char widths[120] = "(";
+        size_t len = 1;
+        for (size_t i = 0; i < ra && len < sizeof widths - 16; i++)
+            len += (size_t)snprintf(widths + len, sizeof widths - len, "(%d, %d), ", (int)range(r, 0, 4),
+                                    (int)range(r, 0, 6));
+        snprintf(widths + len, sizeof widths - len, ")");
+        snprintf(out, room, "np.pad(%s, %s, mode='%s')", a, ra ? widths : "0", modes[range(r, 0, 4)]);
+        break;
+    }
+    default: { /* a concatenate of a part and the same part flipped, rolled, reversed, or halves of it */
+        if (ra == 0) {
+            snprintf(out, room, "%s", a);
+            break;
+        }
+        int k = (int)range(r, 0, 3);
+        if (k == 0)
+            snprintf(b, sizeof b, "np.flip(%s, axis=%d)", a, (int)axis);
+        else if (k == 1)
+            snprintf(b, sizeof b, "np.roll(%s, %d, axis=0)", a, (int)range(r, -3, 3));
+        else if (k == 2)
+            snprintf(b, sizeof b, "%s[::-1]", a);
+        else { /* Focus-like: even and odd along the axis */
+            snprintf(out, room, "np.concatenate([%s[..., ::2], %s[..., 1::2]], axis=%d)", a, a, (int)axis);
+            break;
+        }
+        snprintf(out, room, "np.concatenate([%s, %s], axis=%d)", a, b, (int)axis);
+    }
+    }
+    *rank = ra;
+}
+
+/* A NumPy program of the input (docs/programs.md). */
+static sg_status make_program(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
+{
+    size_t rank = t->rank;
+    char text[2048];
+    program_node(r, "x", 1, &rank, text, sizeof text);
+    if (strcmp(text, "x") == 0)
+        snprintf(text, sizeof text, "np.flip(x)");
+    snprintf(t->text, sizeof t->text, "%s", text);
     return sg_spec_numpy(ctx, t->text, spec);
 }
 
@@ -502,7 +600,7 @@ static void guarded_free(guarded *g)
 
 typedef struct stats {
     long passed, failed, rejected, too_big, directed, periodic;
-    long by_op[7]; /* StridedSlice, Slice, NumPy, TrtSlice, OnnxSlice, Pad, fast paths */
+    long by_op[8]; /* StridedSlice, Slice, NumPy, TrtSlice, OnnxSlice, Pad, fast paths, programs */
 } stats;
 
 /* The stores of the case being run, for report(). */
@@ -559,7 +657,9 @@ static int run_case(rng *r, sg_context *ctx, uint64_t seed, long index, const sg
         goto done;
     }
     snprintf(case_stores, sizeof case_stores, "%s, output at 64n+%d",
-             stores == SG_STORES_STREAMING ? "streaming" : stores == SG_STORES_CACHED ? "cached" : "auto",
+             stores == SG_STORES_STREAMING ? "streaming"
+             : stores == SG_STORES_CACHED  ? "cached"
+                                           : "auto",
              (int)((uintptr_t)(got + GUARD) % 64));
     /* the environment's threshold, restored after the compile (a run may set one for every case) */
     const char *env_threshold = getenv("SLICEGEN_STREAM_THRESHOLD");
@@ -735,8 +835,8 @@ static int run_directed(rng *r, sg_context *ctx, uint64_t seed, long index, cons
         long at = -1;
         const char *what = gpu_engine_check(gpu, plan, opt, in, want, GUARD, cuts, &at);
         if (what)
-            printf("FAIL seed %" PRIu64 " directed %ld: %s, byte %ld (opt %d)\n%s", seed, index, what, at, opt,
-                   text);
+            printf("FAIL seed %" PRIu64 " directed %ld: %s, byte %ld (opt %d)\n%s", seed, index, what, at,
+                   opt, text);
         ok = what == NULL;
         goto done;
     }
@@ -783,14 +883,17 @@ static double now(void)
 }
 
 /* One random slice: shape, source (*op: 0 StridedSlice, 1 Slice, 2 NumPy,
- * 3 TrtSlice, 4 OnnxSlice, 5 Pad, 6 a fast path), spec and plan; a
- * failure means the frontend or the planner rejected it. */
+ * 3 TrtSlice, 4 OnnxSlice, 5 Pad, 6 a fast path, 7 a NumPy program; none
+ * on the GPU, which does not make programs yet), spec and plan; a failure
+ * means the frontend or the planner rejected it. */
 static sg_status draw_case(rng *r, sg_context *ctx, long index, tcase *t, int *op, sg_spec **spec,
                            sg_plan **plan)
 {
     draw_shape(r, t);
-    *op = (int)range(r, 0, 5);
+    *op = (int)range(r, 0, gpu ? 5 : 6);
+    *op = *op == 6 ? 7 : *op;
     sg_status status = index % 4 == 3 ? make_fast_path(r, ctx, t, spec)
+                       : *op == 7     ? make_program(r, ctx, t, spec)
                        : *op == 0     ? make_strided_slice(r, ctx, t, spec)
                        : *op == 1     ? make_slice(r, ctx, t, spec)
                        : *op == 2     ? make_numpy(r, ctx, t, spec)
@@ -809,14 +912,14 @@ static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
     aot_batch *batch = aot_batch_create();
     rng r = {seed};
     int passed = 0, failed = 0;
-    long by_op[7] = {0}, by_mode[5] = {0}, by_size[9] = {0};
+    long by_op[8] = {0}, by_mode[5] = {0}, by_size[9] = {0};
     for (long index = 0; (long)aot_batch_size(batch) < cases && index < 50 * cases; index++) {
         tcase t = {0};
         sg_spec *spec = NULL;
         sg_plan *plan = NULL;
         int op;
-        if (draw_case(&r, ctx, index, &t, &op, &spec, &plan) == SG_OK && sg_plan_input_bytes(plan) <= (64u << 10) &&
-            sg_plan_output_bytes(plan) <= (64u << 10)) {
+        if (draw_case(&r, ctx, index, &t, &op, &spec, &plan) == SG_OK &&
+            sg_plan_input_bytes(plan) <= (64u << 10) && sg_plan_output_bytes(plan) <= (64u << 10)) {
             uint64_t in_bytes = sg_plan_input_bytes(plan);
             unsigned char *in = malloc(in_bytes + 1), *want = malloc(sg_plan_output_bytes(plan) + 1);
             char *label = NULL;
@@ -850,12 +953,15 @@ static int run_aot(sg_context *ctx, uint64_t seed, const aot_config *config)
         sg_spec_destroy(spec);
     }
     printf("aot: seed %" PRIu64 ", %zu random cases as one object for %s (cpu %s): StridedSlice %ld, Slice "
-           "%ld, NumPy %ld, TrtSlice %ld, OnnxSlice %ld, Pad %ld, fast paths %ld (TensorRT and Pad modes: strict "
-           "%ld, wrap %ld, clamp %ld, fill %ld, reflect %ld); element sizes 1: %ld, 2: %ld, 4: %ld, 8: %ld\n",
+           "%ld, NumPy %ld, TrtSlice %ld, OnnxSlice %ld, Pad %ld, fast paths %ld, programs %ld (TensorRT and "
+           "Pad "
+           "modes: strict %ld, wrap %ld, clamp %ld, fill %ld, reflect %ld); element sizes 1: %ld, 2: %ld, 4: "
+           "%ld, "
+           "8: %ld\n",
            seed, aot_batch_size(batch), config->target ? config->target : "the host",
            config->cpu ? config->cpu : "default", by_op[0], by_op[1], by_op[2], by_op[3], by_op[4], by_op[5],
-           by_op[6], by_mode[0],
-           by_mode[1], by_mode[2], by_mode[3], by_mode[4], by_size[1], by_size[2], by_size[4], by_size[8]);
+           by_op[6], by_op[7], by_mode[0], by_mode[1], by_mode[2], by_mode[3], by_mode[4], by_size[1],
+           by_size[2], by_size[4], by_size[8]);
     aot_batch_run(batch, ctx, config, &passed, &failed);
     aot_batch_destroy(batch);
     printf("aot: %d passed, %d failed\n", passed, failed);
@@ -952,13 +1058,13 @@ int main(int argc, char **argv)
     }
     sg_kernel_stats ks;
     sg_kernel_cache_stats(ctx, &ks);
-    printf(
-        "%s: %.1f s; compared %ld (StridedSlice %ld, Slice %ld, NumPy %ld, TrtSlice %ld, OnnxSlice %ld, Pad %ld, "
-        "%ld periodic loops, fast paths %ld, directed nests %ld), rejected %ld, too big %ld; %" PRIu64
-        " compiles, %" PRIu64 " cache hits\n",
-        engine, now() - start, st.passed + st.failed, st.by_op[0], st.by_op[1], st.by_op[2], st.by_op[3],
-        st.by_op[4], st.by_op[5], st.periodic, st.by_op[6],
-        st.directed, st.rejected, st.too_big, ks.compiles, ks.hits);
+    printf("%s: %.1f s; compared %ld (StridedSlice %ld, Slice %ld, NumPy %ld, TrtSlice %ld, OnnxSlice %ld, "
+           "Pad %ld, "
+           "%ld periodic loops, programs %ld, fast paths %ld, directed nests %ld), rejected %ld, too big "
+           "%ld; %" PRIu64 " compiles, %" PRIu64 " cache hits\n",
+           engine, now() - start, st.passed + st.failed, st.by_op[0], st.by_op[1], st.by_op[2], st.by_op[3],
+           st.by_op[4], st.by_op[5], st.periodic, st.by_op[7], st.by_op[6], st.directed, st.rejected,
+           st.too_big, ks.compiles, ks.hits);
     sg_context_destroy(ctx);
     free(text);
     printf("%s: %ld passed, %ld failed\n", engine, st.passed, st.failed);
