@@ -107,6 +107,13 @@ typedef struct sg_outer {
     int64_t step_bytes; /* output bytes per step */
 } sg_outer;
 sg_outer sg_nest_outer(const sg_plan *plan);
+/* Whether a program's parts run in lockstep: two or more parts whose outer
+ * ranges have the same extent (*extent, more than 1), step i of the kernel
+ * being step i of every part (Focus's four parts read the same rows,
+ * roll's two halves of each row: in lockstep each row is read once into
+ * the cache). Otherwise a program's outer range is the parts' laid end to
+ * end. Either way a step writes its own parts of the output. */
+bool sg_program_lockstep(const sg_plan *plan, int64_t *extent);
 /* sg_nest_outer(plan).extent */
 int64_t sg_nest_outer_extent(const sg_plan *plan);
 

@@ -29,6 +29,7 @@ enum {
     FIELDS = 6,                    /* segment table: start, count, repeat, offset, step, fill */
     LINE = 64,                     /* cache line bytes, for prefetching */
     STREAM_VECTORS = 2,            /* streaming stores for runs of at least 2 vectors */
+    LOCKSTEP_BYTES = 32 << 10,     /* a program's parts in lockstep take turns every 32 KiB of output */
     LONG_UNKNOWN = INLINE_COPY + 1 /* emit_inner's extent where it is known only at run time
                                       (a symbolic plan's): a dense range is one copy */
 };
@@ -1521,9 +1522,11 @@ static void gen_init(gen *g, const sg_plan *plan, const sg_target *t, LLVMModule
 
 /* A program: each part's nest as a function of its own, internal to the
  * module (`symbol`.partK), and the kernel, which runs the steps [begin,
- * end) of the parts' outer ranges laid end to end: part k gets those of
- * its range, at its box's offset in the output. Every part streams its
- * stores when the whole output would. */
+ * end) of the parts' outer ranges: in lockstep (sg_program_lockstep), in
+ * blocks of steps each part runs in turn, so that parts that read the
+ * same input rows find them in the cache; else laid end to end, part k
+ * getting those of its range. Each part writes at its box's offset in the
+ * output, and streams its stores when the whole output would. */
 static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                              sg_error *err)
 {
@@ -1554,8 +1557,25 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
         LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(g.c), params, 4, 0);
         LLVMValueRef in = LLVMGetParam(g.fn, 0), out = LLVMGetParam(g.fn, 1);
         LLVMValueRef begin = LLVMGetParam(g.fn, 2), end = LLVMGetParam(g.fn, 3);
-        int64_t first = 0;
-        for (size_t k = 0; k < plan->nparts; k++) {
+        int64_t first = 0, steps;
+        if (sg_program_lockstep(plan, &steps)) {
+            /* blocks of steps of about LOCKSTEP_BYTES of output, each run by every part */
+            int64_t bytes = 0;
+            for (size_t k = 0; k < plan->nparts; k++)
+                bytes += sg_nest_outer(plan->parts[k].plan).step_bytes;
+            int64_t block = bytes > 0 && bytes < LOCKSTEP_BYTES ? LOCKSTEP_BYTES / bytes : 1;
+            g.ix = i64; /* the loop counts the steps as the parts take them */
+            loop l;
+            loop_begin(&g, &l, begin, end, block, NULL, NULL, NULL, NULL);
+            LLVMValueRef next = LLVMBuildAdd(g.b, l.i, LLVMConstInt(i64, (unsigned long long)block, 0), "");
+            LLVMValueRef hi = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, next, end, ""), next, end, "");
+            for (size_t k = 0; k < plan->nparts; k++) {
+                LLVMValueRef call_args[4] = {in, gep(&g, out, ci(&g, plan->parts[k].out_offset)), l.i, hi};
+                LLVMBuildCall2(g.b, type, parts[k], call_args, 4, "");
+            }
+            loop_end(&g, &l, false);
+        }
+        for (size_t k = 0; k < plan->nparts && !sg_program_lockstep(plan, &steps); k++) {
             int64_t extent = sg_nest_outer_extent(plan->parts[k].plan);
             LLVMValueRef zero = LLVMConstInt(i64, 0, 0), steps = LLVMConstInt(i64, (unsigned long long)extent, 0);
             LLVMValueRef at = LLVMConstInt(i64, (unsigned long long)first, 0);

@@ -9,7 +9,9 @@
 sg_outer sg_nest_outer(const sg_plan *plan)
 {
     sg_outer o = {0};
-    if (plan->op == SG_OP_PROGRAM) { /* the parts' outer ranges laid end to end, steps of unequal size */
+    if (plan->op == SG_OP_PROGRAM) { /* the parts' outer ranges in lockstep, or laid end to end */
+        if (sg_program_lockstep(plan, &o.extent))
+            return o;
         for (size_t k = 0; k < plan->nparts; k++)
             o.extent += sg_nest_outer(plan->parts[k].plan).extent;
         return o;
@@ -36,6 +38,18 @@ sg_outer sg_nest_outer(const sg_plan *plan)
         o.extent *= plan->loops[o.levels++].extent;
     o.step_bytes = plan->loops[o.levels - 1].out_stride;
     return o;
+}
+
+bool sg_program_lockstep(const sg_plan *plan, int64_t *extent)
+{
+    if (plan->op != SG_OP_PROGRAM || plan->nparts < 2)
+        return false;
+    int64_t e = sg_nest_outer(plan->parts[0].plan).extent;
+    for (size_t k = 1; k < plan->nparts; k++)
+        if (sg_nest_outer(plan->parts[k].plan).extent != e)
+            return false;
+    *extent = e;
+    return e > 1;
 }
 
 int64_t sg_nest_outer_extent(const sg_plan *plan)

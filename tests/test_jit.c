@@ -480,95 +480,94 @@ static sg_status make_fast_path(rng *r, sg_context *ctx, tcase *t, sg_spec **spe
     return sg_spec_numpy(ctx, t->text, spec);
 }
 
-/* A random part of a program over an array of `rank` dimensions, appended
- * to out (room bytes left); *rank becomes its result's. Depth bounds the
- * nesting. Shapes are not tracked: a program NumPy would refuse (an index
- * out of range, concatenated shapes that differ) is a rejected case. */
-static void program_node(rng *r, const char *x, int depth, size_t *rank, char *out, size_t room)
+/* A random part of a program over an array of `rank` dimensions, written
+ * to out; *rank becomes its result's. Depth bounds the nesting. Shapes are
+ * not tracked: a program NumPy would refuse (an index out of range,
+ * concatenated shapes that differ) is a rejected case. */
+static void program_node(rng *r, int depth, size_t *rank, FILE *out)
 {
-    char a[200], b[400];
-    size_t ra = *rank;
     int kind = depth > 2 ? 0 : (int)range(r, 0, 6);
-    if (kind == 0) { /* the input, or an index of it */
-        snprintf(out, room, "%s", x);
+    if (kind == 0) {
+        fputs("x", out);
         return;
     }
-    program_node(r, x, depth + 1, &ra, a, sizeof a);
-    int64_t axis = ra ? range(r, -(int64_t)ra, (int64_t)ra - 1) : 0;
+    char *a = NULL; /* the operand's text */
+    size_t len = 0, ra = *rank;
+    FILE *f = open_memstream(&a, &len);
+    if (f == NULL)
+        abort();
+    program_node(r, depth + 1, &ra, f);
+    fclose(f);
+    int axis = ra ? (int)range(r, -(int64_t)ra, (int64_t)ra - 1) : 0;
+    if (ra == 0 && (kind == 3 || kind > 4))
+        kind = 2; /* a roll or concatenate of a 0-d array: a flip instead */
     switch (kind) {
     case 1: { /* slices, an integer, None */
-        char items[100] = "";
-        size_t len = 0, n = ra ? (size_t)range(r, 1, (int64_t)ra) : 1;
-        for (size_t i = 0; i < n && len < sizeof items - 24; i++) {
+        fprintf(out, "%s[", a);
+        size_t n = ra ? (size_t)range(r, 1, (int64_t)ra) : 1;
+        for (size_t i = 0; i < n; i++) {
             int k = (int)range(r, 0, 9);
-            len += (size_t)snprintf(items + len, sizeof items - len, "%s", i ? ", " : "");
+            fputs(i ? ", " : "", out);
             if (k == 0 && ra > 0) {
-                len += (size_t)snprintf(items + len, sizeof items - len, "%d", (int)range(r, -1, 1));
+                fprintf(out, "%d", (int)range(r, -1, 1));
                 ra--;
             } else if (k == 1) {
-                len += (size_t)snprintf(items + len, sizeof items - len, "None");
+                fputs("None", out);
                 ra++;
             } else {
                 int64_t step = range(r, -3, 3);
-                len += (size_t)snprintf(items + len, sizeof items - len, "%d:%d:%d", (int)range(r, -4, 4),
-                                        (int)range(r, -4, 9), (int)(step ? step : 1));
+                fprintf(out, "%d:%d:%d", (int)range(r, -4, 4), (int)range(r, -4, 9), (int)(step ? step : 1));
             }
         }
-        snprintf(out, room, "%s[%s]", a, items);
+        fputs("]", out);
         break;
     }
     case 2:
-        snprintf(out, room, "np.flip(%s, axis=%s)", a, ra ? (chance(r, 50) ? "None" : "0") : "None");
+        fprintf(out, "np.flip(%s, axis=%s)", a, ra && chance(r, 50) ? "0" : "None");
         break;
     case 3:
-        if (ra == 0) {
-            snprintf(out, room, "%s", a);
-            break;
-        }
-        snprintf(out, room, "np.roll(%s, %d, axis=%d)", a, (int)range(r, -9, 9), (int)axis);
+        fprintf(out, "np.roll(%s, %d, axis=%d)", a, (int)range(r, -9, 9), axis);
         break;
     case 4: {
         static const char *const modes[] = {"constant", "edge", "reflect", "symmetric", "wrap"};
-        char widths[120] = "(";
-        size_t len = 1;
-        for (size_t i = 0; i < ra && len < sizeof widths - 16; i++)
-            len += (size_t)snprintf(widths + len, sizeof widths - len, "(%d, %d), ", (int)range(r, 0, 4),
-                                    (int)range(r, 0, 6));
-        snprintf(widths + len, sizeof widths - len, ")");
-        snprintf(out, room, "np.pad(%s, %s, mode='%s')", a, ra ? widths : "0", modes[range(r, 0, 4)]);
+        fprintf(out, "np.pad(%s, (", a);
+        for (size_t i = 0; i < ra; i++)
+            fprintf(out, "(%d, %d), ", (int)range(r, 0, 4), (int)range(r, 0, 6));
+        fprintf(out, "%s), mode='%s')", ra ? "" : "0,", modes[range(r, 0, 4)]);
         break;
     }
-    default: { /* a concatenate of a part and the same part flipped, rolled, reversed, or halves of it */
-        if (ra == 0) {
-            snprintf(out, room, "%s", a);
+    default: /* a concatenate of a part and the same part flipped, rolled, reversed, or its halves */
+        switch ((int)range(r, 0, 3)) {
+        case 0:
+            fprintf(out, "np.concatenate([%s, np.flip(%s, axis=%d)], axis=%d)", a, a, axis, axis);
             break;
-        }
-        int k = (int)range(r, 0, 3);
-        if (k == 0)
-            snprintf(b, sizeof b, "np.flip(%s, axis=%d)", a, (int)axis);
-        else if (k == 1)
-            snprintf(b, sizeof b, "np.roll(%s, %d, axis=0)", a, (int)range(r, -3, 3));
-        else if (k == 2)
-            snprintf(b, sizeof b, "%s[::-1]", a);
-        else { /* Focus-like: even and odd along the axis */
-            snprintf(out, room, "np.concatenate([%s[..., ::2], %s[..., 1::2]], axis=%d)", a, a, (int)axis);
+        case 1:
+            fprintf(out, "np.concatenate([%s, np.roll(%s, %d, axis=0)], axis=%d)", a, a, (int)range(r, -3, 3),
+                    axis);
             break;
+        case 2:
+            fprintf(out, "np.concatenate([%s, %s[::-1]], axis=%d)", a, a, axis);
+            break;
+        default: /* Focus-like: even and odd elements along the last axis */
+            fprintf(out, "np.concatenate([%s[..., ::2], %s[..., 1::2]], axis=%d)", a, a, axis);
         }
-        snprintf(out, room, "np.concatenate([%s, %s], axis=%d)", a, b, (int)axis);
     }
-    }
+    free(a);
     *rank = ra;
 }
 
 /* A NumPy program of the input (docs/programs.md). */
 static sg_status make_program(rng *r, sg_context *ctx, tcase *t, sg_spec **spec)
 {
-    size_t rank = t->rank;
-    char text[2048];
-    program_node(r, "x", 1, &rank, text, sizeof text);
-    if (strcmp(text, "x") == 0)
-        snprintf(text, sizeof text, "np.flip(x)");
-    snprintf(t->text, sizeof t->text, "%s", text);
+    size_t rank = t->rank, len = 0;
+    char *text = NULL;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        abort();
+    program_node(r, 1, &rank, f);
+    fclose(f);
+    snprintf(t->text, sizeof t->text, "%s", strcmp(text, "x") == 0 ? "np.flip(x)" : text);
+    free(text);
     return sg_spec_numpy(ctx, t->text, spec);
 }
 
