@@ -394,6 +394,10 @@ struct sg_model {
 /* Finds the model's fusions (see sg_model_fusion) once: model->fusions.
  * Fails only for lack of memory. */
 sg_status sg_model_fuse(sg_model *model, sg_error *err);
+/* The readers' arrays of the data flow: readers (ntensors, set), flow
+ * (nlayers, set) and room for nconcats Concats, zeroed; false when out
+ * of memory (sg_model_free frees what was made). */
+bool sg_model_flow_alloc(sg_model *model, size_t nconcats);
 void sg_model_fusions_free(sg_model *model);
 
 sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model **model,

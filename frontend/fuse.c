@@ -260,6 +260,14 @@ done:
     return st;
 }
 
+bool sg_model_flow_alloc(sg_model *m, size_t nconcats)
+{
+    m->readers = calloc(m->ntensors ? m->ntensors : 1, sizeof *m->readers);
+    m->flow = calloc(m->nlayers ? m->nlayers : 1, sizeof *m->flow);
+    m->concats = calloc(nconcats ? nconcats : 1, sizeof *m->concats);
+    return m->readers != NULL && m->flow != NULL && m->concats != NULL;
+}
+
 void sg_model_fusions_free(sg_model *m)
 {
     for (size_t k = 0; k < m->nfusions; k++) {

@@ -1680,10 +1680,7 @@ static sg_status read_flow(reader *r, sg_model *m)
         goto done;
     for (size_t i = 0; i < r->nlayers; i++)
         nconcats += listed_concat(r, &r->layers[i], &axis);
-    m->readers = calloc(m->ntensors ? m->ntensors : 1, sizeof *m->readers);
-    m->flow = calloc(m->nlayers ? m->nlayers : 1, sizeof *m->flow);
-    m->concats = calloc(nconcats ? nconcats : 1, sizeof *m->concats);
-    if (m->readers == NULL || m->flow == NULL || m->concats == NULL) {
+    if (!sg_model_flow_alloc(m, nconcats)) {
         st = nomem(r);
         goto done;
     }

@@ -253,6 +253,19 @@ static sg_status read_int(parser *ps, numbers *n, const char *what)
     return SG_OK;
 }
 
+/* After an item of a list or tuple closed by `close`: a comma (consumed,
+ * *comma set), or the close (left for the caller), else an error. */
+static sg_status list_separator(parser *ps, char close, bool *comma)
+{
+    skip_space(ps);
+    if (*ps->p == ',') {
+        *comma = true;
+        ps->p++;
+        return SG_OK;
+    }
+    return *ps->p == close ? SG_OK : fail_at(ps, ps->p, "expected ',' or '%c'", close);
+}
+
 /* An integer, or a tuple or list of elements of at most levels - 1 levels;
  * its shape in *s. (v) is v. */
 static sg_status read_element(parser *ps, size_t levels, numbers *n, shape *s, const char *what)
@@ -287,13 +300,7 @@ static sg_status read_element(parser *ps, size_t levels, numbers *n, shape *s, c
             return first.ndim == 0 ? fail_at(ps, item, "expected an integer")
                                    : fail_at(ps, item, "expected a tuple of %zu integer%s", first.dims[0],
                                              first.dims[0] == 1 ? "" : "s");
-        skip_space(ps);
-        if (*ps->p == ',') {
-            comma = true;
-            ps->p++;
-        } else if (*ps->p != close) {
-            status = fail_at(ps, ps->p, "expected ',' or '%c'", close);
-        }
+        status = list_separator(ps, close, &comma);
     }
     if (status != SG_OK)
         return status;
@@ -474,13 +481,7 @@ static sg_status parse_sequence(parser *ps, sg_prog *node)
         if (status != SG_OK)
             break;
         node->nargs++;
-        skip_space(ps);
-        if (*ps->p == ',') {
-            comma = true;
-            ps->p++;
-        } else if (*ps->p != close) {
-            status = fail_at(ps, ps->p, "expected ',' or '%c'", close);
-        }
+        status = list_separator(ps, close, &comma);
     }
     if (status != SG_OK)
         return status;
