@@ -1568,7 +1568,8 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
             loop l;
             loop_begin(&g, &l, begin, end, block, NULL, NULL, NULL, NULL);
             LLVMValueRef next = LLVMBuildAdd(g.b, l.i, LLVMConstInt(i64, (unsigned long long)block, 0), "");
-            LLVMValueRef hi = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, next, end, ""), next, end, "");
+            LLVMValueRef hi =
+                LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, next, end, ""), next, end, "");
             for (size_t k = 0; k < plan->nparts; k++) {
                 LLVMValueRef call_args[4] = {in, gep(&g, out, ci(&g, plan->parts[k].out_offset)), l.i, hi};
                 LLVMBuildCall2(g.b, type, parts[k], call_args, 4, "");
@@ -1577,7 +1578,8 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
         }
         for (size_t k = 0; k < plan->nparts && !sg_program_lockstep(plan, &steps); k++) {
             int64_t extent = sg_nest_outer_extent(plan->parts[k].plan);
-            LLVMValueRef zero = LLVMConstInt(i64, 0, 0), steps = LLVMConstInt(i64, (unsigned long long)extent, 0);
+            LLVMValueRef zero = LLVMConstInt(i64, 0, 0),
+                         steps = LLVMConstInt(i64, (unsigned long long)extent, 0);
             LLVMValueRef at = LLVMConstInt(i64, (unsigned long long)first, 0);
             /* [max(begin - first, 0), min(end - first, extent)) */
             LLVMValueRef lo = LLVMBuildSub(g.b, begin, at, ""), hi = LLVMBuildSub(g.b, end, at, "");

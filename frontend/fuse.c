@@ -14,8 +14,9 @@ static bool fusable(const sg_model *m, size_t i)
 {
     const sg_model_layer *l = &m->layers[i];
     if (l->spec == NULL || l->spec->nvalues > 0 || l->spec->op == SG_OP_PROGRAM || m->flow[i].in < 0 ||
-        m->flow[i].out < 0 || m->flow[i].in >= (int64_t)m->ntensors || m->flow[i].out >= (int64_t)m->ntensors ||
-        strcmp(l->type, "Split") == 0 || strcmp(l->type, "VariadicSplit") == 0)
+        m->flow[i].out < 0 || m->flow[i].in >= (int64_t)m->ntensors ||
+        m->flow[i].out >= (int64_t)m->ntensors || strcmp(l->type, "Split") == 0 ||
+        strcmp(l->type, "VariadicSplit") == 0)
         return false;
     for (size_t a = 0; a < l->rank; a++)
         if (l->shape[a] < 0)

@@ -66,14 +66,16 @@ static sg_status check_nest(const sg_plan *p, sg_error *err)
     }
     REQUIRE(p->run_bytes > 0 && p->run_bytes % (int64_t)p->elem_size == 0, "run of %lld bytes",
             (long long)p->run_bytes);
-    int64_t dense = p->run_bytes, last = p->run_bytes, span_out; /* bytes written; the end of the last write */
+    int64_t dense = p->run_bytes, last = p->run_bytes,
+            span_out;                   /* bytes written; the end of the last write */
     int64_t lo = p->base, hi = p->base; /* byte offsets of the first bytes read */
     bool reads = true;
     for (size_t i = p->nloops; i-- > 0;) {
         const sg_loop *l = &p->loops[i];
         /* a part's loops write a box of a larger output: inside it, each
          * level past the span of the levels within it */
-        REQUIRE(l->extent >= 1 && (p->part ? l->out_stride >= last || l->extent == 1 : l->out_stride == dense),
+        REQUIRE(l->extent >= 1 &&
+                    (p->part ? l->out_stride >= last || l->extent == 1 : l->out_stride == dense),
                 "loop %zu: extent %lld, out stride %lld, expected %lld", i, (long long)l->extent,
                 (long long)l->out_stride, (long long)(p->part ? last : dense));
         REQUIRE(!__builtin_mul_overflow(dense, l->extent, &dense) &&
@@ -141,9 +143,10 @@ static sg_status check_program(const sg_plan *p, sg_error *err)
     for (size_t k = 0; k < p->nparts; k++) {
         const sg_part *a = &p->parts[k];
         const sg_plan *q = a->plan;
-        REQUIRE(q != NULL && q->part && q->op != SG_OP_PROGRAM && q->dtype == p->dtype &&
-                    (q->out_rank == p->out_rank || (p->out_rank == 0 && q->out_rank == 1 && q->out_count == 1)),
-                "part %zu: not a part of this program", k);
+        REQUIRE(
+            q != NULL && q->part && q->op != SG_OP_PROGRAM && q->dtype == p->dtype &&
+                (q->out_rank == p->out_rank || (p->out_rank == 0 && q->out_rank == 1 && q->out_count == 1)),
+            "part %zu: not a part of this program", k);
         REQUIRE(q->in_bytes == 0 || (q->in_rank == p->in_rank &&
                                      memcmp(q->in_shape, p->in_shape, p->in_rank * sizeof *p->in_shape) == 0),
                 "part %zu reads another input", k);
@@ -151,10 +154,11 @@ static sg_status check_program(const sg_plan *p, sg_error *err)
         REQUIRE(sg_plan_check(q, &broken) == SG_OK, "part %zu: %s", k, broken.message);
         int64_t offset = 0, stride = (int64_t)p->elem_size;
         for (size_t j = p->out_rank; j-- > 0;) {
-            REQUIRE(a->box[j] >= 0 && q->out_shape[j] >= 1 && a->box[j] <= p->out_shape[j] - q->out_shape[j] &&
-                        q->out_strides[j] == stride,
-                    "part %zu: dimension %zu: box %lld + %lld of %lld, stride %lld", k, j, (long long)a->box[j],
-                    (long long)q->out_shape[j], (long long)p->out_shape[j], (long long)q->out_strides[j]);
+            REQUIRE(a->box[j] >= 0 && q->out_shape[j] >= 1 &&
+                        a->box[j] <= p->out_shape[j] - q->out_shape[j] && q->out_strides[j] == stride,
+                    "part %zu: dimension %zu: box %lld + %lld of %lld, stride %lld", k, j,
+                    (long long)a->box[j], (long long)q->out_shape[j], (long long)p->out_shape[j],
+                    (long long)q->out_strides[j]);
             offset += a->box[j] * stride;
             stride *= p->out_shape[j];
         }
@@ -165,7 +169,8 @@ static sg_status check_program(const sg_plan *p, sg_error *err)
             const sg_part *b = &p->parts[m];
             bool apart = false;
             for (size_t j = 0; j < p->out_rank && !apart; j++)
-                apart = a->box[j] + q->out_shape[j] <= b->box[j] || b->box[j] + b->plan->out_shape[j] <= a->box[j];
+                apart = a->box[j] + q->out_shape[j] <= b->box[j] ||
+                        b->box[j] + b->plan->out_shape[j] <= a->box[j];
             REQUIRE(apart, "parts %zu and %zu overlap", m, k);
         }
     }

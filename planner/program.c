@@ -258,7 +258,8 @@ static sg_status axis_of(program *pr, int64_t axis, size_t rank, const char *fun
 {
     if (axis < -(int64_t)rank || axis >= (int64_t)rank)
         return sg_fail(pr->err, SG_ERR_SLICE,
-                       "failed to plan program: %s: axis %" PRId64 " is out of bounds for array of dimension %zu",
+                       "failed to plan program: %s: axis %" PRId64
+                       " is out of bounds for array of dimension %zu",
                        func, axis, rank);
     *out = (int)(axis < 0 ? axis + (int64_t)rank : axis);
     return SG_OK;
@@ -281,7 +282,8 @@ static void identity_maps(const value *v, dim_map *maps, piece *pieces)
  * modes, Pad's): its coordinates walked in stretches on which the input
  * index (sg_plan_axis_index, the reference's formula) is affine, or the
  * fill value. Appends to *all (*used of *cap). */
-static sg_status mapped_pieces(program *pr, const sg_plan *q, size_t j, piece **all, size_t *used, size_t *cap)
+static sg_status mapped_pieces(program *pr, const sg_plan *q, size_t j, piece **all, size_t *used,
+                               size_t *cap)
 {
     int64_t n = q->map[j].count;
     for (int64_t y = 0; y < n;) {
@@ -292,9 +294,10 @@ static sg_status mapped_pieces(program *pr, const sg_plan *q, size_t j, piece **
                (t < 0 || sg_plan_axis_index(q, j, end) == t + k * (end - y)))
             end++;
         if (*used == (size_t)SG_MAX_PARTS * 4)
-            return sg_fail(pr->err, SG_ERR_SLICE,
-                           "failed to plan program: more than %d parts (a border mode wraps its axis too often)",
-                           SG_MAX_PARTS);
+            return sg_fail(
+                pr->err, SG_ERR_SLICE,
+                "failed to plan program: more than %d parts (a border mode wraps its axis too often)",
+                SG_MAX_PARTS);
         if (*used == *cap) {
             *cap = *cap ? 2 * *cap : 64;
             piece *grown = realloc(*all, *cap * sizeof *grown);
@@ -352,7 +355,8 @@ static sg_status eval_spec(program *pr, const sg_spec *spec, const value *in, va
 }
 
 /* The axes a flip or roll names, each in [0, rank); *n of them. */
-static sg_status named_axes(program *pr, const sg_prog *node, size_t rank, const char *func, int *axes, size_t *n)
+static sg_status named_axes(program *pr, const sg_prog *node, size_t rank, const char *func, int *axes,
+                            size_t *n)
 {
     if (node->all_axes) {
         for (size_t i = 0; i < rank; i++)
@@ -394,13 +398,15 @@ static sg_status eval_roll(program *pr, const sg_prog *node, const value *in, va
 {
     int axes[SG_MAX_RANK];
     if (node->naxes > SG_MAX_RANK)
-        return sg_fail(pr->err, SG_ERR_SLICE, "failed to plan program: np.roll: more than %d axes", SG_MAX_RANK);
+        return sg_fail(pr->err, SG_ERR_SLICE, "failed to plan program: np.roll: more than %d axes",
+                       SG_MAX_RANK);
     size_t n = node->naxes, count = n == 0 || node->nshifts == 0 ? 0 : n > node->nshifts ? n : node->nshifts;
     if (n != node->nshifts && n != 1 && node->nshifts != 1)
-        return sg_fail(pr->err, SG_ERR_SLICE,
-                       "failed to plan program: np.roll: shape mismatch: objects cannot be broadcast to a single "
-                       "shape.  Mismatch is between arg 0 with shape (%zu,) and arg 1 with shape (%zu,).",
-                       node->nshifts, n);
+        return sg_fail(
+            pr->err, SG_ERR_SLICE,
+            "failed to plan program: np.roll: shape mismatch: objects cannot be broadcast to a single "
+            "shape.  Mismatch is between arg 0 with shape (%zu,) and arg 1 with shape (%zu,).",
+            node->nshifts, n);
     for (size_t i = 0; i < n; i++)
         if (axis_of(pr, node->axes[i], in->rank, "np.roll", &axes[i]) != SG_OK)
             return pr->err->status;
@@ -435,14 +441,16 @@ static sg_status pad_widths(program *pr, const sg_prog *node, size_t rank, int64
     size_t rows = node->width_rows, cols = node->width_cols;
     bool one = rows * cols == 1, pair = rows == 1 && cols == 2;
     if (!one && !pair && !((rows == 1 || rows == rank) && (cols == 1 || cols == 2)))
-        return sg_fail(pr->err, SG_ERR_SLICE,
-                       "failed to plan program: np.pad: operands could not be broadcast together with remapped "
-                       "shapes [original->remapped]: (%zu,%zu)  and requested shape (%zu,2)",
-                       rows, cols, rank);
+        return sg_fail(
+            pr->err, SG_ERR_SLICE,
+            "failed to plan program: np.pad: operands could not be broadcast together with remapped "
+            "shapes [original->remapped]: (%zu,%zu)  and requested shape (%zu,2)",
+            rows, cols, rank);
     for (size_t i = 0; i < rows * cols; i++)
         if (node->widths[i] < 0)
-            return sg_fail(pr->err, SG_ERR_SLICE, "failed to plan program: np.pad: index can't contain negative "
-                                                  "values");
+            return sg_fail(pr->err, SG_ERR_SLICE,
+                           "failed to plan program: np.pad: index can't contain negative "
+                           "values");
     for (size_t i = 0; i < rank; i++)
         for (size_t c = 0; c < 2; c++)
             widths[i][c] = node->widths[(rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : c)];
@@ -458,10 +466,11 @@ typedef struct pieces {
 static sg_status push_piece(program *pr, pieces *list, piece p)
 {
     if (list->n == (size_t)SG_MAX_PARTS * 4)
-        return sg_fail(pr->err, SG_ERR_SLICE,
-                       "failed to plan program: more than %d parts (a pad much wider than its axis needs a part per "
-                       "period)",
-                       SG_MAX_PARTS);
+        return sg_fail(
+            pr->err, SG_ERR_SLICE,
+            "failed to plan program: more than %d parts (a pad much wider than its axis needs a part per "
+            "period)",
+            SG_MAX_PARTS);
     if (list->n == list->cap) {
         size_t cap = list->cap ? 2 * list->cap : 64;
         piece *grown = realloc(list->v, cap * sizeof *grown);
@@ -497,9 +506,9 @@ static sg_status mirrored(program *pr, const pieces *cur, int64_t a, int64_t c, 
     for (size_t i = cur->n; i-- > 0;) {
         const piece *p = &cur->v[i];
         int64_t q0 = p->lo > a ? p->lo : a, q1 = p->lo + p->n < a + c ? p->lo + p->n : a + c;
-        if (q0 < q1 &&
-            push_piece(pr, out, (piece){s - (q1 - 1), q1 - q0, p->t0 + p->k * (q1 - 1 - p->lo), -p->k, false}) !=
-                SG_OK)
+        if (q0 < q1 && push_piece(pr, out,
+                                  (piece){s - (q1 - 1), q1 - q0, p->t0 + p->k * (q1 - 1 - p->lo), -p->k,
+                                          false}) != SG_OK)
             return pr->err->status;
     }
     return SG_OK;
@@ -510,7 +519,8 @@ static sg_status mirrored(program *pr, const pieces *cur, int64_t a, int64_t c, 
  * each mirroring, next to each edge, at most the region written so far
  * (less the edge for reflect), both sides' pads included. Where one side
  * needs more rounds than the other, the result is not periodic. */
-static sg_status mirror_pieces(program *pr, bool reflect, int64_t d, int64_t before, int64_t after, pieces *out)
+static sg_status mirror_pieces(program *pr, bool reflect, int64_t d, int64_t before, int64_t after,
+                               pieces *out)
 {
     pieces cur = {0}, next = {0};
     int64_t lo = before, hi = before + d, left = before, right = after, e = reflect;
@@ -579,14 +589,16 @@ static sg_status fill_bytes(program *pr, const sg_scalar *v, uint8_t bytes[8])
     if (v->kind == SG_SCALAR_FLOAT) {
         int width = 8 * (int)pr->elem_size;
         bool is_signed = t == SG_I8 || t == SG_I16 || t == SG_I32 || t == SG_I64;
-        double lo = is_signed ? -ldexp(1, width - 1) : 0, hi = is_signed ? ldexp(1, width - 1) : ldexp(1, width);
+        double lo = is_signed ? -ldexp(1, width - 1) : 0,
+               hi = is_signed ? ldexp(1, width - 1) : ldexp(1, width);
         double whole = trunc(v->f);
         char text[SG_SCALAR_TEXT];
         sg_scalar_format(v, text);
         if (!(whole >= lo && whole < hi))
-            return sg_fail(pr->err, SG_ERR_SLICE,
-                           "failed to plan program: np.pad: constant_values %s does not fit in %s once truncated",
-                           text, sg_dtype_name(t));
+            return sg_fail(
+                pr->err, SG_ERR_SLICE,
+                "failed to plan program: np.pad: constant_values %s does not fit in %s once truncated", text,
+                sg_dtype_name(t));
         bits = whole < 0 ? (uint64_t)(int64_t)whole : (uint64_t)whole;
     }
     memcpy(bytes, &bits, 8); /* little-endian: the low bytes, the value modulo the width */
@@ -595,7 +607,7 @@ static sg_status fill_bytes(program *pr, const sg_scalar *v, uint8_t bytes[8])
 
 static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, value *out)
 {
-    int64_t (*widths)[2] = calloc(in->rank ? in->rank : 1, sizeof *widths);
+    int64_t(*widths)[2] = calloc(in->rank ? in->rank : 1, sizeof *widths);
     dim_map maps[SG_MAX_RANK];
     size_t first_piece[SG_MAX_RANK];
     pieces all = {0};
@@ -609,8 +621,10 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
         int64_t total;
         if (__builtin_add_overflow(in->shape[j], widths[j][0], &total) ||
             __builtin_add_overflow(total, widths[j][1], &total)) {
-            st = sg_fail(pr->err, SG_ERR_SLICE, "failed to plan program: np.pad: axis %zu would have more than "
-                                                "2^63 - 1 elements", j);
+            st = sg_fail(pr->err, SG_ERR_SLICE,
+                         "failed to plan program: np.pad: axis %zu would have more than "
+                         "2^63 - 1 elements",
+                         j);
             goto done;
         }
         out->shape[j] = total;
@@ -653,9 +667,10 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
                 bool empty = false;
                 for (size_t i = 0; i < out->rank; i++) {
                     box_dim *d = &slab.dim[i];
-                    *d = i < j    ? (box_dim){.lo = widths[i][0], .n = in->shape[i], .in_axis = -1}
-                         : i == j ? (box_dim){.lo = side ? widths[j][0] + in->shape[j] : 0, .n = n, .in_axis = -1}
-                                  : (box_dim){.lo = 0, .n = out->shape[i], .in_axis = -1};
+                    *d = i < j ? (box_dim){.lo = widths[i][0], .n = in->shape[i], .in_axis = -1}
+                         : i == j
+                             ? (box_dim){.lo = side ? widths[j][0] + in->shape[j] : 0, .n = n, .in_axis = -1}
+                             : (box_dim){.lo = 0, .n = out->shape[i], .in_axis = -1};
                     empty = empty || d->n == 0;
                 }
                 box *added = empty ? NULL : add_box(pr, out);
@@ -684,8 +699,9 @@ static sg_status eval_concat(program *pr, const sg_prog *node, value *out, int d
             goto fail;
         if (k == 0) {
             if (part.rank == 0) {
-                sg_fail(pr->err, SG_ERR_SLICE,
-                        "failed to plan program: np.concatenate: zero-dimensional arrays cannot be concatenated");
+                sg_fail(
+                    pr->err, SG_ERR_SLICE,
+                    "failed to plan program: np.concatenate: zero-dimensional arrays cannot be concatenated");
                 goto fail;
             }
             if (axis_of(pr, node->axis, part.rank, "np.concatenate", &axis) != SG_OK)
@@ -696,18 +712,20 @@ static sg_status eval_concat(program *pr, const sg_prog *node, value *out, int d
         } else if (part.rank != out->rank) {
             sg_fail(pr->err, SG_ERR_SLICE,
                     "failed to plan program: np.concatenate: all the input arrays must have same number of "
-                    "dimensions, but the array at index 0 has %zu dimension(s) and the array at index %zu has %zu "
+                    "dimensions, but the array at index 0 has %zu dimension(s) and the array at index %zu "
+                    "has %zu "
                     "dimension(s)",
                     out->rank, k, part.rank);
             goto fail;
         }
         for (size_t i = 0; i < out->rank && k > 0; i++) {
             if ((int)i != axis && part.shape[i] != out->shape[i]) {
-                sg_fail(pr->err, SG_ERR_SLICE,
-                        "failed to plan program: np.concatenate: all the input array dimensions except for the "
-                        "concatenation axis must match exactly, but along dimension %zu, the array at index 0 "
-                        "has size %" PRId64 " and the array at index %zu has size %" PRId64,
-                        i, out->shape[i], k, part.shape[i]);
+                sg_fail(
+                    pr->err, SG_ERR_SLICE,
+                    "failed to plan program: np.concatenate: all the input array dimensions except for the "
+                    "concatenation axis must match exactly, but along dimension %zu, the array at index 0 "
+                    "has size %" PRId64 " and the array at index %zu has size %" PRId64,
+                    i, out->shape[i], k, part.shape[i]);
                 goto fail;
             }
         }
@@ -719,8 +737,9 @@ static sg_status eval_concat(program *pr, const sg_prog *node, value *out, int d
             added->dim[axis].lo += offset;
         }
         if (__builtin_add_overflow(offset, part.shape[axis], &offset)) {
-            sg_fail(pr->err, SG_ERR_SLICE, "failed to plan program: np.concatenate: the result has more than "
-                                           "2^63 - 1 elements");
+            sg_fail(pr->err, SG_ERR_SLICE,
+                    "failed to plan program: np.concatenate: the result has more than "
+                    "2^63 - 1 elements");
             goto fail;
         }
         out->shape[axis] = offset;
@@ -757,7 +776,8 @@ static sg_status eval(program *pr, const sg_prog *node, value *out, int depth)
 {
     *out = (value){0};
     if (depth > SG_PROG_MAX_DEPTH)
-        return sg_fail(pr->err, SG_ERR_SLICE, "failed to plan program: nested more than %d deep", SG_PROG_MAX_DEPTH);
+        return sg_fail(pr->err, SG_ERR_SLICE, "failed to plan program: nested more than %d deep",
+                       SG_PROG_MAX_DEPTH);
     if (node->kind == SG_PROG_INPUT)
         return eval_input(pr, out);
     if (node->kind == SG_PROG_CONCAT)
@@ -880,8 +900,8 @@ static sg_status make_part(program *pr, const value *v, const box *b, const int6
             q->in_shape[j] = j + 1 < rank ? 1 : 0;
             q->out_shape[j] = v->rank ? b->dim[j].n : 1;
             q->out_strides[j] = v->rank ? strides[j] : (int64_t)pr->elem_size;
-            q->map[j] = (sg_axis_map){.in_axis = (int)j, .start = 0, .step = j + 1 < rank ? 0 : 1,
-                                      .count = q->out_shape[j]};
+            q->map[j] = (sg_axis_map){
+                .in_axis = (int)j, .start = 0, .step = j + 1 < rank ? 0 : 1, .count = q->out_shape[j]};
         }
         q->in_count = 0;
     } else {
@@ -895,8 +915,10 @@ static sg_status make_part(program *pr, const value *v, const box *b, const int6
             const box_dim *d = &b->dim[j];
             q->out_shape[j] = d->n;
             q->out_strides[j] = strides[j];
-            q->map[j] = (sg_axis_map){.in_axis = d->in_axis, .start = d->in_axis < 0 ? 0 : d->start,
-                                      .step = d->in_axis < 0 || d->n == 1 ? 0 : d->step, .count = d->n};
+            q->map[j] = (sg_axis_map){.in_axis = d->in_axis,
+                                      .start = d->in_axis < 0 ? 0 : d->start,
+                                      .step = d->in_axis < 0 || d->n == 1 ? 0 : d->step,
+                                      .count = d->n};
         }
         q->in_count = pr->in_count;
     }
@@ -912,14 +934,19 @@ static sg_status make_part(program *pr, const value *v, const box *b, const int6
 sg_status sg_plan_build_program(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
                                 sg_plan **out, sg_error *err)
 {
-    program pr = {.spec = spec, .dtype = dtype, .elem_size = sg_dtype_size(dtype), .err = err,
-                  .in_rank = rank, .in_shape = shape};
+    program pr = {.spec = spec,
+                  .dtype = dtype,
+                  .elem_size = sg_dtype_size(dtype),
+                  .err = err,
+                  .in_rank = rank,
+                  .in_shape = shape};
     for (size_t i = 0; i < rank; i++)
         if (shape[i] < 0)
-            return sg_fail(err, SG_ERR_USAGE,
-                           "failed to plan program: dimensions known only at run time ('?') are not supported in "
-                           "programs yet (input dimension %zu)",
-                           i);
+            return sg_fail(
+                err, SG_ERR_USAGE,
+                "failed to plan program: dimensions known only at run time ('?') are not supported in "
+                "programs yet (input dimension %zu)",
+                i);
     if (check_size(&pr, shape, rank, "the input") != SG_OK)
         return err->status;
     pr.in_count = 1;
@@ -968,7 +995,8 @@ sg_status sg_plan_build_program(const sg_spec *spec, size_t rank, const int64_t 
     value_free(&v);
     sg_error broken = {0};
     if (sg_plan_check(p, &broken) != SG_OK) {
-        sg_fail(err, SG_ERR_INTERNAL, "failed to plan program: the parts broke an invariant: %s", broken.message);
+        sg_fail(err, SG_ERR_INTERNAL, "failed to plan program: the parts broke an invariant: %s",
+                broken.message);
         goto fail;
     }
     *out = p;
