@@ -660,15 +660,16 @@ static void test_errors(void)
 /* `open` n times, then `middle`, then `close` n times. */
 static char *nest(size_t n, const char *open, const char *middle, const char *close)
 {
-    size_t len = n * (strlen(open) + strlen(close)) + strlen(middle) + 1;
-    char *text = malloc(len), *p = text;
+    size_t a = strlen(open), m = strlen(middle), z = strlen(close);
+    char *text = malloc(n * (a + z) + m + 1);
     if (text == NULL)
         abort();
     for (size_t i = 0; i < n; i++)
-        p += sprintf(p, "%s", open);
-    p += sprintf(p, "%s", middle);
+        memcpy(text + i * a, open, a);
+    memcpy(text + n * a, middle, m);
     for (size_t i = 0; i < n; i++)
-        p += sprintf(p, "%s", close);
+        memcpy(text + n * a + m + i * z, close, z);
+    text[n * (a + z) + m] = '\0';
     return text;
 }
 
