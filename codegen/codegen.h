@@ -294,6 +294,14 @@ typedef struct sg_target {
     bool gpu_emulation; /* kernels are GPU kernels run on the host (sg_jit_compile_gpu_emulation) */
     int stores;         /* an sg_stores: streaming stores for large outputs (emit.c) */
     uint64_t llc_bytes; /* the CPU's last-level cache: the host's (JIT, cpu native), else 0 */
+    /* Code for the JIT (sg_jit's host target): on x86-64 not
+     * position-independent, in the large code model, which reaches
+     * memcpy, memset, constants and jump tables by 64-bit absolute
+     * addresses. Position-independent code reaches them through stubs or a
+     * GOT base whose 32-bit displacements the JIT's linker (RuntimeDyld)
+     * gets wrong when the process maps its sections more than 2 GiB apart
+     * (as under AddressSanitizer). */
+    bool jit;
     LLVMTargetRef target;
 } sg_target;
 

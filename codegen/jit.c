@@ -32,6 +32,7 @@ sg_status sg_jit_create(sg_jit **out, sg_error *err)
         free(jit);
         return err->status;
     }
+    jit->host.jit = true;
     if (pthread_mutex_init(&jit->lock, NULL) != 0) {
         sg_target_fini(&jit->host);
         free(jit);

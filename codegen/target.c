@@ -285,8 +285,10 @@ sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachine
 {
     static const LLVMCodeGenOptLevel levels[] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
                                                  LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
-    LLVMTargetMachineRef m = LLVMCreateTargetMachine(t->target, t->triple, t->cpu, t->features,
-                                                     levels[opt_level], LLVMRelocPIC, LLVMCodeModelDefault);
+    bool large = t->jit && strncmp(t->triple, "x86_64", 6) == 0;
+    LLVMTargetMachineRef m =
+        LLVMCreateTargetMachine(t->target, t->triple, t->cpu, t->features, levels[opt_level],
+                                large ? LLVMRelocStatic : LLVMRelocPIC, large ? LLVMCodeModelLarge : LLVMCodeModelDefault);
     if (m == NULL)
         return sg_fail(err, SG_ERR_INTERNAL, "failed to create target machine: %s %s", t->triple, t->cpu);
     *tm = m;
