@@ -128,7 +128,8 @@ typedef enum sg_prog_kind {
     SG_PROG_PAD,    /* np.pad(args[0], widths, mode=mode, constant_values=fill) */
     SG_PROG_CONCAT, /* np.concatenate([args...], axis=axis) */
     SG_PROG_LAYER   /* args[0] through a model layer's slice: `index` is its spec, of any op but a
-                       program, without runtime values (aot --fuse; never parsed from text) */
+                       program, without runtime values (aot --fuse): OP(args[0], "WORDS"), WORDS the
+                       spec's command-line words after --op OP */
 } sg_prog_kind;
 
 /* The pad modes of np.pad that move data (sg_prog.pad_mode). */
@@ -276,7 +277,7 @@ sg_prog *sg_prog_copy(const sg_prog *prog);
 void sg_prog_free(sg_prog *prog);
 /* A program spec of a tree made in C (aot --fuse): takes prog (freed on
  * failure too); `name` is the input's name in its text, where a layer
- * node prints as OP(ARG, 'SPEC WORDS'). */
+ * node prints as OP(ARG, "WORDS"), which sg_spec_parse_numpy reads back. */
 sg_status sg_spec_make_program(sg_prog *prog, const char *name, sg_spec **spec, sg_error *err);
 /* Command-line SPEC words; an identifier item of an L list of --begin --end
  * --stride --start --stop --step --size names a runtime value, numbered in

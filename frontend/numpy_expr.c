@@ -302,18 +302,20 @@ sg_status sg_numpy_index_parse(const char *expr, size_t at, size_t *end, sg_spec
     return status;
 }
 
-/* Whether the text is a program by its first characters: a parenthesis,
- * or np or numpy and a '.', a call of a NumPy function. */
+/* Whether the text is a program by its first characters: a parenthesis;
+ * np or numpy and a '.', a call of a NumPy function; or a name and a '(',
+ * a model layer's slice (OP(x, "WORDS"), program.c). */
 static bool starts_program(const char *p)
 {
     size_t len = sg_identifier_length(p);
     if (*p == '(')
         return true;
-    if (!(len == 2 && strncmp(p, "np", 2) == 0) && !(len == 5 && strncmp(p, "numpy", 5) == 0))
+    bool module = (len == 2 && strncmp(p, "np", 2) == 0) || (len == 5 && strncmp(p, "numpy", 5) == 0);
+    if (len == 0)
         return false;
     for (p += len; isspace((unsigned char)*p); p++)
         ;
-    return *p == '.';
+    return *p == (module ? '.' : '(');
 }
 
 sg_status sg_spec_parse_numpy(const char *expr, sg_spec **out, sg_error *err)

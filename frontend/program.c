@@ -717,6 +717,76 @@ static sg_status parse_call(parser *ps, const char *at, sg_prog **out)
 
 /* A name, a parenthesis or a call. On failure nothing is left allocated
  * and *out is as it was. */
+/* The ops of layer nodes: OP(operand, "WORDS") */
+static const char *const layer_ops[] = {"StridedSlice", "Slice", "TrtSlice", "OnnxSlice", "Pad"};
+
+/* OP(operand, "WORDS") at `at` (OP, len bytes, is a layer op): a model
+ * layer's slice as aot --fuse writes it, WORDS its spec's command-line
+ * words after `--op OP` ('' an empty word). */
+static sg_status parse_layer(parser *ps, const char *at, size_t len, sg_prog **out)
+{
+    sg_prog *node = NULL;
+    char *copy = NULL, **words = NULL;
+    const char *text = NULL;
+    size_t text_len = 0;
+    sg_status status = enter(ps, at);
+    if (status == SG_OK)
+        status = new_node(ps, SG_PROG_LAYER, at, &node);
+    ps->p = strchr(at + len, '(') + 1;
+    if (status == SG_OK)
+        status = parse_expr(ps, &node->args[0]);
+    if (status == SG_OK) {
+        skip_space(ps);
+        status = *ps->p == ',' ? SG_OK : fail_at(ps, ps->p, "expected ','");
+    }
+    if (status == SG_OK) {
+        ps->p++;
+        skip_space(ps);
+        status = read_string(ps, &text, &text_len);
+    }
+    if (status == SG_OK) {
+        skip_space(ps);
+        status = *ps->p == ')' ? SG_OK : fail_at(ps, ps->p, "expected ')'");
+    }
+    if (status == SG_OK) {
+        const char *words_at = text;
+        ps->p++;
+        leave(ps);
+        /* "--op OP" and the words between spaces */
+        copy = malloc(len + text_len + 8);
+        words = malloc((text_len / 2 + 4) * sizeof *words);
+        if (copy == NULL || words == NULL) {
+            status = out_of_memory(ps);
+        } else {
+            int n = 0;
+            memcpy(copy, at, len);
+            copy[len] = '\0';
+            char *rest = copy + len + 1;
+            memcpy(rest, text, text_len);
+            rest[text_len] = '\0';
+            words[n++] = "--op";
+            words[n++] = copy;
+            for (char *w = rest, *end; *w != '\0'; w = end) {
+                end = strchr(w, ' ');
+                end = end ? (*end = '\0', end + 1) : w + strlen(w);
+                if (*w != '\0')
+                    words[n++] = strcmp(w, "''") == 0 ? w + 2 : w;
+            }
+            status = sg_spec_parse_words(n, words, &node->index, ps->err);
+            if (status == SG_OK && node->index->nvalues > 0)
+                status = fail_at(ps, words_at, "runtime values are not supported in programs yet");
+        }
+    }
+    free(copy);
+    free(words);
+    if (status != SG_OK) {
+        sg_prog_free(node);
+        return status;
+    }
+    *out = node;
+    return SG_OK;
+}
+
 static sg_status parse_atom(parser *ps, sg_prog **out)
 {
     word_buf w, w2;
@@ -755,6 +825,18 @@ static sg_status parse_atom(parser *ps, sg_prog **out)
     for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++)
         if (is_word(at, len, keywords[k]))
             return fail_at(ps, at, "'%s' is a Python keyword, not an array", keywords[k]);
+    const char *after = at + len;
+    while (*after == ' ')
+        after++;
+    for (size_t k = 0; *after == '(' && k < sizeof layer_ops / sizeof *layer_ops; k++)
+        if (is_word(at, len, layer_ops[k]))
+            return parse_layer(ps, at, len, out);
+    if (*after == '(')
+        return fail_at(
+            ps, at,
+            "'%s' is not a function slicegen takes (np.concatenate, np.flip, np.pad, np.roll, or a "
+            "model layer's StridedSlice, Slice, TrtSlice, OnnxSlice or Pad)",
+            word(at, len, w));
     if (ps->name == NULL) {
         ps->name = at;
         ps->name_len = len;
@@ -853,7 +935,7 @@ static void print_node(FILE *out, const sg_prog *node, const char *name, size_t 
         const char *rest = words && strncmp(words, "--op ", 5) == 0 ? strchr(words + 5, ' ') : NULL;
         fprintf(out, "%s(", sg_op_name(node->index->op));
         print_node(out, node->args[0], name, name_len);
-        fprintf(out, ", '%s')", rest ? rest + 1 : words ? words : "");
+        fprintf(out, ", \"%s\")", rest ? rest + 1 : words ? words : "");
         free(words);
         return;
     }

@@ -186,6 +186,17 @@ static const struct {
      "np.concatenate([np.flip(x, axis=0), np.pad(x, ((0, 1),), mode='edge')[:-1]], axis=0)[::-1]"},
     {"np.concatenate([np.concatenate([x, x], 1), x[:, :2]], 1)",
      "np.concatenate([np.concatenate([x, x], axis=1), x[:, :2]], axis=1)"},
+    /* model layers' slices, as aot --fuse writes them ('' an empty word) */
+    {"np.concatenate([OnnxSlice(x, '--start 0 --stop 9 --step 2 --axes -1'), Pad(x[:, 1:], \"--pads-begin 1 "
+     "--pads-end -1 --mode reflect\")], axis=1)",
+     "np.concatenate([OnnxSlice(x, \"--start 0 --stop 9 --step 2 --axes -1\"), Pad(x[:, 1:], \"--pads-begin "
+     "1 "
+     "--pads-end -1 --mode reflect\")], axis=1)"},
+    {"StridedSlice( TrtSlice(x, \"--start -1 --size 5 --stride 1 --mode wrap\") , \"--begin 1 --end 0 "
+     "--begin-mask '' --end-mask 1\")[::2]",
+     "StridedSlice(TrtSlice(x, \"--start -1 --size 5 --stride 1 --mode wrap\"), \"--begin 1 --end 0 --stride "
+     "1 "
+     "--begin-mask 0 --end-mask 1 --new-axis-mask 0 --shrink-axis-mask 0 --ellipsis-mask 0\")[::2]"},
 };
 
 static void test_forms(void)
@@ -404,6 +415,15 @@ static const struct {
     {"[1:][2:]", INDEX "[1:][2:]': unexpected text after ']' at column 5 ('[')"},
     {"x[1:](2)", INDEX "x[1:](2)': unexpected text after ']' at column 6 ('(')"},
     {"x", INDEX "x': expected '[' at column 2 (end of text)"},
+    /* calls that are neither NumPy's nor a model layer's, and bad layer nodes */
+    {"foo(x)", PROGRAM
+     "foo(x)': 'foo' is not a function slicegen takes (np.concatenate, np.flip, np.pad, "
+     "np.roll, or a model layer's StridedSlice, Slice, TrtSlice, OnnxSlice or Pad) at column 1 ('f')"},
+    {"Pad(x, \"--pads-begin t --pads-end 1 --mode edge\")",
+     PROGRAM "Pad(x, \"--pads-begin t --pads-end 1 --mode edge\")': runtime values are not supported in "
+             "programs yet at column 9 ('-')"},
+    {"Slice(x \"--start 1\")", PROGRAM "Slice(x \"--start 1\")': expected ',' at column 9 ('\"')"},
+    {"Slice(x, 7)", PROGRAM "Slice(x, 7)': expected a quoted string at column 10 ('7')"},
     /* indices of a program: the index parser's messages, columns in the whole text */
     {"x[1:][::0]", INDEX "x[1:][::0]': slice step cannot be zero at column 9 ('0')"},
     {"np.flip(x[1:2:0])", INDEX "np.flip(x[1:2:0])': slice step cannot be zero at column 15 ('0')"},
