@@ -337,7 +337,7 @@ static sg_status eval_spec(program *pr, const sg_spec *spec, const value *in, va
         maps[j] = (dim_map){m->in_axis, 1, &pieces[j]};
     }
     if (st == SG_OK) {
-        for (size_t j = 0; mapped && j < q->out_rank; j++) /* all is final */
+        for (size_t j = 0; mapped && all != NULL && j < q->out_rank; j++) /* all is final (none: empty) */
             if (q->map[j].in_axis >= 0)
                 maps[j] = (dim_map){q->map[j].in_axis, (j + 1 < q->out_rank ? first[j + 1] : used) - first[j],
                                     all + first[j]};
@@ -646,7 +646,7 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
             goto done;
         maps[j] = (dim_map){(int)j, all.n - first_piece[j], NULL};
     }
-    for (size_t j = 0; j < in->rank; j++) /* all is final */
+    for (size_t j = 0; j < in->rank && all.v != NULL; j++) /* all is final (none: every axis empty) */
         maps[j].pieces = all.v + first_piece[j];
     if (remap(pr, in, out, maps, 0, NULL, NULL, NULL) != SG_OK)
         goto done;

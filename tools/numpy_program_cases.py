@@ -58,6 +58,8 @@ CASES = [
     ("pad widths as one pair for every axis", "np.pad(x, (1, 2), mode='edge')", "i32", (2, 2)),
     ("pad widths as a column", "np.pad(x, ((1,), (2,)), mode='wrap')", "i32", (2, 3)),
     ("pad of a 0-d array", "np.pad(x, 3)", "i32", ()),
+    ("constant pad of an empty array (no axis has an element)", "np.pad(x, 2, constant_values=3)", "i32", (0,)),
+    ("constant pad of an array empty on every axis", "np.pad(x, 0, constant_values=3)", "i32", (0, 0)),
     ("pad of a slice", "np.pad(x[1:, ::2], 1, mode='edge')", "i32", (3, 5)),
     ("a slice of a pad", "np.pad(x, 2, mode='reflect')[::3, 1:]", "i32", (3, 4)),
     ("a row of fill from a pad", "np.pad(x, 1)[0]", "i32", (2, 2)),
