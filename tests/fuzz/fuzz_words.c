@@ -37,11 +37,12 @@ static int split(char *text, size_t size, char **words)
     return n;
 }
 
-/* The printed form back into words: `''` is an empty word. */
+/* The printed form back into words: `''` is an empty word; an expression
+ * or a program (anything but --op words) is one word. */
 static int split_printed(char *text, char **words)
 {
     int n = 0;
-    if (text[0] == '[') {
+    if (strncmp(text, "--", 2) != 0) {
         words[n++] = text;
         return n;
     }
