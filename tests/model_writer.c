@@ -105,7 +105,9 @@ void ir_parameter(ir *m, int id, const char *name, const char *dims, const char 
 void ir_const(ir *m, int id, const int64_t *values, size_t n, bool scalar)
 {
     char data[160], name[32], dims[24];
-    snprintf(dims, sizeof dims, scalar ? "" : "%zu", n);
+    dims[0] = '\0';
+    if (!scalar)
+        snprintf(dims, sizeof dims, "%zu", n);
     snprintf(name, sizeof name, "const%d", id);
     snprintf(data, sizeof data, "element_type=\"i64\" shape=\"%s\" offset=\"%zu\" size=\"%zu\"", dims,
              m->bin.len, n * 8);
