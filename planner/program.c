@@ -14,7 +14,11 @@
  *     a list of affine pieces (steps 1, -1 or 0) that cover it;
  *   - np.pad's constant mode: the operand's boxes moved inwards, and fill
  *     boxes around them;
- *   - concatenate: the boxes of each operand moved along the axis.
+ *   - concatenate: the boxes of each operand moved along the axis;
+ *   - a model layer's slice of any op (aot --fuse): per output dimension
+ *     the affine piece of the planner's own shape inference, or for
+ *     TensorRT's and Pad's modes the pieces of the mode's coordinates
+ *     (their fill pieces make fill boxes).
  *
  * A piece of a dimension meets a box of the operand in an arithmetic
  * progression, so the composition of affine maps stays affine: the result
