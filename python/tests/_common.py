@@ -11,6 +11,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -81,3 +82,16 @@ def cli_error(stderr):
     line = stderr.strip()
     prefix = "slicegen: error: "
     return line[len(prefix):] if line.startswith(prefix) else line
+
+
+class CliFiles(unittest.TestCase):
+    """A test case with a scratch folder and the paths in.npy (src) and
+    out.npy (dst) in it, for the command line's files."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.src = os.path.join(self.tmp.name, "in.npy")
+        self.dst = os.path.join(self.tmp.name, "out.npy")
+
+    def tearDown(self):
+        self.tmp.cleanup()

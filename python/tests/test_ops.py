@@ -8,10 +8,9 @@ same message. TensorRT modes are also checked against the formulas of
 docs/semantics.md written in NumPy, which needs no command line.
 """
 import os
-import tempfile
 import unittest
 
-from _common import CLI, DTYPES, SEED, cli, cli_error, needs_cli, np, random_array, rng_for, same, slicegen
+from _common import CLI, DTYPES, SEED, CliFiles, cli, cli_error, needs_cli, np, random_array, rng_for, same, slicegen
 
 EXTREMES = [2**63 - 1, -(2**63), 2**31 - 1, -(2**31), 127, -128]
 MODES = ["strict", "wrap", "clamp", "fill", "reflect"]
@@ -234,15 +233,7 @@ def trt_expected(x, op):
     return np.ascontiguousarray(out.astype(x.dtype))
 
 
-class Ops(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.src = os.path.join(self.tmp.name, "in.npy")
-        self.dst = os.path.join(self.tmp.name, "out.npy")
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
+class Ops(CliFiles):
     def against_cli(self, name, make, cases):
         rng = rng_for(name)
         counts = {"equal": 0, "same error": 0}

@@ -16,10 +16,9 @@ byte on the JIT (opt_level 0 or 2, 1-3 threads) and on the reference
 interpreter. SLICEGEN_SEED reproduces a run, SLICEGEN_CASES scales its
 size (CASES // 4 programs)."""
 import os
-import tempfile
 import unittest
 
-from _common import CASES, DTYPES, SEED, cli, cli_error, needs_cli, np, random_array, rng_for, same, slicegen
+from _common import CASES, DTYPES, SEED, CliFiles, cli, cli_error, needs_cli, np, random_array, rng_for, same, slicegen
 from test_numpy_semantics import random_index, render
 
 PROGRAM_CASES = max(CASES // 4, 40)
@@ -649,15 +648,7 @@ class Programs(unittest.TestCase):
 
 @needs_cli
 @needs_programs
-class ProgramsCli(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.src = os.path.join(self.tmp.name, "in.npy")
-        self.dst = os.path.join(self.tmp.name, "out.npy")
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
+class ProgramsCli(CliFiles):
     def test_run_and_plan(self):
         rng = rng_for("programs-cli")
         programs = [
