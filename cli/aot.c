@@ -246,7 +246,7 @@ static const char *gpu_skip_reason(const sg_plan *plan, char *buf, size_t cap)
     const int64_t *shape = sg_plan_input_shape(plan);
     for (size_t i = 0; i < sg_plan_input_rank(plan) && n < cap; i++)
         n += shape[i] < 0 ? (size_t)snprintf(buf + n, cap - n, "%s?", i ? "," : "")
-                           : (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)shape[i]);
+                          : (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)shape[i]);
     if (n < cap)
         snprintf(buf + n, cap - n, "], %zu runtime value%s)", sg_plan_value_count(plan),
                  sg_plan_value_count(plan) == 1 ? "" : "s");
@@ -292,11 +292,11 @@ static char *kernel_base(const sg_model *model, size_t i)
 
 /* --fuse: plans the model's fusions (sg_model_fusions). A fusion that
  * cannot be planned (its layers' shapes do not compose, too many parts)
- * or compiled for the target (GPU kernels of programs) leaves its layers
- * to compile alone, with a line on stderr saying why. Marks the layers
- * of the others in fusion_of. Returns -1 to go on, else an exit status. */
-static int plan_fusions(sg_context *ctx, const options *o, sg_model *model, const sg_model_fusion **fusions,
-                        size_t *count, sg_plan ***plans, ptrdiff_t *fusion_of)
+ * leaves its layers to compile alone, with a line on stderr saying why.
+ * Marks the layers of the others in fusion_of. Returns -1 to go on, else
+ * an exit status. */
+static int plan_fusions(sg_context *ctx, sg_model *model, const sg_model_fusion **fusions, size_t *count,
+                        sg_plan ***plans, ptrdiff_t *fusion_of)
 {
     sg_status st = sg_model_fusions(ctx, model, count, fusions);
     if (st != SG_OK)
@@ -305,9 +305,8 @@ static int plan_fusions(sg_context *ctx, const options *o, sg_model *model, cons
         return out_of_memory();
     for (size_t k = 0; k < *count; k++) {
         const sg_model_fusion *fu = &(*fusions)[k];
-        const char *reason = gpu_triple(o->target) ? "GPU kernels of programs are not made yet" : NULL;
-        if (reason == NULL &&
-            sg_plan_create(ctx, fu->spec, fu->rank, fu->shape, fu->dtype, &(*plans)[k]) != SG_OK)
+        const char *reason = NULL;
+        if (sg_plan_create(ctx, fu->spec, fu->rank, fu->shape, fu->dtype, &(*plans)[k]) != SG_OK)
             reason = sg_context_last_error(ctx);
         if (reason != NULL) {
             fputs("slicegen: not fusing '", stderr);
@@ -368,7 +367,7 @@ int cmd_aot(sg_context *ctx, const options *o)
     }
     for (size_t i = 0; i < nlayers; i++)
         fusion_of[i] = -1;
-    if (o->fuse && (rc = plan_fusions(ctx, o, model, &fusions, &nfusions, &fused_plans, fusion_of)) >= 0)
+    if (o->fuse && (rc = plan_fusions(ctx, model, &fusions, &nfusions, &fused_plans, fusion_of)) >= 0)
         goto done;
     for (size_t i = 0; i < nlayers; i++) {
         const sg_model_layer *layer = sg_model_layer_at(model, i);

@@ -1618,12 +1618,7 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
             "failed to compile kernel %s for %s: GPU kernels take no runtime values or dimensions yet "
             "(give every number)",
             symbol, t->triple);
-    if (plan->op == SG_OP_PROGRAM && (sg_target_is_gpu(t) || t->gpu_emulation))
-        return sg_fail(err, SG_ERR_USAGE,
-                       "failed to compile kernel %s for %s: GPU kernels of programs (several slices in one "
-                       "kernel) are not supported yet",
-                       symbol, t->triple);
-    if (plan->op == SG_OP_PROGRAM)
+    if (plan->op == SG_OP_PROGRAM && !sg_target_is_gpu(t) && !t->gpu_emulation)
         return add_program(plan, symbol, t, m, err);
     if (sg_target_is_gpu(t) || t->gpu_emulation)
         return sg_gpu_add_kernel(plan, symbol, t, m, err);

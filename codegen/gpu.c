@@ -46,12 +46,12 @@
 
 enum {
     CHUNK = SG_GPU_CHUNK,
-    MAX_WINDOW = 64,      /* bytes of input a shuffled chunk may read */
-    MAX_SELECT_SEGS = 8,  /* segmented loops with more segments search a table */
-    MAX_VARIANTS = 8,     /* periodic chunks: at most this many kinds (code paths) */
-    MAX_SHIFTS = 4,       /* shifted lines: at most this many kinds (each costs compile time) */
-    MAX_BLOCKS = 5,       /* periodic chunks: loads per chunk */
-    TABLE_FIELDS = 4      /* segment table row: start, in_offset, in_step, fill */
+    MAX_WINDOW = 64,     /* bytes of input a shuffled chunk may read */
+    MAX_SELECT_SEGS = 8, /* segmented loops with more segments search a table */
+    MAX_VARIANTS = 8,    /* periodic chunks: at most this many kinds (code paths) */
+    MAX_SHIFTS = 4,      /* shifted lines: at most this many kinds (each costs compile time) */
+    MAX_BLOCKS = 5,      /* periodic chunks: loads per chunk */
+    TABLE_FIELDS = 4     /* segment table row: start, in_offset, in_step, fill */
 };
 
 typedef struct gpu {
@@ -60,10 +60,10 @@ typedef struct gpu {
     LLVMModuleRef m;
     LLVMBuilderRef b;
     LLVMValueRef fn;
-    unsigned as;          /* address space of the tensors: 1 (global) on NVPTX, 0 emulated */
+    unsigned as; /* address space of the tensors: 1 (global) on NVPTX, 0 emulated */
     LLVMTypeRef i1, i8, i32, i64, ity, ptr;
-    int64_t align;        /* what every input address of a piece is a multiple of, before its
-                             offset in the run: gcd(16, base, strides, segment offsets and steps) */
+    int64_t align;                   /* what every input address of a piece is a multiple of, before its
+                                        offset in the run: gcd(16, base, strides, segment offsets and steps) */
     LLVMValueRef table[SG_MAX_RANK]; /* segment tables of loops with many segments */
 } gpu;
 
@@ -229,8 +229,9 @@ static LLVMValueRef segment_table(gpu *g, size_t level)
 
 static LLVMValueRef table_field(gpu *g, LLVMValueRef table, LLVMValueRef row, int field)
 {
-    LLVMValueRef index = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, row, LLVMConstInt(g->i64, TABLE_FIELDS, 0), ""),
-                                      LLVMConstInt(g->i64, (unsigned long long)field, 0), "");
+    LLVMValueRef index =
+        LLVMBuildAdd(g->b, LLVMBuildMul(g->b, row, LLVMConstInt(g->i64, TABLE_FIELDS, 0), ""),
+                     LLVMConstInt(g->i64, (unsigned long long)field, 0), "");
     LLVMValueRef base = typed(g, table, g->i64);
     LLVMValueRef v = LLVMBuildLoad2(g->b, g->i64, LLVMBuildGEP2(g->b, g->i64, base, &index, 1, ""), "");
     LLVMSetAlignment(v, 8);
@@ -243,23 +244,25 @@ static source search_segments(gpu *g, size_t level, LLVMValueRef i)
 {
     const sg_loop *l = &g->plan->loops[level];
     LLVMValueRef table = g->table[level];
-    LLVMBasicBlockRef entry = LLVMGetInsertBlock(g->b), head = block(g, "search"), step = block(g, "search.step"),
-                      found = block(g, "search.found");
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(g->b), head = block(g, "search"),
+                      step = block(g, "search.step"), found = block(g, "search.found");
     LLVMValueRef i64 = g->ity == g->i64 ? i : LLVMBuildZExt(g->b, i, g->i64, "");
     LLVMBuildBr(g->b, head);
     LLVMPositionBuilderAtEnd(g->b, head);
     LLVMValueRef lo = LLVMBuildPhi(g->b, g->i64, "lo"), hi = LLVMBuildPhi(g->b, g->i64, "hi");
-    LLVMValueRef more = LLVMBuildICmp(g->b, LLVMIntUGT, LLVMBuildSub(g->b, hi, lo, ""),
-                                      LLVMConstInt(g->i64, 1, 0), "");
+    LLVMValueRef more =
+        LLVMBuildICmp(g->b, LLVMIntUGT, LLVMBuildSub(g->b, hi, lo, ""), LLVMConstInt(g->i64, 1, 0), "");
     LLVMBuildCondBr(g->b, more, step, found);
     LLVMPositionBuilderAtEnd(g->b, step);
     LLVMValueRef mid = LLVMBuildLShr(g->b, LLVMBuildAdd(g->b, lo, hi, ""), LLVMConstInt(g->i64, 1, 0), "");
     LLVMValueRef start = table_field(g, table, mid, 0);
     start = g->ity == g->i64 ? start : LLVMBuildZExt(g->b, start, g->i64, "");
     LLVMValueRef below = LLVMBuildICmp(g->b, LLVMIntULE, start, i64, "");
-    LLVMValueRef lo2 = LLVMBuildSelect(g->b, below, mid, lo, ""), hi2 = LLVMBuildSelect(g->b, below, hi, mid, "");
+    LLVMValueRef lo2 = LLVMBuildSelect(g->b, below, mid, lo, ""),
+                 hi2 = LLVMBuildSelect(g->b, below, hi, mid, "");
     LLVMBuildBr(g->b, head);
-    LLVMValueRef lo_in[] = {LLVMConstInt(g->i64, 0, 0), lo2}, hi_in[] = {LLVMConstInt(g->i64, l->nseg, 0), hi2};
+    LLVMValueRef lo_in[] = {LLVMConstInt(g->i64, 0, 0), lo2},
+                 hi_in[] = {LLVMConstInt(g->i64, l->nseg, 0), hi2};
     LLVMBasicBlockRef from[] = {entry, step};
     LLVMAddIncoming(lo, lo_in, from, 2);
     LLVMAddIncoming(hi, hi_in, from, 2);
@@ -363,7 +366,8 @@ static LLVMValueRef chunk_lanes(gpu *g, LLVMValueRef *values, int64_t piece)
                 if (piece < 4)
                     p = LLVMBuildZExt(g->b, p, g->i32, "");
                 if (m > 0)
-                    p = LLVMBuildShl(g->b, p, LLVMConstInt(g->i32, (unsigned long long)(8 * piece * m), 0), "");
+                    p = LLVMBuildShl(g->b, p, LLVMConstInt(g->i32, (unsigned long long)(8 * piece * m), 0),
+                                     "");
                 x = x ? LLVMBuildOr(g->b, x, p, "") : p;
             }
         }
@@ -422,8 +426,8 @@ typedef struct window {
     int64_t n, r, s;
     int64_t offset; /* may be negative: c0 s makes up for it */
     int64_t align, at;
-    int64_t span;   /* bytes from the window's aligned start to the end of its highest run */
-    bool whole;     /* 16-byte loads may read up to the next multiple of 16 */
+    int64_t span; /* bytes from the window's aligned start to the end of its highest run */
+    bool whole;   /* 16-byte loads may read up to the next multiple of 16 */
 } window;
 
 /* Over the loops around the `inner` innermost: what the input offsets they
@@ -466,9 +470,16 @@ static bool window_of(gpu *g, int64_t s, int64_t offset, int64_t high, window *w
     int64_t at = floor_mod(p->base + offset, align), span = at + (s < 0 ? -s : s) * (n - 1) + r;
     if (span > MAX_WINDOW)
         return false;
-    bool fits = !__builtin_add_overflow(p->base, most, &end) && !__builtin_add_overflow(end, high - at, &end) &&
+    bool fits = !__builtin_add_overflow(p->base, most, &end) &&
+                !__builtin_add_overflow(end, high - at, &end) &&
                 !__builtin_add_overflow(end, (span + CHUNK - 1) / CHUNK * CHUNK, &end);
-    *w = (window){.n = n, .r = r, .s = s, .offset = offset, .align = align, .at = at, .span = span,
+    *w = (window){.n = n,
+                  .r = r,
+                  .s = s,
+                  .offset = offset,
+                  .align = align,
+                  .at = at,
+                  .span = span,
                   .whole = fits && end <= (int64_t)p->in_bytes};
     return true;
 }
@@ -545,8 +556,8 @@ static LLVMValueRef prmt(gpu *g, LLVMValueRef a, LLVMValueRef b, unsigned sel)
         LLVMTypeRef params[] = {g->i32, g->i32};
         LLVMTypeRef type = LLVMFunctionType(g->i32, params, 2, 0);
         static const char constraints[] = "=r,r,r";
-        LLVMValueRef code = LLVMGetInlineAsm(type, text, strlen(text), (char *)constraints, strlen(constraints), 0, 0,
-                                             LLVMInlineAsmDialectATT, 0);
+        LLVMValueRef code = LLVMGetInlineAsm(type, text, strlen(text), (char *)constraints,
+                                             strlen(constraints), 0, 0, LLVMInlineAsmDialectATT, 0);
         LLVMValueRef args[] = {a, b};
         return LLVMBuildCall2(g->b, type, code, args, 2, "");
     }
@@ -577,7 +588,8 @@ static LLVMValueRef gather_chunk(gpu *g, const loaded *l, int count, const int64
             words[nwords++] = LLVMBuildZExt(g->b, v, g->i32, "");
             continue;
         }
-        LLVMValueRef as_words = LLVMBuildBitCast(g->b, v, LLVMVectorType(g->i32, (unsigned)(l[i].size / 4)), "");
+        LLVMValueRef as_words =
+            LLVMBuildBitCast(g->b, v, LLVMVectorType(g->i32, (unsigned)(l[i].size / 4)), "");
         for (int64_t w = 0; w < l[i].size / 4; w++)
             words[nwords++] =
                 LLVMBuildExtractElement(g->b, as_words, LLVMConstInt(g->i32, (unsigned long long)w, 0), "");
@@ -602,7 +614,9 @@ static LLVMValueRef gather_chunk(gpu *g, const loaded *l, int count, const int64
         if (nd > 1 || byte[0] != 0 || byte[1] != 1 || byte[2] != 2 || byte[3] != 3) {
             unsigned sel = 0;
             for (int j = 0; j < 4; j++)
-                sel |= (unsigned)(word[j] == distinct[0] ? byte[j] : word[j] == distinct[1] ? 4 + byte[j] : 0)
+                sel |= (unsigned)(word[j] == distinct[0]   ? byte[j]
+                                  : word[j] == distinct[1] ? 4 + byte[j]
+                                                           : 0)
                        << (4 * j);
             value = prmt(g, value, words[distinct[nd > 1 ? 1 : 0]], sel);
             for (int d = 2; d < nd; d++) { /* the bytes placed so far stay where they are */
@@ -612,7 +626,8 @@ static LLVMValueRef gather_chunk(gpu *g, const loaded *l, int count, const int64
                 value = prmt(g, value, words[distinct[d]], sel);
             }
         }
-        chunk = LLVMBuildInsertElement(g->b, chunk, value, LLVMConstInt(g->i32, (unsigned long long)lane, 0), "");
+        chunk =
+            LLVMBuildInsertElement(g->b, chunk, value, LLVMConstInt(g->i32, (unsigned long long)lane, 0), "");
     }
     return chunk;
 }
@@ -690,8 +705,8 @@ typedef struct period {
     int64_t row, chunks, step, block;
     int64_t shift; /* shifted lines: what w0 % 16 is a multiple of; 0 for periodic chunks */
     struct variant {
-        int64_t start, count;  /* its first block's offset from the period's; how many blocks */
-        int64_t from[CHUNK];   /* each byte's offset from the first block */
+        int64_t start, count; /* its first block's offset from the period's; how many blocks */
+        int64_t from[CHUNK];  /* each byte's offset from the first block */
     } v[MAX_VARIANTS];
     bool check; /* the last blocks may lie past the input: checked at run time */
 } period;
@@ -732,7 +747,8 @@ static bool plan_variant(const sg_plan *p, size_t levels, int64_t w, int64_t blo
 static bool past_end(const sg_plan *p, int64_t most, int64_t high, int64_t block)
 {
     int64_t end;
-    return __builtin_add_overflow(p->base, most, &end) || __builtin_add_overflow(end, high + p->run_bytes, &end) ||
+    return __builtin_add_overflow(p->base, most, &end) ||
+           __builtin_add_overflow(end, high + p->run_bytes, &end) ||
            (end + block - 1) / block * block > (int64_t)p->in_bytes;
 }
 
@@ -835,8 +851,8 @@ static void period_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef
                 slow = block(g, "period.near.end");
             LLVMBasicBlockRef inside = block(g, "period.blocks");
             LLVMValueRef end = add(g, first, k(g, x->count * pd->block));
-            LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULE, end, k(g, (int64_t)p->in_bytes), ""), inside,
-                            slow);
+            LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULE, end, k(g, (int64_t)p->in_bytes), ""),
+                            inside, slow);
             LLVMPositionBuilderAtEnd(g->b, inside);
         }
         loaded l[MAX_BLOCKS];
@@ -898,7 +914,8 @@ static void line_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o
         LLVMBasicBlockRef inside = block(g, "line");
         straddle = block(g, "line.straddle");
         done = block(g, "line.done");
-        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULE, w0, k(g, pd->row - CHUNK), ""), inside, straddle);
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULE, w0, k(g, pd->row - CHUNK), ""), inside,
+                        straddle);
         LLVMPositionBuilderAtEnd(g->b, straddle);
         pieces_chunk(g, in, out, o0, CHUNK / sg_gcd(p->run_bytes, CHUNK), false, (source){0}, NULL);
         LLVMBuildBr(g->b, done);
@@ -986,10 +1003,107 @@ static void emit_chunk(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o
     then_join(g, join);
 }
 
+/* ---- programs ---------------------------------------------------------------------- */
+
+/* Element `e` (of type ity, inside the output) of a program: its output
+ * coordinates, the part whose box holds them (a chain of box tests), and
+ * from that part's first layer the input element it reads or the fill
+ * value it writes. Each element costs a division and a remainder per
+ * dimension by constants, and a comparison per part and dimension up to
+ * its part. */
+static void program_element(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef e, LLVMBasicBlockRef done)
+{
+    const sg_plan *p = g->plan;
+    int64_t es = (int64_t)p->elem_size;
+    LLVMValueRef y[SG_MAX_RANK], rest = e;
+    for (size_t j = p->out_rank; j-- > 0;) {
+        y[j] = urem_k(g, rest, p->out_shape[j]);
+        rest = udiv_k(g, rest, p->out_shape[j]);
+    }
+    int64_t axis_stride[SG_MAX_RANK], stride = es;
+    for (size_t a = p->in_rank; a-- > 0;) {
+        axis_stride[a] = stride;
+        stride *= p->in_shape[a] ? p->in_shape[a] : 1;
+    }
+    LLVMValueRef at_out = mul_k(g, e, es);
+    for (size_t k_part = 0; k_part < p->nparts; k_part++) {
+        const sg_part *part = &p->parts[k_part];
+        const sg_plan *q = part->plan;
+        LLVMValueRef inside = NULL;
+        for (size_t j = 0; j < p->out_rank; j++) { /* y - box < n, unsigned */
+            LLVMValueRef d = LLVMBuildSub(g->b, y[j], k(g, part->box[j]), "");
+            LLVMValueRef ok = LLVMBuildICmp(g->b, LLVMIntULT, d, k(g, q->out_shape[j]), "");
+            inside = inside ? LLVMBuildAnd(g->b, inside, ok, "") : ok;
+        }
+        LLVMBasicBlockRef here = block(g, "part"), next = block(g, "not_part");
+        if (inside)
+            LLVMBuildCondBr(g->b, inside, here, next);
+        else
+            LLVMBuildBr(g->b, here);
+        LLVMPositionBuilderAtEnd(g->b, here);
+        LLVMValueRef v;
+        if (q->in_bytes == 0) { /* a fill part */
+            uint64_t bits = 0;
+            memcpy(&bits, q->fill, p->elem_size);
+            v = LLVMConstInt(bytes_type(g, es), bits, 0);
+        } else {
+            int64_t base = 0;
+            for (size_t f = 0; f < q->nfixed; f++)
+                base += q->fixed[f].index * axis_stride[q->fixed[f].in_axis];
+            LLVMValueRef offset = k(g, base);
+            for (size_t j = 0; j < q->out_rank; j++) {
+                const sg_axis_map *m = &q->map[j];
+                if (m->in_axis < 0)
+                    continue;
+                LLVMValueRef d = LLVMBuildSub(g->b, y[j], k(g, part->box[j]), "");
+                offset = add(g, offset, k(g, m->start * axis_stride[m->in_axis]));
+                offset = add(g, offset, mul_k(g, d, m->step * axis_stride[m->in_axis]));
+            }
+            v = load(g, in, offset, es, es);
+        }
+        store(g, v, out, at_out, es);
+        LLVMBuildBr(g->b, done);
+        LLVMPositionBuilderAtEnd(g->b, next);
+    }
+    LLVMBuildBr(g->b, done); /* no part: not reached, the parts tile the output */
+}
+
+/* A program's thread: the elements of its 16-byte chunk, one by one (a
+ * loop, so that the code grows with the parts only). */
+static void program_thread(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef tid,
+                           LLVMBasicBlockRef done)
+{
+    const sg_plan *p = g->plan;
+    int64_t per = CHUNK / (int64_t)p->elem_size, count = p->out_count;
+    if (count == 0) {
+        LLVMBuildBr(g->b, done);
+        return;
+    }
+    LLVMValueRef first = mul_k(g, tid, per), last = add(g, first, k(g, per));
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(g->b), head = block(g, "element"),
+                      next = block(g, "next_element");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, first, k(g, count), ""), head, done);
+    LLVMPositionBuilderAtEnd(g->b, head);
+    LLVMValueRef e = LLVMBuildPhi(g->b, g->ity, "e");
+    program_element(g, in, out, e, next);
+    LLVMPositionBuilderAtEnd(g->b, next);
+    LLVMValueRef e2 = add(g, e, k(g, 1));
+    LLVMValueRef more = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntULT, e2, last, ""),
+                                     LLVMBuildICmp(g->b, LLVMIntULT, e2, k(g, count), ""), "");
+    LLVMBuildCondBr(g->b, more, head, done);
+    LLVMValueRef in_e[] = {first, e2};
+    LLVMBasicBlockRef in_b[] = {entry, next};
+    LLVMAddIncoming(e, in_e, in_b, 2);
+}
+
 /* Thread `tid` (of type ity): its chunk, then a branch to `done`. */
 static void emit_thread(gpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef tid, LLVMBasicBlockRef done)
 {
     const sg_plan *p = g->plan;
+    if (p->op == SG_OP_PROGRAM) {
+        program_thread(g, in, out, tid, done);
+        return;
+    }
     int64_t bytes = (int64_t)p->out_bytes, threads = (bytes + CHUNK - 1) / CHUNK;
     if (bytes == 0) {
         LLVMBuildBr(g->b, done);
@@ -1025,7 +1139,8 @@ static int64_t input_alignment(const sg_plan *p)
             a = sg_gcd(a, align_of(l->in_stride, CHUNK));
         for (size_t s = l->seg0; s < l->seg0 + l->nseg; s++)
             if (!p->segs[s].fill)
-                a = sg_gcd(a, sg_gcd(align_of(p->segs[s].in_offset, CHUNK), align_of(p->segs[s].in_step, CHUNK)));
+                a = sg_gcd(
+                    a, sg_gcd(align_of(p->segs[s].in_offset, CHUNK), align_of(p->segs[s].in_step, CHUNK)));
     }
     return a;
 }
@@ -1150,9 +1265,9 @@ sg_status sg_gpu_launch_of(const sg_plan *plan, sg_gpu_launch *launch, sg_error 
 
 /* The GPUs this LLVM's NVPTX backend knows, oldest first (from sm_30). */
 static const int known_gpus[] = {
-    30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86,
+    30,  32,  35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86,
 #if LLVM_VERSION_MAJOR >= 16
-    87, 89, 90,
+    87,  89,  90,
 #endif
 #if LLVM_VERSION_MAJOR >= 20
     100, 120,
@@ -1161,9 +1276,9 @@ static const int known_gpus[] = {
 
 const char *sg_gpu_cpu_for(int major, int minor)
 {
-    static const char *const names[] = {
-        "sm_30", "sm_32", "sm_35", "sm_37", "sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70",
-        "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_120"};
+    static const char *const names[] = {"sm_30", "sm_32", "sm_35", "sm_37", "sm_50",  "sm_52", "sm_53",
+                                        "sm_60", "sm_61", "sm_62", "sm_70", "sm_72",  "sm_75", "sm_80",
+                                        "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_120"};
     const char *best = NULL;
     for (size_t i = 0; i < sizeof known_gpus / sizeof known_gpus[0]; i++)
         if (known_gpus[i] <= 10 * major + minor)
@@ -1193,7 +1308,8 @@ sg_status sg_codegen_ptx(const sg_plan *plan, const char *symbol, const char *cp
     char *message = NULL;
     cpu = cpu ? cpu : SG_GPU_DEFAULT_CPU;
     if (opt_level < 0 || opt_level > 3)
-        return sg_fail(err, SG_ERR_USAGE, "failed to compile GPU kernel: optimization level %d (0..3)", opt_level);
+        return sg_fail(err, SG_ERR_USAGE, "failed to compile GPU kernel: optimization level %d (0..3)",
+                       opt_level);
     if (!known_gpu(cpu))
         return sg_fail(err, SG_ERR_USAGE, "failed to compile GPU kernel: LLVM %s does not know GPU '%s'",
                        LLVM_VERSION_STRING, cpu);

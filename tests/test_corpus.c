@@ -60,7 +60,7 @@ typedef struct test_case {
     char *error_text;
 } test_case;
 
-static int passed, failed, gpu_skipped;
+static int passed, failed;
 static const char *cli_path;  /* --cli: the slicegen program */
 static aot_config aot;        /* --aot-...: the AOT engine, when aot.runner is set */
 static aot_batch *batch;      /* the cases it runs, once all files are read */
@@ -453,10 +453,7 @@ static void run_case(sg_context *ctx, test_case *c)
             goto done;
         }
     }
-    /* GPU kernels of programs are not made yet: those cases skip the GPU engines */
-    bool program = plan->op == SG_OP_PROGRAM, on_gpu = (gpu || on_cuda) && !program;
-    gpu_skipped += (gpu || on_cuda) && program;
-    if (gpu && on_gpu)
+    if (gpu)
         gpu_engine_keep(gpu, plan);
     if (c->shape_only) {
         if (cli_path)
@@ -497,7 +494,7 @@ static void run_case(sg_context *ctx, test_case *c)
             goto done;
         }
     }
-    if (gpu && on_gpu) {
+    if (gpu) {
         enum { GUARD = 64 };
         uint8_t *want = malloc(out_bytes + 2 * GUARD);
         uint64_t cuts[4] = {(uint64_t)c->line, (uint64_t)c->line * 7919u, (uint64_t)c->line * 104729u, 3};
@@ -520,7 +517,7 @@ static void run_case(sg_context *ctx, test_case *c)
         if (failed != failures)
             goto done;
     }
-    if (on_cuda && on_gpu) { /* counts the case */
+    if (on_cuda) { /* counts the case */
         run_cuda(ctx, c, plan, in, expected);
         goto done;
     }
@@ -686,8 +683,6 @@ int main(int argc, char **argv)
         failed += gpu_engine_check_ptx(gpu);
         gpu_engine_destroy(gpu);
     }
-    if (gpu_skipped)
-        printf("corpus: %d programs not run on the GPU (GPU kernels of programs are not made yet)\n", gpu_skipped);
     if (cli_path) {
         char path[64];
         const char *names[] = {"in.npy", "out.npy", "stderr.txt"};

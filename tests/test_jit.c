@@ -7,7 +7,7 @@
  * a NumPy expression string, TrtSlice in all five modes, ONNX Slice, Pad
  * in its four modes (through command-line words), or a NumPy program
  * (docs/programs.md: chains, np.concatenate, np.roll, np.flip, np.pad,
- * nested; not on the GPU). Values include
+ * nested). Values include
  * negative, out-of-range and extreme begin/end/stride. Cases the frontend or
  * the planner rejects are counted, not run. Every other case runs the
  * reference interpreter and the JIT kernel (-O0 and the default level in
@@ -882,14 +882,13 @@ static double now(void)
 }
 
 /* One random slice: shape, source (*op: 0 StridedSlice, 1 Slice, 2 NumPy,
- * 3 TrtSlice, 4 OnnxSlice, 5 Pad, 6 a fast path, 7 a NumPy program; none
- * on the GPU, which does not make programs yet), spec and plan; a failure
- * means the frontend or the planner rejected it. */
+ * 3 TrtSlice, 4 OnnxSlice, 5 Pad, 6 a fast path, 7 a NumPy program), spec
+ * and plan; a failure means the frontend or the planner rejected it. */
 static sg_status draw_case(rng *r, sg_context *ctx, long index, tcase *t, int *op, sg_spec **spec,
                            sg_plan **plan)
 {
     draw_shape(r, t);
-    *op = (int)range(r, 0, gpu ? 5 : 6);
+    *op = (int)range(r, 0, 6);
     *op = *op == 6 ? 7 : *op;
     sg_status status = index % 4 == 3 ? make_fast_path(r, ctx, t, spec)
                        : *op == 7     ? make_program(r, ctx, t, spec)
