@@ -1558,7 +1558,8 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
         LLVMValueRef in = LLVMGetParam(g.fn, 0), out = LLVMGetParam(g.fn, 1);
         LLVMValueRef begin = LLVMGetParam(g.fn, 2), end = LLVMGetParam(g.fn, 3);
         int64_t first = 0, steps;
-        if (sg_program_lockstep(plan, &steps)) {
+        bool lockstep = sg_program_lockstep(plan, &steps);
+        if (lockstep) {
             /* blocks of steps of about LOCKSTEP_BYTES of output, each run by every part */
             int64_t bytes = 0;
             for (size_t k = 0; k < plan->nparts; k++)
@@ -1576,7 +1577,7 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
             }
             loop_end(&g, &l, false);
         }
-        for (size_t k = 0; k < plan->nparts && !sg_program_lockstep(plan, &steps); k++) {
+        for (size_t k = 0; k < plan->nparts && !lockstep; k++) {
             int64_t extent = sg_nest_outer_extent(plan->parts[k].plan);
             LLVMValueRef zero = LLVMConstInt(i64, 0, 0),
                          steps = LLVMConstInt(i64, (unsigned long long)extent, 0);
