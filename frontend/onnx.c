@@ -1363,6 +1363,8 @@ static sg_status read_split(node_in *n, sg_spec **specs)
     int64_t axis = 0, num_outputs = -1;
     ilist split = {0};
     const Onnx__AttributeProto *a = NULL;
+    if (outputs == 0)
+        return bad(r, "%s: a Split needs at least one output", n->who);
     sg_status st = attr_int(n, "axis", 0, &axis);
     if (st == SG_OK && n->version >= 18)
         st = attr_of(n, "num_outputs", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT, &a);
@@ -1376,8 +1378,6 @@ static sg_status read_split(node_in *n, sg_spec **specs)
         ilist_free(&split);
         return st;
     }
-    if (outputs == 0)
-        return bad(r, "%s: a Split needs at least one output", n->who);
     axis = normal_axis(n, axis);
     int64_t dim = skipped(n) ? 0 : n->shape[axis];
     if (split.given && num_outputs != -1)
