@@ -29,7 +29,7 @@ enum {
     FIELDS = 6,                    /* segment table: start, count, repeat, offset, step, fill */
     LINE = 64,                     /* cache line bytes, for prefetching */
     STREAM_VECTORS = 2,            /* streaming stores for runs of at least 2 vectors */
-    LOCKSTEP_BYTES = 32 << 10,     /* a program's parts in lockstep take turns every 32 KiB of output */
+    LOCKSTEP_BYTES = 16 << 10,     /* a program's parts in lockstep take turns every 16 KiB of output */
     LONG_UNKNOWN = INLINE_COPY + 1 /* emit_inner's extent where it is known only at run time
                                       (a symbolic plan's): a dense range is one copy */
 };
@@ -49,7 +49,10 @@ typedef struct gen {
     LLVMValueRef sym_ahead;      /* a symbolic plan's: computed per call (0: none) */
     LLVMValueRef sym_ahead_runs; /* ... and its innermost loop's, for runs of whole lines */
     bool table[SG_MAX_RANK];     /* this segmented loop walks a segment table */
-    bool stream;                 /* runs are copied with streaming stores (sg_codegen_streams) */
+    bool stream;                 /* runs are copied with streaming stores (sg_codegen_streams) ... */
+    bool part;                   /* ... and the function is a program's part: its kernel fences once
+                                    at the end, not every part at each call (a fence waits for the
+                                    streamed lines to reach memory) */
     int64_t stream_above;        /* a symbolic plan with --stores auto: the output bytes from which a call
                                     streams (two bodies, chosen per call); -1 otherwise */
     /* The nest's numbers: constants, or for a symbolic plan what the
@@ -313,11 +316,29 @@ static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, in
     store(g, load(g, chunk_type(g, c), gep_c(g, in, at)), gep_c(g, out, at));
 }
 
+/* Moves `bytes` bytes, fewer than a widest vector, inline: for each bit c
+ * of the count (1, 2, 4, ...) that is set, c bytes at offset bytes & (c -
+ * 1), the sum of the smaller chunks. A count of 0 takes one branch. */
+static void copy_short(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+{
+    LLVMBasicBlockRef none = when_less(g, ci(g, 0), bytes, "short");
+    for (int64_t c = 1; c < g->vec; c *= 2) {
+        LLVMValueRef bit = LLVMBuildAnd(g->b, bytes, ci(g, c), "");
+        LLVMBasicBlockRef skip = when_less(g, ci(g, 0), bit, "chunk");
+        LLVMValueRef at = LLVMBuildAnd(g->b, bytes, ci(g, c - 1), "");
+        store(g, load(g, chunk_type(g, c), gep(g, in, at)), gep(g, out, at));
+        when_end(g, skip);
+    }
+    when_end(g, none);
+}
+
 /* Moves `bytes` bytes (at least 2 vectors) with streaming stores: the
  * vectors at the vector-aligned addresses of out stored non-temporally,
- * the ragged ends before and after them (less than a vector each) by
- * llvm.memcpy. The ends never touch a line a streaming store writes: an
- * ordinary store to such a line would make the streaming one evict it. */
+ * the ragged ends before and after them (less than a vector each) inline
+ * with ordinary stores (a memcpy call per end cost inner-crop's 448-byte
+ * runs a third of their time). The ends never touch a line a streaming
+ * store writes: an ordinary store to such a line would make the streaming
+ * one evict it. */
 static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
 {
     int64_t v = g->vec;
@@ -325,7 +346,7 @@ static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueR
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
     LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, v - 1), "aligned");
     LLVMValueRef end = add(g, first, LLVMBuildAnd(g->b, sub(g, bytes, first), ci(g, -v), ""));
-    LLVMBuildMemCpy(g->b, out, 1, in, 1, first);
+    copy_short(g, in, out, first);
     loop l;
     loop_begin(g, &l, first, end, v, in, ci(g, 1), out, ci(g, 1));
     LLVMValueRef st = LLVMBuildStore(g->b, load(g, type, l.in), typed(g, l.out, type));
@@ -334,7 +355,7 @@ static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueR
     LLVMSetMetadata(st, LLVMGetMDKindIDInContext(g->c, "nontemporal", 11),
                     LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, &one, 1)));
     loop_end(g, &l, false);
-    LLVMBuildMemCpy(g->b, gep(g, out, end), 1, gep(g, in, end), 1, sub(g, bytes, end));
+    copy_short(g, gep(g, in, end), gep(g, out, end), sub(g, bytes, end));
 }
 
 /* Moves `bytes` bytes, a count known at run time: from one widest vector
@@ -1457,7 +1478,7 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
         choose_tables(g);
         emit_collapsed(g, 0, outer.levels - 1, in, out, begin, end);
     }
-    if (g->stream)
+    if (g->stream && !g->part)
         store_fence(g, t);
     LLVMBuildRetVoid(g->b);
 }
@@ -1534,15 +1555,18 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
     size_t len = strlen(symbol);
     char *name = malloc(len + 32);
     LLVMValueRef *parts = calloc(plan->nparts ? plan->nparts : 1, sizeof *parts);
-    if (name == NULL || parts == NULL) {
+    size_t *order = calloc(plan->nparts ? plan->nparts : 1, sizeof *order); /* lockstep calls */
+    if (name == NULL || parts == NULL || order == NULL) {
         free(name);
         free(parts);
+        free(order);
         return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel %s: out of memory", symbol);
     }
     for (size_t k = 0; k < plan->nparts && err->status == SG_OK; k++) {
         gen g;
         gen_init(&g, plan->parts[k].plan, t, m, err);
         g.stream = stream;
+        g.part = true;
         snprintf(name, len + 32, "%s.part%zu", symbol, k);
         emit_function(&g, name, t);
         LLVMSetLinkage(g.fn, LLVMInternalLinkage);
@@ -1571,7 +1595,17 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
             LLVMValueRef next = LLVMBuildAdd(g.b, l.i, LLVMConstInt(i64, (unsigned long long)block, 0), "");
             LLVMValueRef hi =
                 LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, next, end, ""), next, end, "");
+            /* each block reads the input in order: the parts by the input
+             * offset of their first read (the hardware prefetchers follow an
+             * ascending stream; a roll's rows read tail first took 1.1x as long) */
             for (size_t k = 0; k < plan->nparts; k++) {
+                size_t j = k;
+                for (; j > 0 && plan->parts[order[j - 1]].plan->base > plan->parts[k].plan->base; j--)
+                    order[j] = order[j - 1];
+                order[j] = k;
+            }
+            for (size_t j = 0; j < plan->nparts; j++) {
+                size_t k = order[j];
                 LLVMValueRef call_args[4] = {in, gep(&g, out, ci(&g, plan->parts[k].out_offset)), l.i, hi};
                 LLVMBuildCall2(g.b, type, parts[k], call_args, 4, "");
             }
@@ -1592,11 +1626,14 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
             when_end(&g, done);
             first += extent;
         }
+        if (stream)
+            store_fence(&g, t);
         LLVMBuildRetVoid(g.b);
         LLVMDisposeBuilder(g.b);
     }
     free(name);
     free(parts);
+    free(order);
     return err->status;
 }
 

@@ -45,6 +45,9 @@ for config in "x86_64 --cpu skylake-avx512 64" "x86_64 --cpu haswell 32" "x86_64
                     streams k.s "$arch" && ok || bad "$name $size --stores $stores: no aligned streaming stores and fence"
                     grep -qE "store <$vec x i8> .*, align $vec, !nontemporal" k.ll && ok \
                         || bad "$name $size --stores $stores: no $vec-byte aligned !nontemporal store in the IR"
+                    # the ragged ends of each run are stored inline, not by a call per end
+                    ! grep -qE '^[[:space:]]*(callq?|bl?)[[:space:]]+memcpy' k.s && ok \
+                        || bad "$name $size --stores $stores: memcpy called for the ends of streamed runs"
                 else
                     cached k.s && ok || bad "$name $size --stores $stores: streaming stores or a fence"
                     ! grep -q nontemporal k.ll && ok || bad "$name $size --stores $stores: !nontemporal in the IR"
@@ -68,6 +71,22 @@ for config in "x86_64 --cpu skylake-avx512" "x86_64 --cpu haswell" "x86_64 --cpu
         "$SLICEGEN" emit "$shuffled" --shape 64,1024 --dtype f32 "$2" "$3" --stores cached -o k.s && cached k.s \
             && ok || bad "$config $shuffled --stores cached: streaming stores or a fence"
     done
+done
+
+# A program streams from its parts, and fences once: in the kernel, after
+# the last part returns, not in each part at every step (np.roll: a part per
+# piece of each row). Each step calls its parts in the order of the input
+# they read: part 1 (the row's head, input offset 0) before part 0 (its tail).
+for config in "x86_64 --cpu skylake-avx512" "x86_64 --cpu x86-64" "aarch64 --target aarch64-linux-gnu"; do
+    set -- $config
+    if [ "$1" = aarch64 ]; then nt='stnp'; fence='dmb'; call='bl'; else nt='movntdq|movntps'; fence='sfence'; call='call'; fi
+    "$SLICEGEN" emit 'np.roll(x, 1000, axis=1)' --shape 64,4096 --dtype f32 "$2" "$3" --stores streaming \
+        --name rolled -o k.s && grep -qE "$nt" k.s && ok || bad "$config np.roll --stores streaming: no streaming stores"
+    [ "$(grep -cE "^[[:space:]]*$fence" k.s)" = 1 ] && ok || bad "$config np.roll: not exactly one $fence"
+    awk -v fence="$fence" '/^rolled\.part[0-9]+:/ {part = 1} /^rolled:/ {part = 0} $0 ~ fence && part {bad = 1}
+        END {exit bad}' k.s && ok || bad "$config np.roll: a $fence in a part"
+    grep -oE "$call[a-z]*[[:space:]]+rolled\.part[0-9]" k.s | grep -oE 'part[0-9]' | tr '\n' ' ' | grep -qx 'part1 part0 ' \
+        && ok || bad "$config np.roll: parts not called in the order of their input (part1, then part0)"
 done
 
 # The threshold from the environment: 63 * 4064 = 256032 output bytes.
