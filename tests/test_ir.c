@@ -8,7 +8,8 @@
  * of 32 bytes or more; reversed pixels as one shuffle per block; an object
  * file for the host (the AOT path, sg_codegen_aot); and the machine code of
  * reversals and medium runs for the host, an AVX2 CPU and AArch64: register
- * permutes, no call. Prints failed checks, then
+ * permutes, no call; rows reversed walked with the input ascending.
+ * Prints failed checks, then
  * "ir: N passed, M failed"; exits nonzero on failure.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -269,6 +270,18 @@ static void strided(suite *s)
                   rows[k][2][0] == '1' ? "prefetches" : "no prefetch");
             free(ir);
         }
+    }
+    /* Rows reversed: the outer loop walks them backwards, so that the input
+     * ascends (+4096 bytes a row, prefetched 32 KiB ahead) while the output
+     * descends (-2048 bytes a row). */
+    ir = ir_of(s, "[::-1, 1::2]", "2048,1024", "f32", 0);
+    if (ir) {
+        CHECK(s, count(ir, "%src, i64 4096\n") == 1 && count(ir, "i64 -4096\n") == 0,
+              "rows reversed: the input ascends row by row");
+        CHECK(s, count(ir, "%dst, i64 -2048\n") == 1, "rows reversed: the output descends row by row");
+        CHECK(s, count(ir, "i64 32768\n") >= 1 && count(ir, "i64 -32768\n") == 0,
+              "rows reversed: prefetches ahead of the ascending input");
+        free(ir);
     }
     /* Pixels of 3 bytes and of 3 x f32 reversed: whole runs per block of
      * whole vectors, one shuffle, no element loop (64 pixels a row fill
