@@ -649,7 +649,8 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_ao
                         .cpu = t.cpu,
                         .features = t.features,
                         .helpers = (const char *const *)helpers,
-                        .nhelpers = nhelpers};
+                        .nhelpers = nhelpers,
+                        .target = &t};
     if ((out->header = sg_aot_header(kernels, count, o, &code)) == NULL)
         sg_fail(err, SG_ERR_NOMEM, "failed to write header: out of memory");
 done:

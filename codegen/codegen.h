@@ -186,6 +186,7 @@ typedef struct sg_aot_code {
     const char *features; /* as given to LLVM; "": the CPU's own */
     const char *const *helpers;
     size_t nhelpers;
+    const struct sg_target *target; /* whether kernels stream their stores (sg_codegen_streams) */
 } sg_aot_code;
 
 /* The generated C header for kernels compiled as `code` says (header.c):

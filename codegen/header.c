@@ -168,8 +168,12 @@ static const char how_to_call[] =
     " *\n"
     " *     NAME(in, out, NAME_OUTER_EXTENT * t / T, NAME_OUTER_EXTENT * (t + 1) / T);\n"
     " *\n"
-    " * NAME_info describes the kernel (shapes, sizes, spec, plan, target, CPU),\n"
-    " * so that a runtime can check what it linked against.\n";
+    " * NAME_STREAMS is 1 when the kernel writes its output with streaming\n"
+    " * (non-temporal) stores, fenced before it returns: the output goes to\n"
+    " * memory rather than staying in the cache (--stores; kernels of runtime\n"
+    " * values stream when a call's output has more than NAME_STREAMS_ABOVE\n"
+    " * bytes, -1: never). NAME_info describes the kernel (shapes, sizes, spec,\n"
+    " * plan, target, CPU), so that a runtime can check what it linked against.\n";
 
 static const char how_to_launch[] =
     " * Each kernel NAME is the PTX entry NAME_ENTRY of the .ptx file, a 1-D\n"
@@ -282,13 +286,17 @@ static void describe(FILE *f, const sg_aot_kernel *k)
     fprintf(f, ", %" PRIu64 " bytes\n */\n", p->out_bytes);
 }
 
-static void kernel_block(FILE *f, const sg_aot_kernel *k)
+static void kernel_block(FILE *f, const sg_aot_kernel *k, const sg_target *t)
 {
     const sg_plan *p = k->plan;
     const char *n = k->name;
     describe(f, k);
     if (p->sym) {
+        int64_t above = t->stores == SG_STORES_STREAMING ? 0
+                        : t->stores == SG_STORES_CACHED  ? -1
+                                                         : sg_codegen_stream_threshold(t);
         fprintf(f, "#define %s_VALUE_COUNT %zu\n", n, p->sym->nvalues);
+        fprintf(f, "#define %s_STREAMS_ABOVE ((int64_t)%" PRId64 ")\n", n, above);
         fprintf(f, "int %s_prepare(slicegen_args *args, const int64_t *in_shape, const int64_t *values);\n", n);
         fprintf(f, "void %s(const void *in, void *out, const slicegen_args *args, int64_t begin, int64_t end);\n", n);
         fprintf(f, "extern const slicegen_kernel_info %s_info;\n\n", n);
@@ -300,6 +308,7 @@ static void kernel_block(FILE *f, const sg_aot_kernel *k)
     fprintf(f, "#define %s_STEP_BYTES ((int64_t)%" PRId64 ")\n", n, outer.step_bytes);
     fprintf(f, "#define %s_INPUT_BYTES ((int64_t)%" PRIu64 ")\n", n, p->in_bytes);
     fprintf(f, "#define %s_OUTPUT_BYTES ((int64_t)%" PRIu64 ")\n", n, p->out_bytes);
+    fprintf(f, "#define %s_STREAMS %d\n", n, sg_codegen_streams(p, t) ? 1 : 0);
     fprintf(f, "extern const slicegen_kernel_info %s_info;\n\n", n);
 }
 
@@ -366,8 +375,12 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
     }
     fputs(gpu ? gpu_struct_text : struct_text, f);
     fputc('\n', f);
-    for (size_t i = 0; i < count; i++)
-        (gpu ? gpu_kernel_block : kernel_block)(f, &kernels[i]);
+    for (size_t i = 0; i < count; i++) {
+        if (gpu)
+            gpu_kernel_block(f, &kernels[i]);
+        else
+            kernel_block(f, &kernels[i], code->target);
+    }
     if (o->prefix && gpu) {
         fputs("/* Every kernel above, in model order. */\n", f);
         fprintf(f, "static const slicegen_cuda_kernel_info %s_kernels[] = {\n", o->prefix);

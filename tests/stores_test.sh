@@ -102,6 +102,22 @@ SLICEGEN_STREAM_THRESHOLD=256032 "$SLICEGEN" emit "$spec" "${small[@]}" --cpu ha
 ! cmp -s <(grep -o 'sg_x[0-9a-z_]*' a.h | head -1) <(grep -o 'sg_x[0-9a-z_]*' s.h | head -1) \
     && ok || bad "a streaming kernel has the name of the cached one"
 
+# The header says whether a kernel streams: NAME_STREAMS, and for a kernel of
+# runtime values NAME_STREAMS_ABOVE (the output bytes above which a call does).
+for c in "small auto 0" "large auto 1" "small streaming 1" "large cached 0"; do
+    set -- $c
+    declare -n shape=$1
+    "$SLICEGEN" emit "$spec" "${shape[@]}" --stores "$2" --name k -o k.o --header k.h &&
+        grep -qx "#define k_STREAMS $3" k.h && ok || bad "$1 --stores $2: header lacks '#define k_STREAMS $3'"
+    unset -n shape
+done
+for c in "auto 16777216" "streaming 0" "cached -1"; do
+    set -- $c
+    "$SLICEGEN" emit '[v0:, 3:-5]' --shape ?,4096 --dtype f32 --stores "$1" --name k -o k.o --header k.h &&
+        grep -qx "#define k_STREAMS_ABOVE ((int64_t)$2)" k.h && ok \
+        || bad "runtime values --stores $1: header lacks k_STREAMS_ABOVE $2"
+done
+
 # run: each setting gives the interpreter's bytes (u8 [4,300] -> [1:, 2:]: runs of
 # 298 bytes; [:, ::-1]: shuffled).
 make_npy in.npy '|u1' '(4, 300)' "$(iota_bytes 1200)"
