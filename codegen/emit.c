@@ -591,23 +591,31 @@ static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMV
 static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi,
                        int64_t extent);
 
-/* A shuffled innermost loop over [lo, hi) with streaming stores (r a power
- * of two): ordinary iterations until the output reaches a line boundary,
- * then whole blocks stored non-temporally at line-aligned addresses, then
- * ordinary iterations for the rest; when no whole number of iterations
- * reaches a line boundary (an output not aligned to r), ordinary stores
- * throughout. */
+/* A shuffled innermost loop over [lo, hi) with streaming stores:
+ * ordinary iterations until the output reaches a line boundary, then whole
+ * blocks stored non-temporally at line-aligned addresses, then ordinary
+ * iterations for the rest; when no whole number of iterations reaches a
+ * line boundary (an output not aligned to the power of two in r),
+ * ordinary stores throughout. The output is `gap` bytes short of a line
+ * boundary; k iterations reach it when r k = gap (mod LINE), which with p
+ * = gcd(r, LINE) needs p | gap and gives k = gap / p * (r / p)^-1 mod (LINE
+ * / p): 3-byte pixels reach a boundary within 64 iterations wherever they
+ * start, 4-byte elements only from a 4-byte aligned address. */
 static void emit_shuffled_streaming(gen *g, const shuffle *sh, LLVMValueRef in, int64_t s, LLVMValueRef out,
                                     LLVMValueRef lo, LLVMValueRef hi, int64_t extent)
 {
-    int64_t r = g->run_k, shift = 0, bytes = sh->VL * r;
-    while ((INT64_C(1) << shift) < r)
+    int64_t r = g->run_k, bytes = sh->VL * r, p = sg_gcd(r, LINE), shift = 0, inverse = 1;
+    while ((INT64_C(1) << shift) < p)
         shift++;
+    while ((r / p * inverse) % (LINE / p) != 1 % (LINE / p)) /* r / p is odd: an inverse exists */
+        inverse++;
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, gep(g, out, mul(g, lo, ci(g, r))), g->ix, "");
     LLVMValueRef gap = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, LINE - 1), "");
     LLVMValueRef reachable =
-        LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, gap, ci(g, r - 1), ""), ci(g, 0), "");
-    LLVMValueRef mid = smin(g, add(g, lo, LLVMBuildLShr(g->b, gap, ci(g, shift), "")), hi);
+        LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, gap, ci(g, p - 1), ""), ci(g, 0), "");
+    LLVMValueRef k = LLVMBuildAnd(g->b, mul(g, LLVMBuildLShr(g->b, gap, ci(g, shift), ""), ci(g, inverse)),
+                                  ci(g, LINE / p - 1), "");
+    LLVMValueRef mid = smin(g, add(g, lo, k), hi);
     LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached");
     LLVMBasicBlockRef done = block(g, "shuffled");
     LLVMBuildCondBr(g->b, reachable, streamed, cached);
@@ -662,7 +670,7 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
                 copy_bytes(g, gep_c(g, in0, k * s), gep_c(g, out0, k * r), ci(g, r));
         return;
     }
-    if (shuffled && g->stream && (r & (r - 1)) == 0 && (n < 0 || n * r >= 4 * LINE)) {
+    if (shuffled && g->stream && (n < 0 || n * r >= 4 * LINE)) {
         emit_shuffled_streaming(g, &sh, in, s, out, lo, hi, extent);
         return;
     }

@@ -89,6 +89,16 @@ for config in "x86_64 --cpu skylake-avx512" "x86_64 --cpu x86-64" "aarch64 --tar
         && ok || bad "$config np.roll: parts not called in the order of their input (part1, then part0)"
 done
 
+# Pixels (runs of 3 bytes or 3 x f32, not powers of two) reversed: streamed
+# from the first line boundary any pixel reaches.
+for config in "x86_64 --cpu skylake-avx512" "x86_64 --cpu x86-64" "aarch64 --target aarch64-linux-gnu"; do
+    set -- $config
+    for dtype in u8 f32; do
+        "$SLICEGEN" emit '[:, ::-1]' --shape 64,1024,3 --dtype $dtype "$2" "$3" --stores streaming -o k.s &&
+            streams k.s "$1" && ok || bad "$config $dtype pixels reversed --stores streaming: no streaming stores"
+    done
+done
+
 # The threshold from the environment: 63 * 4064 = 256032 output bytes.
 SLICEGEN_STREAM_THRESHOLD=256031 "$SLICEGEN" emit "$spec" "${small[@]}" --cpu haswell -o k.s && streams k.s x86_64 \
     && ok || bad "SLICEGEN_STREAM_THRESHOLD one byte below the output: no streaming stores"
@@ -121,12 +131,15 @@ done
 # run: each setting gives the interpreter's bytes (u8 [4,300] -> [1:, 2:]: runs of
 # 298 bytes; [:, ::-1]: shuffled).
 make_npy in.npy '|u1' '(4, 300)' "$(iota_bytes 1200)"
-for s in '[1:, 2:]' '[:, ::-1]'; do
-    "$SLICEGEN" run "$s" --in in.npy --out ref.npy --engine ref && ok || bad "run --engine ref"
+make_npy px.npy '|u1' '(4, 100, 3)' "$(iota_bytes 1200)"
+for s in '[1:, 2:]' '[:, ::-1]' 'px [:, ::-1]'; do
+    input=in.npy
+    [ "${s#px }" = "$s" ] || { input=px.npy; s=${s#px }; }
+    "$SLICEGEN" run "$s" --in $input --out ref.npy --engine ref && ok || bad "run --engine ref"
     for stores in auto cached streaming; do
         for threads in 1 3; do
-            "$SLICEGEN" run "$s" --in in.npy --out out.npy --stores $stores --threads $threads &&
-                cmp -s ref.npy out.npy && ok || bad "run $s --stores $stores --threads $threads differs"
+            "$SLICEGEN" run "$s" --in $input --out out.npy --stores $stores --threads $threads &&
+                cmp -s ref.npy out.npy && ok || bad "run $s on $input --stores $stores --threads $threads differs"
         done
     done
 done
