@@ -696,10 +696,19 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
         return;
     }
     loop l;
-    loop_begin(g, &l, lo, hi, 1, in, ci(g, s), out, ci(g, r));
+    if (s < 0 && r >= LINE) {
+        /* runs of whole lines in reverse order (rows reversed): iterations
+         * hi - 1 down to lo, so that the input ascends and the output's runs
+         * descend ([::-1] of 64 MiB, rows of 16 KiB: 3.4 -> 2.4 ms) */
+        LLVMValueRef last = sub(g, hi, ci(g, 1));
+        loop_begin(g, &l, ci(g, 0), sub(g, hi, lo), 1, gep(g, in, mul(g, last, ci(g, s))), ci(g, -s),
+                   gep(g, out, mul(g, last, ci(g, r))), ci(g, -r));
+        s = -s;
+    } else
+        loop_begin(g, &l, lo, hi, 1, in, ci(g, s), out, ci(g, r));
     /* Runs of whole lines, a row apart: each row may start a new page, where
      * hardware prefetchers stop; fetch the run of a row 32 KiB ahead. */
-    int64_t ahead = r >= LINE ? prefetch_distance(g->plan, s) : 0;
+    int64_t ahead = r >= LINE && s != r ? prefetch_distance(g->plan, s) : 0;
     if (ahead != 0)
         prefetch(g, l.in, ci(g, ahead), r);
     copy_bytes(g, l.in, l.out, ci(g, r));

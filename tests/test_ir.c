@@ -283,6 +283,15 @@ static void strided(suite *s)
               "rows reversed: prefetches ahead of the ascending input");
         free(ir);
     }
+    /* Whole rows reversed: the same backwards walk, the input read as one
+     * ascending stream (no prefetch needed), the output's rows descending. */
+    ir = ir_of(s, "[::-1]", "2048,1024", "f32", 0);
+    if (ir) {
+        CHECK(s, count(ir, "%src, i64 4096\n") == 1 && count(ir, "%dst, i64 -4096\n") == 1,
+              "[::-1]: input rows ascend, output rows descend");
+        CHECK(s, count(ir, "call void @llvm.prefetch") == 0, "[::-1]: no prefetch of a contiguous input");
+        free(ir);
+    }
     /* Pixels of 3 bytes and of 3 x f32 reversed: whole runs per block of
      * whole vectors, one shuffle, no element loop (64 pixels a row fill
      * whole blocks at every vector width). */
