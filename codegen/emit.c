@@ -261,6 +261,20 @@ static void loop_begin(gen *g, loop *l, LLVMValueRef lo, LLVMValueRef lim, int64
     }
 }
 
+/* Iterations hi - 1 down to lo of a loop whose input stride is negative:
+ * for (j = 0; j < hi - lo; j++) with in = in_base + (hi - 1 - j) *
+ * in_stride and out likewise, so that the input ascends (one stream the
+ * hardware prefetchers follow) while the output descends. The builder is
+ * left in the body; loop_end closes it. */
+static void loop_begin_backwards(gen *g, loop *l, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef in_base,
+                                 LLVMValueRef in_stride, LLVMValueRef out_base, LLVMValueRef out_stride)
+{
+    LLVMValueRef last = sub(g, hi, ci(g, 1));
+    loop_begin(g, l, ci(g, 0), sub(g, hi, lo), 1, gep(g, in_base, mul(g, last, in_stride)),
+               sub(g, ci(g, 0), in_stride), gep(g, out_base, mul(g, last, out_stride)),
+               sub(g, ci(g, 0), out_stride));
+}
+
 /* A loop ID, !{self, !{"llvm.loop.vectorize.enable", false},
  * !{"llvm.loop.unroll.disable"}}: the loop vectorizer would turn strided
  * remainder loops into gathers (the pass builder's option to turn it off
@@ -696,13 +710,8 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
         return;
     }
     loop l;
-    if (s < 0 && r >= LINE) {
-        /* runs of whole lines in reverse order (rows reversed): iterations
-         * hi - 1 down to lo, so that the input ascends and the output's runs
-         * descend ([::-1] of 64 MiB, rows of 16 KiB: 3.4 -> 2.4 ms) */
-        LLVMValueRef last = sub(g, hi, ci(g, 1));
-        loop_begin(g, &l, ci(g, 0), sub(g, hi, lo), 1, gep(g, in, mul(g, last, ci(g, s))), ci(g, -s),
-                   gep(g, out, mul(g, last, ci(g, r))), ci(g, -r));
+    if (s < 0 && r >= LINE) { /* runs of whole lines, rows reversed ([::-1] of 64 MiB: 3.45 -> 2.3 ms) */
+        loop_begin_backwards(g, &l, lo, hi, in, ci(g, s), out, ci(g, r));
         s = -s;
     } else
         loop_begin(g, &l, lo, hi, 1, in, ci(g, s), out, ci(g, r));
@@ -851,13 +860,8 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
     if (is_const(lo, &a) && is_const(hi, &z) && a >= z)
         return;
     loop l;
-    if (is_const(s, &stride) && stride < 0) {
-        /* iterations hi - 1 down to lo: the input ascends, one stream the
-         * hardware prefetchers follow, and the output's rows descend (rows
-         * reversed, every other column: 2.1 -> 1.7 ms for 64 MiB) */
-        LLVMValueRef last = sub(g, hi, ci(g, 1)), out_step = g->out_stride[level];
-        loop_begin(g, &l, ci(g, 0), sub(g, hi, lo), 1, gep(g, in, mul(g, last, s)), ci(g, -stride),
-                   gep(g, out, mul(g, last, out_step)), sub(g, ci(g, 0), out_step));
+    if (is_const(s, &stride) && stride < 0) { /* rows reversed ([::-1, 1::2] of 64 MiB: 2.09 -> 1.84 ms) */
+        loop_begin_backwards(g, &l, lo, hi, in, s, out, g->out_stride[level]);
         s = ci(g, -stride);
     } else
         loop_begin(g, &l, lo, hi, 1, in, s, out, g->out_stride[level]);
