@@ -324,9 +324,43 @@ static LLVMValueRef loop_end(gen *g, loop *l, bool index)
     return after;
 }
 
-/* c bytes (a power of two) from in + at to out + at. */
-static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, int64_t c)
+/* Asks for the input lines [at, at + bytes) to be brought into the cache
+ * (llvm.prefetch: read, high locality, data). */
+static void prefetch(gen *g, LLVMValueRef in, LLVMValueRef at, int64_t bytes)
 {
+    LLVMValueRef fn =
+        LLVMGetIntrinsicDeclaration(g->m, LLVMLookupIntrinsicID("llvm.prefetch", 13), &g->ptr, 1);
+    LLVMTypeRef type = LLVMIntrinsicGetType(g->c, LLVMLookupIntrinsicID("llvm.prefetch", 13), &g->ptr, 1);
+    for (int64_t k = 0; k < bytes; k += LINE) {
+        LLVMValueRef args[4] = {gep(g, in, add(g, at, ci(g, k))), LLVMConstInt(g->i32, 0, 0),
+                                LLVMConstInt(g->i32, 3, 0), LLVMConstInt(g->i32, 1, 0)};
+        LLVMBuildCall2(g->b, type, fn, args, 4, "");
+    }
+}
+
+/* With `ahead`, prefetches the input lines [ahead, ahead + bytes) of in,
+ * a count known or known only at run time (a loop of lines). */
+static void prefetch_lines(gen *g, LLVMValueRef in, LLVMValueRef ahead, LLVMValueRef bytes)
+{
+    int64_t n;
+    if (ahead == NULL)
+        return;
+    if (is_const(bytes, &n)) {
+        prefetch(g, in, ahead, n);
+        return;
+    }
+    loop lines;
+    loop_begin(g, &lines, ci(g, 0), bytes, LINE, in, ci(g, 1), NULL, NULL);
+    prefetch(g, lines.in, ahead, 1);
+    loop_end(g, &lines, false);
+}
+
+/* c bytes (a power of two) from in + at to out + at; with `ahead`, first
+ * prefetches the input lines that start in the chunk, `ahead` bytes on. */
+static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, int64_t c, LLVMValueRef ahead)
+{
+    for (int64_t k = (at + LINE - 1) / LINE * LINE; ahead != NULL && k < at + c; k += LINE)
+        prefetch(g, in, add(g, ahead, ci(g, k)), 1);
     store(g, load(g, chunk_type(g, c), gep_c(g, in, at)), gep_c(g, out, at));
 }
 
@@ -352,17 +386,22 @@ static void copy_short(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
  * with ordinary stores (a memcpy call per end cost inner-crop's 448-byte
  * runs a third of their time). The ends never touch a line a streaming
  * store writes: an ordinary store to such a line would make the streaming
- * one evict it. */
-static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+ * one evict it. With `ahead`, each vector prefetches the input `ahead`
+ * bytes on (copy_run). */
+static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
 {
     int64_t v = g->vec;
     LLVMTypeRef type = chunk_type(g, v);
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
     LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, v - 1), "aligned");
     LLVMValueRef end = add(g, first, LLVMBuildAnd(g->b, sub(g, bytes, first), ci(g, -v), ""));
+    if (ahead != NULL)
+        prefetch(g, in, ahead, 1);
     copy_short(g, in, out, first);
     loop l;
     loop_begin(g, &l, first, end, v, in, ci(g, 1), out, ci(g, 1));
+    if (ahead != NULL)
+        prefetch(g, l.in, ahead, 1);
     LLVMValueRef st = LLVMBuildStore(g->b, load(g, type, l.in), typed(g, l.out, type));
     LLVMSetAlignment(st, (unsigned)v);
     LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->i32, 1, 0));
@@ -374,8 +413,9 @@ static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueR
 
 /* Moves `bytes` bytes, a count known at run time: from one widest vector
  * to INLINE_COPY bytes inline, in whole vectors and a last one ending at
- * the end (overlapping the one before); others one llvm.memcpy. */
-static void copy_bytes_inline(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+ * the end (overlapping the one before); others one llvm.memcpy. Prefetches
+ * as copy_run. */
+static void copy_bytes_inline(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
 {
     int64_t v = g->copy_vec;
     LLVMTypeRef type = chunk_type(g, v);
@@ -386,31 +426,41 @@ static void copy_bytes_inline(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMVal
     LLVMPositionBuilderAtEnd(g->b, vectors);
     loop l;
     loop_begin(g, &l, ci(g, 0), sub(g, bytes, ci(g, v)), v, in, ci(g, 1), out, ci(g, 1));
+    if (ahead != NULL)
+        prefetch(g, l.in, ahead, 1);
     store(g, load(g, type, l.in), l.out);
     loop_end(g, &l, false);
     LLVMValueRef last = sub(g, bytes, ci(g, v));
+    if (ahead != NULL)
+        prefetch(g, gep(g, in, last), ahead, 1);
     store(g, load(g, type, gep(g, in, last)), gep(g, out, last));
     LLVMBuildBr(g->b, done);
     LLVMPositionBuilderAtEnd(g->b, call);
+    prefetch_lines(g, in, ahead, bytes);
     LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
     LLVMBuildBr(g->b, done);
     LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
     LLVMPositionBuilderAtEnd(g->b, done);
 }
 
-/* Moves `bytes` bytes. A constant count up to INLINE_COPY is copied inline
- * in chunks of the widest size that fits (straight-line up to
- * STRAIGHT_VECTORS chunks, else a loop of COPY_GROUP chunks and the
- * chunks left), the last chunk ending at the end
- * and overlapping the one before when the count is not a multiple: bytes
- * written twice get the same value, and in and out never overlap. Other
- * counts are one llvm.memcpy. */
-static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+/* Moves `bytes` bytes and, with `ahead`, prefetches the input `ahead`
+ * bytes on as it goes: each line's prefetch beside the
+ * load of the line it pairs with, so that the loads that miss never queue
+ * behind a burst of prefetches (a crop of 32 KiB rows from 256 MiB: 12.7
+ * ms with the next row's 512 prefetches before each row, 9.6 ms with them
+ * spread, a streaming copy of the same bytes 9.2 ms); before a memcpy call,
+ * all of them. A constant count up to INLINE_COPY is copied inline in
+ * chunks of the widest size that fits (straight-line up to
+ * STRAIGHT_VECTORS chunks, else a loop of COPY_GROUP chunks and the chunks
+ * left), the last chunk ending at the end and overlapping the one before
+ * when the count is not a multiple: bytes written twice get the same
+ * value, and in and out never overlap. Other counts are one llvm.memcpy. */
+static void copy_run(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
 {
     int64_t n;
     bool known = is_const(bytes, &n);
     if (g->stream && known && n >= STREAM_VECTORS * g->vec) {
-        copy_streaming(g, in, out, bytes);
+        copy_streaming(g, in, out, bytes, ahead);
         return;
     }
     if (g->stream && !known) { /* streaming when long enough, else memcpy */
@@ -419,9 +469,13 @@ static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
         LLVMValueRef big = LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, STREAM_VECTORS * g->vec), "");
         LLVMBuildCondBr(g->b, big, streamed, cached);
         LLVMPositionBuilderAtEnd(g->b, streamed);
-        copy_streaming(g, in, out, bytes);
+        copy_streaming(g, in, out, bytes, ahead);
         LLVMBuildBr(g->b, done);
         LLVMPositionBuilderAtEnd(g->b, cached);
+        if (ahead != NULL) { /* fewer than 2 vectors: the lines of its first and last byte */
+            prefetch(g, in, ahead, 1);
+            prefetch(g, in, add(g, ahead, sub(g, bytes, ci(g, 1))), 1);
+        }
         LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
         LLVMBuildBr(g->b, done);
         LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
@@ -429,10 +483,11 @@ static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
         return;
     }
     if (!known && g->plan->sym) { /* a symbolic plan's runs: up to INLINE_COPY bytes inline */
-        copy_bytes_inline(g, in, out, bytes);
+        copy_bytes_inline(g, in, out, bytes, ahead);
         return;
     }
     if (!known || n > INLINE_COPY) {
+        prefetch_lines(g, in, ahead, bytes);
         LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
         return;
     }
@@ -444,14 +499,20 @@ static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
         loop l;
         loop_begin(g, &l, ci(g, 0), ci(g, n / group * group), group, in, ci(g, 1), out, ci(g, 1));
         for (int64_t k = 0; k < COPY_GROUP; k++)
-            copy_chunk(g, l.in, l.out, k * c, c);
+            copy_chunk(g, l.in, l.out, k * c, c, ahead);
         loop_end(g, &l, false);
         at = n / group * group;
     }
     for (; at + c <= n; at += c)
-        copy_chunk(g, in, out, at, c);
+        copy_chunk(g, in, out, at, c, ahead);
     if (n % c != 0)
-        copy_chunk(g, in, out, n - c, c);
+        copy_chunk(g, in, out, n - c, c, ahead);
+}
+
+/* Moves `bytes` bytes (copy_run without prefetching). */
+static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+{
+    copy_run(g, in, out, bytes, NULL);
 }
 
 /* Stores `bytes` bytes (a multiple of the unit) at out, repeating the
@@ -550,20 +611,6 @@ static int64_t prefetch_distance(const sg_plan *p, int64_t stride)
         return 0;
     int64_t m = (int64_t)mag;
     return stride * (SG_PREFETCH_DISTANCE / m > 1 ? SG_PREFETCH_DISTANCE / m : 1);
-}
-
-/* Asks for the input lines [at, at + bytes) to be brought into the cache
- * (llvm.prefetch: read, high locality, data). */
-static void prefetch(gen *g, LLVMValueRef in, LLVMValueRef at, int64_t bytes)
-{
-    LLVMValueRef fn =
-        LLVMGetIntrinsicDeclaration(g->m, LLVMLookupIntrinsicID("llvm.prefetch", 13), &g->ptr, 1);
-    LLVMTypeRef type = LLVMIntrinsicGetType(g->c, LLVMLookupIntrinsicID("llvm.prefetch", 13), &g->ptr, 1);
-    for (int64_t k = 0; k < bytes; k += LINE) {
-        LLVMValueRef args[4] = {gep(g, in, add(g, at, ci(g, k))), LLVMConstInt(g->i32, 0, 0),
-                                LLVMConstInt(g->i32, 3, 0), LLVMConstInt(g->i32, 1, 0)};
-        LLVMBuildCall2(g->b, type, fn, args, 4, "");
-    }
 }
 
 /* A store marked !nontemporal, aligned to `align` bytes. */
@@ -718,9 +765,7 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
     /* Runs of whole lines, a row apart: each row may start a new page, where
      * hardware prefetchers stop; fetch the run of a row 32 KiB ahead. */
     int64_t ahead = r >= LINE && s != r ? prefetch_distance(g->plan, s) : 0;
-    if (ahead != 0)
-        prefetch(g, l.in, ci(g, ahead), r);
-    copy_bytes(g, l.in, l.out, ci(g, r));
+    copy_run(g, l.in, l.out, ci(g, r), ahead != 0 ? ci(g, ahead) : NULL);
     loop_end(g, &l, false);
 }
 
@@ -740,19 +785,18 @@ static void emit_inner_dynamic(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValu
     loop l;
     loop_begin(g, &l, lo, hi, 1, in, s, out, r);
     if (g->sym_ahead_runs != NULL) { /* runs of whole lines (else the offset is 0): the run of a row ahead */
-        LLVMBasicBlockRef fetch = block(g, "prefetch"), fetched = block(g, "prefetched");
-        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, g->sym_ahead_runs, ci(g, 0), ""), fetch,
-                        fetched);
+        LLVMBasicBlockRef fetch = block(g, "prefetch"), plain = block(g, "plain"), copied = block(g, "copied");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, g->sym_ahead_runs, ci(g, 0), ""), fetch, plain);
         LLVMPositionBuilderAtEnd(g->b, fetch);
-        loop lines;
-        loop_begin(g, &lines, ci(g, 0), r, LINE, l.in, ci(g, 1), NULL, NULL);
-        prefetch(g, lines.in, g->sym_ahead_runs, 1);
-        loop_end(g, &lines, false);
-        LLVMBuildBr(g->b, fetched);
-        LLVMMoveBasicBlockAfter(fetched, LLVMGetLastBasicBlock(g->fn));
-        LLVMPositionBuilderAtEnd(g->b, fetched);
-    }
-    copy_bytes(g, l.in, l.out, r);
+        copy_run(g, l.in, l.out, r, g->sym_ahead_runs);
+        LLVMBuildBr(g->b, copied);
+        LLVMPositionBuilderAtEnd(g->b, plain);
+        copy_bytes(g, l.in, l.out, r);
+        LLVMBuildBr(g->b, copied);
+        LLVMMoveBasicBlockAfter(copied, LLVMGetLastBasicBlock(g->fn));
+        LLVMPositionBuilderAtEnd(g->b, copied);
+    } else
+        copy_bytes(g, l.in, l.out, r);
     loop_end(g, &l, false);
     LLVMBuildBr(g->b, done);
     LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));

@@ -128,6 +128,25 @@ for c in "auto 16777216" "streaming 0" "cached -1"; do
         || bad "runtime values --stores $1: header lacks k_STREAMS_ABOVE $2"
 done
 
+# Rows of a crop prefetched 32 KiB ahead: each line's prefetch beside the
+# copy of a line, never a burst of a whole row's prefetches before its copy:
+# no block of the IR holds more than 8 prefetches, and a loop's block that
+# prefetches loads too. Rows of 32 KiB streamed (a loop of vectors; also
+# with a row length known only at run time), rows of 3200 bytes copied
+# inline (a loop of groups and straight-line chunks).
+interleaved() {
+    awk '/^[A-Za-z0-9_.]+:/ {block = $1; sub(":", "", block); p = l = 0}
+         /call void @llvm.prefetch/ {p++; n++; if (p > 8) bad = 1}
+         / = load / {l++}
+         /^  br / {if (index($0 ",", "%" block ",") && p && !l) bad = 1}
+         END {exit !(n > 0 && !bad)}' "$1"
+}
+for c in "[:,_128:-128] 1024,8448 streaming" "[:,_100:900] 2048,1024 cached" "[:,_v0:v1] 1024,8448 streaming"; do
+    set -- $c
+    "$SLICEGEN" emit "${1//_/ }" --shape "$2" --dtype f32 --cpu skylake-avx512 --stores "$3" -o k.ll &&
+        interleaved k.ll && ok || bad "$1 on [$2] --stores $3: prefetches not interleaved with the copy"
+done
+
 # run: each setting gives the interpreter's bytes (u8 [4,300] -> [1:, 2:]: runs of
 # 298 bytes; [:, ::-1]: shuffled).
 make_npy in.npy '|u1' '(4, 300)' "$(iota_bytes 1200)"
