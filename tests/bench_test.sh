@@ -81,6 +81,21 @@ else
     bad "slicegen bench --case trt- failed"
     cat err.txt >&2
 fi
+# The DRAM-sized cases: only when --case names "dram" (not in the full run
+# above, nor with --case crop), each with its runtime-values figure.
+dram=dram-block,dram-crop,dram-reverse,dram-stride2,dram-nchw-crop,dram-rgb-mirror,dram-reflect-pad,dram-fill-pad
+if "$SLICEGEN" bench --quick --case dram --json dram.json > table.txt 2> err.txt; then
+    ok
+    json_ok dram.json --cases "$dram" --compile 0 --values 8
+else
+    bad "slicegen bench --case dram failed"
+    cat err.txt >&2
+fi
+if "$SLICEGEN" bench --quick --case crop > table.txt 2> err.txt; then
+    grep -q "^dram" table.txt && bad "--case crop ran a dram- case" || ok
+else
+    bad "slicegen bench --case crop failed"
+fi
 # A program and its steps run apart, alone; its runtime-values figure is a note.
 if "$SLICEGEN" bench --quick --case crop-reflect-pad --json chain.json > table.txt 2> err.txt; then
     json_ok chain.json --cases crop-reflect-pad --compile 0 --values 0
