@@ -685,13 +685,31 @@ static void emit_shuffled_streaming(gen *g, const shuffle *sh, LLVMValueRef in, 
     emit_inner(g, in, s, out, lo, hi, extent);
     LLVMBuildBr(g->b, done);
     LLVMPositionBuilderAtEnd(g->b, streamed);
-    emit_inner(g, in, s, out, lo, mid, extent);
     loop v;
     LLVMValueRef lim = sub(g, hi, ci(g, sh->VL + sh->extra - 1)); /* i + VL + extra <= hi */
-    loop_begin(g, &v, mid, lim, sh->VL, in, ci(g, s), out, ci(g, r));
-    emit_shuffle_block(g, sh, v.in, v.out, bytes % LINE == 0 ? LINE : bytes & -bytes);
-    LLVMValueRef after = loop_end(g, &v, true);
-    emit_inner(g, in, s, out, after, hi, extent);
+    int64_t align = bytes % LINE == 0 ? LINE : bytes & -bytes;
+    if (s < 0) {
+        /* Reversed: the blocks from the last, so that the input ascends and
+         * the output descends, and the ends in the order of their input
+         * (tail, blocks, head). Rows of 32 KiB reversed from 256 MiB: a C
+         * loop of streaming stores reading its row backwards took 14.3 ms,
+         * forwards (writing backwards) 9.7 ms. */
+        LLVMValueRef span = smax(g, sub(g, lim, mid), ci(g, 0));
+        LLVMValueRef blocks = LLVMBuildUDiv(g->b, add(g, span, ci(g, sh->VL - 1)), ci(g, sh->VL), "");
+        LLVMValueRef after = add(g, mid, mul(g, blocks, ci(g, sh->VL)));
+        emit_inner(g, in, s, out, after, hi, extent);
+        loop_begin_backwards(g, &v, ci(g, 0), blocks, gep(g, in, mul(g, mid, ci(g, s))), ci(g, sh->VL * s),
+                             gep(g, out, mul(g, mid, ci(g, r))), ci(g, sh->VL * r));
+        emit_shuffle_block(g, sh, v.in, v.out, align);
+        loop_end(g, &v, false);
+        emit_inner(g, in, s, out, lo, mid, extent);
+    } else {
+        emit_inner(g, in, s, out, lo, mid, extent);
+        loop_begin(g, &v, mid, lim, sh->VL, in, ci(g, s), out, ci(g, r));
+        emit_shuffle_block(g, sh, v.in, v.out, align);
+        LLVMValueRef after = loop_end(g, &v, true);
+        emit_inner(g, in, s, out, after, hi, extent);
+    }
     g->stream = true;
     LLVMBuildBr(g->b, done);
     LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));

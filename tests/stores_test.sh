@@ -99,6 +99,26 @@ for config in "x86_64 --cpu skylake-avx512" "x86_64 --cpu x86-64" "aarch64 --tar
     done
 done
 
+# Reversed runs streamed walk their blocks from the last: the loop of
+# streaming stores steps its input up and its output down (rows of f32 and
+# of pixels reversed, and every other f32 backwards).
+backwards() {
+    awk '/^[A-Za-z0-9_.]+:/ {nt = up = down = 0}
+         /!nontemporal/ {nt = 1}
+         /getelementptr i8, (i8\*|ptr) %src[0-9]*, i64 [1-9][0-9]*$/ {up = 1}
+         /getelementptr i8, (i8\*|ptr) %dst[0-9]*, i64 -[1-9][0-9]*$/ {down = 1}
+         /^  br / {if (nt && up && down) found = 1}
+         END {exit !found}' "$1"
+}
+for config in "x86_64 --cpu skylake-avx512" "x86_64 --cpu x86-64" "aarch64 --target aarch64-linux-gnu"; do
+    set -- $config
+    for c in "[:,_::-1] 64,1024 f32" "[:,_::-1] 64,1024,3 u8" "[:,_::-1] 64,1024,3 f32" "[:,_::-2] 64,1024 f32"; do
+        set -- $config $c
+        "$SLICEGEN" emit "${4//_/ }" --shape "$5" --dtype "$6" "$2" "$3" --stores streaming -o k.ll &&
+            backwards k.ll && ok || bad "$config $4 on [$5] $6 --stores streaming: streamed blocks not walked backwards"
+    done
+done
+
 # The threshold from the environment: 63 * 4064 = 256032 output bytes.
 SLICEGEN_STREAM_THRESHOLD=256031 "$SLICEGEN" emit "$spec" "${small[@]}" --cpu haswell -o k.s && streams k.s x86_64 \
     && ok || bad "SLICEGEN_STREAM_THRESHOLD one byte below the output: no streaming stores"
