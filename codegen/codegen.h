@@ -58,14 +58,14 @@
  *   - streaming stores (sg_codegen_streams: --stores, or auto above the
  *     threshold): every run copy of at least 2 vectors stores the vectors
  *     at the vector-aligned addresses of the output with !nontemporal and
- *     its ragged ends by llvm.memcpy (never an ordinary store to a line a
- *     streaming store writes: that makes the line's streaming store slow);
- *     a shuffled innermost loop (runs of a power-of-two size) takes
- *     ordinary iterations up to the output's first line boundary, then
- *     streams its blocks at line-aligned addresses (ordinary throughout
- *     when no whole iteration reaches one); the kernel then ends with a
- *     store fence (x86 sfence, else a fence). Broadcast and fill stores
- *     stay ordinary;
+ *     its ragged ends inline with ordinary stores (never an ordinary store
+ *     to a line a streaming store writes: that makes the line's streaming
+ *     store slow); a shuffled innermost loop takes ordinary iterations up
+ *     to the first line boundary the output reaches, then streams its
+ *     blocks at line-aligned addresses (ordinary throughout when no whole
+ *     iteration reaches one), reversed runs from the last block so that
+ *     the input ascends; the kernel then ends with a store fence (x86
+ *     sfence, else a fence). Broadcast and fill stores stay ordinary;
  *   The outer range (sg_nest_outer) clamps each loop and segment it spans
  *   to [begin, end), so any split of the range is correct.
  *
