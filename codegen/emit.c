@@ -775,7 +775,7 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
         return;
     }
     loop l;
-    if (s < 0 && r >= LINE) { /* runs of whole lines, rows reversed ([::-1] of 64 MiB: 3.45 -> 2.3 ms) */
+    if (s < 0 && s != INT64_MIN && r >= LINE) { /* whole lines, rows reversed ([::-1] of 64 MiB: 3.45 -> 2.3 ms) */
         loop_begin_backwards(g, &l, lo, hi, in, ci(g, s), out, ci(g, r));
         s = -s;
     } else
@@ -922,7 +922,9 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
     if (is_const(lo, &a) && is_const(hi, &z) && a >= z)
         return;
     loop l;
-    if (is_const(s, &stride) && stride < 0) { /* rows reversed ([::-1, 1::2] of 64 MiB: 2.09 -> 1.84 ms) */
+    /* rows reversed ([::-1, 1::2] of 64 MiB: 2.09 -> 1.84 ms); a stride of
+     * INT64_MIN (a wrapped product, in a loop of at most one iteration) as is */
+    if (is_const(s, &stride) && stride < 0 && stride != INT64_MIN) {
         loop_begin_backwards(g, &l, lo, hi, in, s, out, g->out_stride[level]);
         s = ci(g, -stride);
     } else

@@ -283,6 +283,11 @@ static void strided(suite *s)
               "rows reversed: prefetches ahead of the ascending input");
         free(ir);
     }
+    /* A wrapped stride: 2^62 rows of 2 bytes is INT64_MIN, in a loop of at
+     * most one iteration of a symbolic plan; emitted as is (the backwards
+     * walk of reversed rows negated it: undefined behaviour). */
+    ir = ir_of(s, "[5:v1:4611686018427387904, v2:v3:v4]", "-1,2", "i8", 0);
+    free(ir);
     /* Whole rows reversed: the same backwards walk, the input read as one
      * ascending stream (no prefetch needed), the output's rows descending. */
     ir = ir_of(s, "[::-1]", "2048,1024", "f32", 0);
