@@ -691,7 +691,7 @@ static void emit_shuffled_streaming(gen *g, const shuffle *sh, LLVMValueRef in, 
     if (s < 0) {
         /* Reversed: the blocks from the last, so that the input ascends and
          * the output descends, and the ends in the order of their input
-         * (tail, blocks, head). Rows of 32 KiB reversed from 256 MiB: a C
+         * (tail, blocks, head). Rows of 16 KiB reversed from 256 MiB: a C
          * loop of streaming stores reading its row backwards took 14.3 ms,
          * forwards (writing backwards) 9.7 ms. */
         LLVMValueRef span = smax(g, sub(g, lim, mid), ci(g, 0));
