@@ -355,6 +355,16 @@ static void prefetch_lines(gen *g, LLVMValueRef in, LLVMValueRef ahead, LLVMValu
     loop_end(g, &lines, false);
 }
 
+/* A store marked !nontemporal, aligned to `align` bytes. */
+static void store_streaming(gen *g, LLVMValueRef v, LLVMValueRef p, int64_t align)
+{
+    LLVMValueRef st = LLVMBuildStore(g->b, v, typed(g, p, LLVMTypeOf(v)));
+    LLVMSetAlignment(st, (unsigned)align);
+    LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->i32, 1, 0));
+    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(g->c, "nontemporal", 11),
+                    LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, &one, 1)));
+}
+
 /* c bytes (a power of two) from in + at to out + at; with `ahead`, first
  * prefetches the input lines that start in the chunk, `ahead` bytes on. */
 static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, int64_t c, LLVMValueRef ahead)
@@ -402,11 +412,7 @@ static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueR
     loop_begin(g, &l, first, end, v, in, ci(g, 1), out, ci(g, 1));
     if (ahead != NULL)
         prefetch(g, l.in, ahead, 1);
-    LLVMValueRef st = LLVMBuildStore(g->b, load(g, type, l.in), typed(g, l.out, type));
-    LLVMSetAlignment(st, (unsigned)v);
-    LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->i32, 1, 0));
-    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(g->c, "nontemporal", 11),
-                    LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, &one, 1)));
+    store_streaming(g, load(g, type, l.in), l.out, v);
     loop_end(g, &l, false);
     copy_short(g, gep(g, in, end), gep(g, out, end), sub(g, bytes, end));
 }
@@ -611,16 +617,6 @@ static int64_t prefetch_distance(const sg_plan *p, int64_t stride)
         return 0;
     int64_t m = (int64_t)mag;
     return stride * (SG_PREFETCH_DISTANCE / m > 1 ? SG_PREFETCH_DISTANCE / m : 1);
-}
-
-/* A store marked !nontemporal, aligned to `align` bytes. */
-static void store_streaming(gen *g, LLVMValueRef v, LLVMValueRef p, int64_t align)
-{
-    LLVMValueRef st = LLVMBuildStore(g->b, v, typed(g, p, LLVMTypeOf(v)));
-    LLVMSetAlignment(st, (unsigned)align);
-    LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->i32, 1, 0));
-    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(g->c, "nontemporal", 11),
-                    LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, &one, 1)));
 }
 
 /* One block of a shuffled loop; with `align` > 0, stored with streaming
