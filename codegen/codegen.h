@@ -46,9 +46,10 @@
  *     shufflevector, no gathers, scalar remainder), short constant trip
  *     counts fully unrolled. In a kernel reading more than 4 MiB, an
  *     innermost loop whose rows are 1-64 KiB apart (shuffled runs, or runs
- *     of whole lines) prefetches the lines of the row about 32 KiB ahead,
- *     each line's prefetch beside the copy of a line (a run copied by a
- *     memcpy call: all its lines before the call);
+ *     of whole lines, a program part's loop of runs too) prefetches the
+ *     lines of the row about 32 KiB ahead, each line's prefetch beside the
+ *     copy of a line (a run copied by a memcpy call: all its lines before
+ *     the call);
  *   - a segmented (TensorRT) loop: with few segments, one code path per
  *     segment, each a plain loop as above (so the interior has no per-element
  *     modulo or branch), FILL segments one memset or splat-store loop over the
