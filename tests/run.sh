@@ -6,6 +6,7 @@
 #   SLICEGEN_SANITIZE   e.g. address,undefined
 #   SLICEGEN_SEED       reproduces the random tests
 #   SLICEGEN_TESTS      a ctest -R regular expression: run only those tests
+#   SLICEGEN_SKIP_TESTS a ctest -E regular expression: run all but those tests
 #   SLICEGEN_REQUIRE_CROSS=1  fail, rather than skip, when the cross-target tools are missing
 #   SLICEGEN_ONNX_MODELS  random ONNX models checked against ONNX Runtime (default 2000)
 #   SLICEGEN_SKIP_ONNX=1  skip the ONNX Runtime tests (no node, npm or registry here)
@@ -31,4 +32,5 @@ cmake -S "$root" -B "$build" -DSLICEGEN_WERROR=ON \
 cmake --build "$build" -j"$(nproc)"
 # On failure the onnx-ort tests fail with the same line (onnx/setup.sh tries again).
 [ -n "${SLICEGEN_SKIP_ONNX:-}" ] || bash "$root/tools/install-onnxruntime.sh" "$build/onnxruntime" || true
-ctest --test-dir "$build" --output-on-failure -j"$(nproc)" ${SLICEGEN_TESTS:+-R "$SLICEGEN_TESTS"}
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)" ${SLICEGEN_TESTS:+-R "$SLICEGEN_TESTS"} \
+    ${SLICEGEN_SKIP_TESTS:+-E "$SLICEGEN_SKIP_TESTS"}
