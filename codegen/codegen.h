@@ -65,8 +65,10 @@
  *     to the first line boundary the output reaches, then streams its
  *     blocks at line-aligned addresses (ordinary throughout when no whole
  *     iteration reaches one), reversed runs from the last block so that
- *     the input ascends; the kernel then ends with a store fence (x86
- *     sfence, else a fence). Broadcast and fill stores stay ordinary;
+ *     the input ascends; fills and broadcasts of at least 2 vectors, at an
+ *     output aligned to their unit (a power of two), store splat vectors
+ *     the same way, else ordinary stores (a memset for one repeated byte);
+ *     the kernel then ends with a store fence (x86 sfence, else a fence);
  *   The outer range (sg_nest_outer) clamps each loop and segment it spans
  *   to [begin, end), so any split of the range is correct.
  *

@@ -521,16 +521,48 @@ static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
     copy_run(g, in, out, bytes, NULL);
 }
 
-/* Stores `bytes` bytes (a multiple of the unit) at out, repeating the
- * `unit`-byte integer v: straight-line when short, else full-vector splat
- * stores and a unit-store tail; memset when v is a constant of one repeated
- * byte. */
-static void store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
+/* Stores `bytes` bytes, fewer than a widest vector and a multiple of the
+ * unit, at out, repeating the `unit`-byte integer v, inline: for each bit c
+ * of the count from the unit on that is set, c bytes at offset bytes & (c -
+ * 1), as copy_short. */
+static void store_pattern_short(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
+{
+    LLVMBasicBlockRef none = when_less(g, ci(g, 0), bytes, "short");
+    for (int64_t c = unit; c < g->vec; c *= 2) {
+        LLVMBasicBlockRef skip = when_less(g, ci(g, 0), LLVMBuildAnd(g->b, bytes, ci(g, c), ""), "chunk");
+        store(g, splat(g, v, (unsigned)(c / unit)), gep(g, out, LLVMBuildAnd(g->b, bytes, ci(g, c - 1), "")));
+        when_end(g, skip);
+    }
+    when_end(g, none);
+}
+
+/* store_pattern with streaming stores, for `bytes` of at least
+ * STREAM_VECTORS vectors at an output aligned to the unit (a power of two
+ * below the vector: the pattern then starts whole at every vector
+ * boundary): the vectors at the vector-aligned addresses stored
+ * non-temporally, the ragged ends inline, as copy_streaming. */
+static void store_pattern_streaming(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
+{
+    int64_t w = g->vec;
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
+    LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, w - 1), "aligned");
+    LLVMValueRef end = add(g, first, LLVMBuildAnd(g->b, sub(g, bytes, first), ci(g, -w), ""));
+    store_pattern_short(g, out, v, unit, first);
+    LLVMValueRef wide_v = splat(g, v, (unsigned)(w / unit));
+    loop l;
+    loop_begin(g, &l, first, end, w, NULL, NULL, out, ci(g, 1));
+    store_streaming(g, wide_v, l.out, w);
+    loop_end(g, &l, false);
+    store_pattern_short(g, gep(g, out, end), v, unit, sub(g, bytes, end));
+}
+
+/* store_pattern with ordinary stores: a memset when v is a constant of one
+ * repeated byte; else straight-line when short, else full-vector splat
+ * stores and a unit-store tail. */
+static void store_pattern_cached(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
 {
     int64_t n = -1;
     bool known = is_const(bytes, &n);
-    if (known && n == 0)
-        return;
     if (LLVMIsAConstantInt(v)) {
         unsigned long long bits = LLVMConstIntGetZExtValue(v), byte = bits & 0xff;
         bool same = true;
@@ -560,6 +592,41 @@ static void store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit
     loop_begin(g, &tail, whole, bytes, unit, NULL, NULL, out, ci(g, 1));
     store(g, v, tail.out);
     loop_end(g, &tail, false);
+}
+
+/* Stores `bytes` bytes (a multiple of the unit) at out, repeating the
+ * `unit`-byte integer v. A streamed output's counts of at least
+ * STREAM_VECTORS vectors, at an output aligned to a unit that is a power
+ * of two, take streaming stores (store_pattern_streaming); others ordinary
+ * ones (store_pattern_cached). A TensorRT fill of f32 [4096, 8192] from
+ * [4096, 4096], half of it the fill: 6.3 ms with cached stores for a fill
+ * of 0.5 and 4.8 ms with memset calls for 0, 4.1-4.4 ms streamed, as long
+ * as a streaming copy of the same traffic. */
+static void store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
+{
+    int64_t n = -1;
+    bool known = is_const(bytes, &n);
+    if (known && n == 0)
+        return;
+    bool pow2 = (unit & (unit - 1)) == 0;
+    if (!g->stream || !pow2 || unit >= g->vec || (known && n < STREAM_VECTORS * g->vec)) {
+        store_pattern_cached(g, out, v, unit, bytes);
+        return;
+    }
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
+    LLVMValueRef ok = LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, addr, ci(g, unit - 1), ""), ci(g, 0), "");
+    if (!known)
+        ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, STREAM_VECTORS * g->vec), ""), "");
+    LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached"), done = block(g, "stored");
+    LLVMBuildCondBr(g->b, ok, streamed, cached);
+    LLVMPositionBuilderAtEnd(g->b, streamed);
+    store_pattern_streaming(g, out, v, unit, bytes);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, cached);
+    store_pattern_cached(g, out, v, unit, bytes);
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
 }
 
 /* FILL: the plan's fill value over `bytes` output bytes. */

@@ -119,6 +119,22 @@ for config in "x86_64 --cpu skylake-avx512" "x86_64 --cpu x86-64" "aarch64 --tar
     done
 done
 
+# Fills stream too: a TensorRT fill's borders (64 f32 each side of every
+# row) as splat vectors stored !nontemporal, for a fill of 0.5 (not one
+# repeated byte) and of 0 (one, a memset when cached); none when cached.
+for config in "x86_64 --cpu skylake-avx512" "x86_64 --cpu x86-64" "aarch64 --target aarch64-linux-gnu"; do
+    set -- $config
+    for c in "0.5 <i32_1056964608" "0 zeroinitializer"; do
+        set -- $config $c
+        fill=(--op TrtSlice --start 0,-64 --size 64,1152 --stride 1,1 --mode fill --fill "$4" --shape 64,1024 --dtype f32)
+        "$SLICEGEN" emit "${fill[@]}" "$2" "$3" --stores streaming -o k.ll &&
+            grep -qE "store <[0-9]+ x i32> ${5//_/ }.*!nontemporal" k.ll && ok \
+            || bad "$1 $2 $3 fill $4 --stores streaming: the fill not stored !nontemporal"
+        "$SLICEGEN" emit "${fill[@]}" "$2" "$3" --stores cached -o k.s && cached k.s && ok \
+            || bad "$1 $2 $3 fill $4 --stores cached: streaming stores or a fence"
+    done
+done
+
 # The threshold from the environment: 63 * 4064 = 256032 output bytes.
 SLICEGEN_STREAM_THRESHOLD=256031 "$SLICEGEN" emit "$spec" "${small[@]}" --cpu haswell -o k.s && streams k.s x86_64 \
     && ok || bad "SLICEGEN_STREAM_THRESHOLD one byte below the output: no streaming stores"
