@@ -600,8 +600,8 @@ static void store_pattern_cached(gen *g, LLVMValueRef out, LLVMValueRef v, int64
  * of two, take streaming stores (store_pattern_streaming); others ordinary
  * ones (store_pattern_cached). A TensorRT fill of f32 [4096, 8192] from
  * [4096, 4096], half of it the fill: 6.3 ms with cached stores for a fill
- * of 0.5 and 4.8 ms with memset calls for 0, 4.1-4.4 ms streamed, as long
- * as a streaming copy of the same traffic. */
+ * of 0.5 and 4.8 ms with memset calls for 0; streamed, 4.1-4.5 and 3.3-3.6
+ * ms (a streaming copy of the same traffic: 4.3-4.5 ms). */
 static void store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
 {
     int64_t n = -1;
@@ -952,8 +952,8 @@ static void emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
  * (emit_affine), as emit_inner's runs of whole lines. The parts of a roll
  * each read a piece of every row: a hardware prefetcher following one part's
  * loads loses their stream at each row, and the roll of f32 [4096, 4096]
- * took 2.9-3.1 ms without the prefetches, 2.1-2.2 ms with them (a streaming
- * copy of its bytes: 2.4 ms). */
+ * took 2.9-3.1 ms without the prefetches, 2.2-2.4 ms with them (a streaming
+ * copy of its bytes: 2.3-2.4 ms). */
 static LLVMValueRef prefetch_ahead(gen *g, size_t level, LLVMValueRef s)
 {
     int64_t stride = 0, ahead;
