@@ -45,6 +45,11 @@ static const bench_case suite[] = {
     TRT("trt-clamp", SG_TRT_CLAMP, 256, 272, -8),
     TRT("trt-reflect", SG_TRT_REFLECT, 256, 272, -8),
     TRT("trt-fill", SG_TRT_FILL, 256, 272, -8),
+    /* pads whose rows are short pieces: borders of 3 before rows of 400 bytes, odd row lengths, f16 */
+    {"trt-reflect-short", SG_F32, 3, {1024, 100, 100}, {128, 100, 100}, NULL, SG_TRT_REFLECT, {0, -3, -3}, {0, 106, 106}, false, {0}, false, {NULL}},
+    {"trt-crop-odd", SG_F32, 3, {128, 300, 301}, {16, 300, 301}, NULL, SG_TRT_STRICT, {0, 2, 5}, {0, 296, 290}, false, {0}, false, {NULL}},
+    {"trt-clamp-f16", SG_F16, 3, {32, 512, 1000}, {4, 512, 1000}, NULL, SG_TRT_CLAMP, {0, -1, -12}, {0, 514, 1024}, false, {0}, false, {NULL}},
+    {"trt-reflect-small", SG_F32, 3, {4, 64, 64}, {0}, NULL, SG_TRT_REFLECT, {0, -8, -8}, {0, 80, 80}, false, {0}, false, {NULL}},
     {"col-stride2-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::2]", 0, {0}, {0}, false, {0}, false, {NULL}},
     {"col-reverse-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::-1]", 0, {0}, {0}, false, {0}, false, {NULL}},
     /* NumPy programs: one kernel of parts each (docs/programs.md) */
@@ -55,7 +60,11 @@ static const bench_case suite[] = {
     {.name = "crop-reflect-pad", .dtype = SG_F32, .rank = 2, .shape = {4096, 4096}, .quick_shape = {1024, 1024},
      .program = true, .expr = "np.pad(x[16:-16, 16:-16], 16, mode='reflect')",
      .separate = {"x[16:-16, 16:-16]", "np.pad(x, 16, mode='reflect')", NULL}},
-    /* DRAM-sized: outputs of 192-272 MiB, run only when --case names "dram" */
+    {.name = "np-pad-reflect", .dtype = SG_F32, .rank = 3, .shape = {96, 224, 224}, .quick_shape = {12, 224, 224},
+     .program = true, .expr = "np.pad(x, ((0, 0), (1, 1), (1, 1)), mode='reflect')"},
+    {.name = "np-pad-u8", .dtype = SG_U8, .rank = 3, .shape = {2160, 3840, 3}, .quick_shape = {540, 960, 3},
+     .program = true, .expr = "np.pad(x, ((2, 2), (2, 2), (0, 0)))"},
+    /* DRAM-sized: outputs of 152-272 MiB, run only when --case names "dram" */
     {"dram-block", SG_F32, 3, {3, 8192, 8192}, {3, 2048, 2048}, "[1]", 0, {0}, {0}, false, {0}, false, {NULL}},
     {"dram-crop", SG_F32, 2, {8448, 8448}, {2304, 2304}, "[128:-128, 128:-128]", 0, {0}, {0}, false, {0}, false, {NULL}},
     {"dram-reverse", SG_F32, 2, {8192, 8192}, {2048, 2048}, "[:, ::-1]", 0, {0}, {0}, false, {0}, false, {NULL}},
@@ -64,6 +73,9 @@ static const bench_case suite[] = {
     {"dram-rgb-mirror", SG_U8, 3, {8192, 8192, 3}, {2048, 2048, 3}, "[:, ::-1]", 0, {0}, {0}, false, {0}, false, {NULL}},
     {"dram-reflect-pad", SG_F32, 3, {64, 1024, 1024}, {4, 1024, 1024}, NULL, SG_TRT_REFLECT, {0, -16, -16}, {64, 1056, 1056}, false, {0}, false, {NULL}},
     {"dram-fill-pad", SG_F32, 3, {64, 1024, 1024}, {4, 1024, 1024}, NULL, SG_TRT_FILL, {0, -16, -16}, {64, 1056, 1056}, false, {0}, false, {NULL}},
+    {"dram-reflect-short", SG_F32, 3, {4096, 100, 100}, {256, 100, 100}, NULL, SG_TRT_REFLECT, {0, -3, -3}, {0, 106, 106}, false, {0}, false, {NULL}},
+    {.name = "dram-np-pad", .dtype = SG_F32, .rank = 3, .shape = {768, 224, 224}, .quick_shape = {48, 224, 224},
+     .program = true, .expr = "np.pad(x, ((0, 0), (2, 2), (2, 2)))"},
 };
 /* clang-format on */
 enum { NCASES = sizeof suite / sizeof suite[0] };
@@ -381,6 +393,43 @@ static void print_row(bench *b, const case_result *r)
                  sg_bench_format_time(kt, r->threads_s), r->kernel_s / r->threads_s, interp);
 }
 
+/* The store strategies side by side: each case's kernel compiled with
+ * cached and with streaming stores whatever the output's size, timed in
+ * turn, and which of the two --stores auto chose (the table's `kernel`:
+ * the same function); a case where auto's choice takes more than
+ * STORES_NOISE times the better of the two is marked. */
+#define STORES_NOISE 1.05
+static void print_stores(bench *b)
+{
+    if (b->nresults == 0 || b->o->cuda)
+        return;
+    sg_bench_say(
+        b,
+        "stores: each kernel also compiled with --stores cached and --stores streaming, timed in turn "
+        "with auto's (auto streams above %" PRId64 " output bytes, rows of long pieces only)\n",
+        sg_host_stream_threshold());
+    sg_bench_say(b, "stores: %-20s %10s %10s %10s %10s %9s %s\n", "case", "output", "auto", "cached",
+                 "streaming", "auto/best", "auto chose");
+    int losses = 0;
+    for (int i = 0; i < b->nresults; i++) {
+        const case_result *r = &b->results[i];
+        char out[32], a[32], c[32], st[32];
+        /* auto's kernel is one of the two (the same function): its time is that one's */
+        double best = r->cached_s < r->streaming_s ? r->cached_s : r->streaming_s;
+        double chosen = r->auto_streams ? r->streaming_s : r->cached_s;
+        bool loses = chosen > STORES_NOISE * best;
+        losses += loses;
+        sg_bench_say(b, "stores: %-20s %10s %10s %10s %10s %8.2fx %s%s\n", r->c->name,
+                     sg_bench_format_bytes(out, r->bytes), sg_bench_format_time(a, chosen),
+                     sg_bench_format_time(c, r->cached_s), sg_bench_format_time(st, r->streaming_s),
+                     chosen / best, r->auto_streams ? "streaming" : "cached", loses ? "  !" : "");
+    }
+    if (losses > 0)
+        sg_bench_say(b,
+                     "stores: ! auto took more than %.2fx the better of cached and streaming (%d case%s)\n",
+                     STORES_NOISE, losses, losses == 1 ? "" : "s");
+}
+
 static const case_result *find_result(const bench *b, const char *name)
 {
     for (int i = 0; i < b->nresults; i++)
@@ -393,7 +442,10 @@ const case_result *sg_bench_strict_baseline(const bench *b, const case_result *r
 {
     if (r->c->expr != NULL || r->c->mode == SG_TRT_STRICT)
         return NULL;
-    return find_result(b, "trt-strict");
+    const case_result *strict = find_result(b, "trt-strict");
+    bool same = strict != NULL && strict->out_rank == r->out_rank && strict->c->dtype == r->c->dtype &&
+                memcmp(strict->out_shape, r->out_shape, r->out_rank * sizeof *r->out_shape) == 0;
+    return same ? strict : NULL;
 }
 
 void sg_bench_print_notes(bench *b)
@@ -408,6 +460,7 @@ void sg_bench_print_notes(bench *b)
             b,
             "stream: a copy with %s streaming stores; the limit is taken from the faster of it and memcpy\n",
             stream_kind());
+    print_stores(b);
     for (int i = 0; i < b->nresults; i++) {
         const case_result *r = &b->results[i], *strict = sg_bench_strict_baseline(b, r);
         if (strict != NULL)
@@ -670,7 +723,7 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
     const timing *t = b->t;
     const int64_t *shape = sg_bench_cpu_shape(b, c);
     sg_plan *plan = NULL;
-    sg_kernel *kernel = NULL;
+    sg_kernel *kernel = NULL, *cached = NULL, *streamed = NULL;
     void *in = NULL, *out = NULL;
     sg_status st;
     op o = {ctx, NULL, NULL, NULL, NULL, 0, 1, SG_OK};
@@ -680,22 +733,51 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
         return st;
     if ((st = sg_bench_buffers(c->name, r->in_bytes, r->bytes, &in, &out, err)) != SG_OK)
         goto done;
-    if ((st = sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel)) != SG_OK) {
+    /* the kernel as --stores auto makes it, and with each store strategy forced */
+    if ((st = sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel)) != SG_OK ||
+        (st = sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, SG_STORES_CACHED, &cached)) !=
+            SG_OK ||
+        (st = sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, SG_STORES_STREAMING, &streamed)) !=
+            SG_OK) {
         st = sg_bench_from_context(ctx, st, err, c->name);
         goto done;
     }
+    r->auto_streams = sg_kernel_function(kernel) == sg_kernel_function(streamed);
     o = (op){ctx, kernel, plan, in, out, r->bytes, 1, SG_OK};
-    op copy = o;
-    timed trio[3] = {
-        {op_memcpy, &copy, 0, {0}}, {op_stream, &copy, 0, {0}}, {sg_bench_op_kernel, &o, 0, {0}}};
-    double seconds[3];
-    sg_bench_progress(b, "%s: kernel on 1 thread, memcpy and the streaming copy, in turn", c->name);
-    sg_bench_measure_together(t, trio, 3, seconds, &r->samples);
+    op copy = o, with_cached = o, with_streaming = o;
+    with_cached.kernel = cached, with_streaming.kernel = streamed;
+    timed five[5] = {{op_memcpy, &copy, 0, {0}},
+                     {op_stream, &copy, 0, {0}},
+                     {sg_bench_op_kernel, &o, 0, {0}},
+                     {sg_bench_op_kernel, &with_cached, 0, {0}},
+                     {sg_bench_op_kernel, &with_streaming, 0, {0}}};
+    double seconds[5];
+    sg_bench_progress(b,
+                      "%s: kernel on 1 thread (stores auto, cached, streaming), memcpy and the streaming "
+                      "copy, in turn",
+                      c->name);
+    sg_bench_measure_together(t, five, 5, seconds, &r->samples);
     r->memcpy_s = seconds[0], r->stream_s = seconds[1], r->kernel_s = seconds[2];
+    r->cached_s = seconds[3], r->streaming_s = seconds[4];
     double best = r->stream_s < r->memcpy_s ? r->stream_s : r->memcpy_s;
     r->limit_s = best * (double)r->traffic / (2.0 * (double)r->bytes);
+    if (with_cached.status != SG_OK || with_streaming.status != SG_OK) {
+        st = sg_bench_from_context(
+            ctx, with_cached.status != SG_OK ? with_cached.status : with_streaming.status, err, c->name);
+        goto done;
+    }
+    sg_bench_op_kernel(&with_streaming);
+    uint64_t streamed_digest = sg_bench_digest(out, r->bytes);
+    sg_bench_op_kernel(&with_cached);
+    uint64_t cached_digest = sg_bench_digest(out, r->bytes);
     sg_bench_op_kernel(&o); /* after memcpy: the kernel's output */
     uint64_t want = sg_bench_digest(out, r->bytes);
+    if (cached_digest != want || streamed_digest != want) {
+        st = sg_fail(err, SG_ERR_INTERNAL,
+                     "failed to benchmark '%s': its %s kernel's output differs from --stores auto's", c->name,
+                     cached_digest != want ? "cached" : "streaming");
+        goto done;
+    }
     sg_bench_progress(b, "%s: kernel, %d threads", c->name, b->threads);
     o.threads = b->threads;
     r->threads_s = measure(t, sg_bench_op_kernel, &o, &samples);
@@ -739,6 +821,8 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
         st = time_steps(b, ctx, c, r, &o, want, err);
 done:
     sg_kernel_release(kernel);
+    sg_kernel_release(cached);
+    sg_kernel_release(streamed);
     sg_plan_destroy(plan);
     free(in);
     free(out);
@@ -784,12 +868,16 @@ static sg_status check_options(bench *b, sg_error *err)
     }
     if (cases + compiles + values + skipped == 0) {
         text t = {0};
+        int dram = 0;
         for (int i = 0; i < NCASES; i++)
-            sg_bench_put(&t, "%s%s", suite[i].name, i + 1 < NCASES || !b->o->cuda ? ", " : "");
+            dram += strncmp(suite[i].name, "dram-", 5) == 0;
+        for (int i = 0; i < NCASES; i++)
+            if (strncmp(suite[i].name, "dram-", 5) != 0)
+                sg_bench_put(&t, "%s, ", suite[i].name);
+        sg_bench_put(&t, "%d dram-...%s", dram, b->o->cuda ? "" : ", ");
         /* the compile figures by their prefix alone: the message holds 511 bytes */
         if (!b->o->cuda)
-            sg_bench_put(&t, "'values: CASE' for each case, 'values: decode', and the compile figures, "
-                             "'compile: ...'");
+            sg_bench_put(&t, "'values: CASE' for each case, 'values: decode', 'compile: ...'");
         sg_fail(err, SG_ERR_USAGE, "--case '%s' matches no case (the cases: %s)", b->o->filter,
                 t.failed ? "?" : t.s);
         free(t.s);

@@ -104,6 +104,11 @@ typedef struct case_result {
     /* the streaming copy of the output bytes (non-temporal stores); the
      * limit is taken from the faster of it and memcpy. --device cuda: 0 */
     double stream_s;
+    /* the kernel compiled with --stores cached and streaming, timed in
+     * turn with the one of --stores auto (kernel_s), and whether auto
+     * chose streaming. --device cuda: 0 */
+    double cached_s, streaming_s;
+    bool auto_streams;
     int samples, interp_runs;
     /* --device cuda: memcpy_s is the device-to-device copy; threads_s and
      * interp_s stay 0 */
@@ -145,7 +150,7 @@ enum {
 
 /* The runtime-values figures: one per case of the suite and the decode
  * loop. */
-enum { SG_BENCH_MAX_VALUES = 32, SG_BENCH_MAX_NAMED = 16 };
+enum { SG_BENCH_MAX_VALUES = 48, SG_BENCH_MAX_NAMED = 16 };
 
 /* A symbolic form of a case's spec (values.c): its integers named v0, v1,
  * ..., and the symbolic kernel's times. */

@@ -238,9 +238,10 @@ static void json(const bench *b, text *t)
             sg_bench_put(
                 t,
                 "   \"kernel_s\": %.9g, \"kernel_threads_s\": %.9g, \"memcpy_s\": %.9g, \"stream_s\": %.9g, "
-                "\"limit_s\": %.9g, \"interp_s\": %.9g,\n   \"samples\": %d, \"interp_runs\": %d",
-                r->kernel_s, r->threads_s, r->memcpy_s, r->stream_s, r->limit_s, r->interp_s, r->samples,
-                r->interp_runs);
+                "\"limit_s\": %.9g, \"interp_s\": %.9g,\n   \"cached_s\": %.9g, \"streaming_s\": %.9g, "
+                "\"auto_stores\": \"%s\", \"samples\": %d, \"interp_runs\": %d",
+                r->kernel_s, r->threads_s, r->memcpy_s, r->stream_s, r->limit_s, r->interp_s, r->cached_s,
+                r->streaming_s, r->auto_streams ? "streaming" : "cached", r->samples, r->interp_runs);
         }
         if (r->c->tiny)
             sg_bench_put(t, ", \"ns_per_call\": %.4g", r->kernel_s * 1e9);

@@ -121,6 +121,18 @@ sg_outer sg_nest_outer(const sg_plan *plan);
 bool sg_program_lockstep(const sg_plan *plan, int64_t *extent);
 /* sg_nest_outer(plan).extent */
 int64_t sg_nest_outer_extent(const sg_plan *plan);
+/* How a streamed kernel of a static plan would write its output: `lines`,
+ * the output lines it writes, and `mixed`, those it would write at least
+ * partly with ordinary stores (where two pieces stored apart meet: a
+ * border and an interior, one row and the next; and every line of a
+ * piece shorter than SG_STREAM_VECTORS vectors of `vector_bytes`, stored
+ * with ordinary stores only), both summed over the kernel (a program's
+ * over its parts). */
+enum { SG_LINE_BYTES = 64, SG_STREAM_VECTORS = 2 };
+typedef struct sg_stream_lines {
+    double lines, mixed;
+} sg_stream_lines;
+sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, int64_t vector_bytes);
 
 /* The symbol that describes a plan: "sg_x<elem size>_l<loops>_r<run bytes>_
  * <16 hex digits of the key hash>", e.g. "sg_x4_l1_r16_8c1f0e3a5b7d9e21". */
@@ -337,19 +349,34 @@ void sg_target_release(sg_target *t, LLVMTargetMachineRef tm, LLVMContextRef c, 
  * big-endian targets. */
 sg_status sg_target_check(const sg_target *t, sg_error *err);
 /* The size of this machine's last-level cache as CPU 0 sees it (its
- * caches in /sys, else sysconf); 0 if unknown. */
+ * caches in /sys, else sysconf, but not an AMD package's L3: that is
+ * many core complexes'); 0 if unknown. */
 uint64_t sg_host_llc_bytes(void);
 /* Whether plan's kernel for t makes streaming stores: t->stores, and for
- * AUTO an output of more bytes than SLICEGEN_STREAM_THRESHOLD when that is
- * set, else than half of t->llc_bytes (SG_STREAM_DEFAULT_LLC when 0). Never
- * for GPU kernels. */
-enum { SG_STREAM_DEFAULT_LLC = 32 << 20 };
+ * AUTO both
+ *   - an output of more bytes than SLICEGEN_STREAM_THRESHOLD when that is
+ *     set, else than half of t->llc_bytes (SG_STREAM_DEFAULT_LLC when 0);
+ *   - at most one output line in SG_STREAM_LINES_PER_MIXED written
+ *     partly with ordinary stores (sg_nest_stream_lines): an ordinary
+ *     store that misses in the cache among streaming ones holds up the
+ *     stores behind it. Long rows stream; a pad's rows of a few hundred
+ *     bytes between short borders, or rows of about a KiB, do not (see
+ *     docs/kernels.md, "Streaming stores").
+ * Never for GPU kernels. */
+enum { SG_STREAM_DEFAULT_LLC = 32 << 20, SG_STREAM_LINES_PER_MIXED = 21 };
 bool sg_codegen_streams(const sg_plan *plan, const sg_target *t);
-/* AUTO's threshold for t: output bytes above which a kernel streams. A
- * symbolic plan's kernel with AUTO compares its call's output bytes with
- * it (two bodies, one chosen per call); sg_codegen_streams says false for
- * it. */
+/* AUTO's threshold for t: output bytes above which a kernel streams. */
 int64_t sg_codegen_stream_threshold(const sg_target *t);
+/* The threshold of a target with this machine's last-level cache. */
+int64_t sg_host_stream_threshold(void);
+/* A symbolic plan's kernel chooses per call: a call streams when its
+ * output has more bytes than sg_codegen_stream_above (-1: never, 0:
+ * always) and, under AUTO, its runs have at least SG_STREAM_MIN_RUN bytes
+ * (runs meet once every SG_STREAM_LINES_PER_MIXED lines). AUTO never
+ * streams a mapped nest (TensorRT's border modes, Pad), whose rows meet
+ * their borders. sg_codegen_streams says false for a symbolic plan. */
+enum { SG_STREAM_MIN_RUN = SG_STREAM_LINES_PER_MIXED * SG_LINE_BYTES };
+int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t);
 /* A target machine for t at opt_level (PIC, default code model). */
 sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachineRef *tm, sg_error *err);
 

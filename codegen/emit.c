@@ -28,7 +28,6 @@ enum {
     MAX_BODIES = 64,               /* bound on the code paths of unrolled segmented loops */
     FIELDS = 6,                    /* segment table: start, count, repeat, offset, step, fill */
     LINE = 64,                     /* cache line bytes, for prefetching */
-    STREAM_VECTORS = 2,            /* streaming stores for runs of at least 2 vectors */
     LOCKSTEP_BYTES = 16 << 10,     /* a program's parts in lockstep take turns every 16 KiB of output */
     LONG_UNKNOWN = INLINE_COPY + 1 /* emit_inner's extent where it is known only at run time
                                       (a symbolic plan's): a dense range is one copy */
@@ -421,7 +420,8 @@ static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueR
  * to INLINE_COPY bytes inline, in whole vectors and a last one ending at
  * the end (overlapping the one before); others one llvm.memcpy. Prefetches
  * as copy_run. */
-static void copy_bytes_inline(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
+static void copy_bytes_inline(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes,
+                              LLVMValueRef ahead)
 {
     int64_t v = g->copy_vec;
     LLVMTypeRef type = chunk_type(g, v);
@@ -465,14 +465,14 @@ static void copy_run(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef byt
 {
     int64_t n;
     bool known = is_const(bytes, &n);
-    if (g->stream && known && n >= STREAM_VECTORS * g->vec) {
+    if (g->stream && known && n >= SG_STREAM_VECTORS * g->vec) {
         copy_streaming(g, in, out, bytes, ahead);
         return;
     }
     if (g->stream && !known) { /* streaming when long enough, else memcpy */
         LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached");
         LLVMBasicBlockRef done = block(g, "copied");
-        LLVMValueRef big = LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, STREAM_VECTORS * g->vec), "");
+        LLVMValueRef big = LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, SG_STREAM_VECTORS * g->vec), "");
         LLVMBuildCondBr(g->b, big, streamed, cached);
         LLVMPositionBuilderAtEnd(g->b, streamed);
         copy_streaming(g, in, out, bytes, ahead);
@@ -537,11 +537,12 @@ static void store_pattern_short(gen *g, LLVMValueRef out, LLVMValueRef v, int64_
 }
 
 /* store_pattern with streaming stores, for `bytes` of at least
- * STREAM_VECTORS vectors at an output aligned to the unit (a power of two
+ * SG_STREAM_VECTORS vectors at an output aligned to the unit (a power of two
  * below the vector: the pattern then starts whole at every vector
  * boundary): the vectors at the vector-aligned addresses stored
  * non-temporally, the ragged ends inline, as copy_streaming. */
-static void store_pattern_streaming(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
+static void store_pattern_streaming(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit,
+                                    LLVMValueRef bytes)
 {
     int64_t w = g->vec;
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
@@ -596,7 +597,7 @@ static void store_pattern_cached(gen *g, LLVMValueRef out, LLVMValueRef v, int64
 
 /* Stores `bytes` bytes (a multiple of the unit) at out, repeating the
  * `unit`-byte integer v. A streamed output's counts of at least
- * STREAM_VECTORS vectors, at an output aligned to a unit that is a power
+ * SG_STREAM_VECTORS vectors, at an output aligned to a unit that is a power
  * of two, take streaming stores (store_pattern_streaming); others ordinary
  * ones (store_pattern_cached). A TensorRT fill of f32 [4096, 8192] from
  * [4096, 4096], half of it the fill: 6.3 ms with cached stores for a fill
@@ -609,14 +610,16 @@ static void store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit
     if (known && n == 0)
         return;
     bool pow2 = (unit & (unit - 1)) == 0;
-    if (!g->stream || !pow2 || unit >= g->vec || (known && n < STREAM_VECTORS * g->vec)) {
+    if (!g->stream || !pow2 || unit >= g->vec || (known && n < SG_STREAM_VECTORS * g->vec)) {
         store_pattern_cached(g, out, v, unit, bytes);
         return;
     }
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
-    LLVMValueRef ok = LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, addr, ci(g, unit - 1), ""), ci(g, 0), "");
+    LLVMValueRef ok =
+        LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, addr, ci(g, unit - 1), ""), ci(g, 0), "");
     if (!known)
-        ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, STREAM_VECTORS * g->vec), ""), "");
+        ok = LLVMBuildAnd(g->b, ok,
+                          LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, SG_STREAM_VECTORS * g->vec), ""), "");
     LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached"), done = block(g, "stored");
     LLVMBuildCondBr(g->b, ok, streamed, cached);
     LLVMPositionBuilderAtEnd(g->b, streamed);
@@ -838,7 +841,8 @@ static void emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLV
         return;
     }
     loop l;
-    if (s < 0 && s != INT64_MIN && r >= LINE) { /* whole lines, rows reversed ([::-1] of 64 MiB: 3.45 -> 2.3 ms) */
+    if (s < 0 && s != INT64_MIN &&
+        r >= LINE) { /* whole lines, rows reversed ([::-1] of 64 MiB: 3.45 -> 2.3 ms) */
         loop_begin_backwards(g, &l, lo, hi, in, ci(g, s), out, ci(g, r));
         s = -s;
     } else
@@ -866,7 +870,8 @@ static void emit_inner_dynamic(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValu
     loop l;
     loop_begin(g, &l, lo, hi, 1, in, s, out, r);
     if (g->sym_ahead_runs != NULL) { /* runs of whole lines (else the offset is 0): the run of a row ahead */
-        LLVMBasicBlockRef fetch = block(g, "prefetch"), plain = block(g, "plain"), copied = block(g, "copied");
+        LLVMBasicBlockRef fetch = block(g, "prefetch"), plain = block(g, "plain"),
+                          copied = block(g, "copied");
         LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, g->sym_ahead_runs, ci(g, 0), ""), fetch, plain);
         LLVMPositionBuilderAtEnd(g->b, fetch);
         copy_run(g, l.in, l.out, r, g->sym_ahead_runs);
@@ -1608,11 +1613,16 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
     sg_outer outer = sg_nest_outer(p);
     if (p->sym && sg_is_const(p->sym->out_count) && p->sym->out_count.k == 0) {
         /* empty for every value: nothing to do */
-    } else if (p->sym && g->stream_above >= 0) { /* streaming stores for large outputs, chosen per call */
+    } else if (p->sym &&
+               g->stream_above >= 0) { /* streaming stores for large outputs of long runs, chosen per call */
         LLVMValueRef bytes = number64(g, args, p->sym->out_bytes, SG_ARG_OUTPUT_BYTES);
-        LLVMValueRef large =
+        LLVMValueRef run = number64(g, args, p->sym->run_bytes, SG_ARG_RUN_BYTES);
+        LLVMValueRef large = LLVMBuildAnd(
+            g->b,
             LLVMBuildICmp(g->b, LLVMIntSGT, bytes,
-                          LLVMConstInt(LLVMTypeOf(bytes), (unsigned long long)g->stream_above, 1), "");
+                          LLVMConstInt(LLVMTypeOf(bytes), (unsigned long long)g->stream_above, 1), ""),
+            LLVMBuildICmp(g->b, LLVMIntSGE, run, LLVMConstInt(LLVMTypeOf(run), SG_STREAM_MIN_RUN, 1), ""),
+            "");
         LLVMBasicBlockRef streamed = block(g, "streamed"), cached = block(g, "cached"),
                           done = block(g, "called");
         LLVMBuildCondBr(g->b, large, streamed, cached);
@@ -1704,8 +1714,7 @@ static void gen_init(gen *g, const sg_plan *plan, const sg_target *t, LLVMModule
 #endif
     g->copy_vec = copy_width(plan, g->vec);
     g->stream = sg_codegen_streams(plan, t);
-    g->stream_above =
-        plan->sym && t->stores == SG_STORES_AUTO && !t->gpu_emulation ? sg_codegen_stream_threshold(t) : -1;
+    g->stream_above = plan->sym && t->stores == SG_STORES_AUTO ? sg_codegen_stream_above(plan, t) : -1;
 }
 
 /* A program: each part's nest as a function of its own, internal to the
@@ -1846,7 +1855,25 @@ bool sg_codegen_streams(const sg_plan *plan, const sg_target *t)
         return false;
     if (t->stores == SG_STORES_STREAMING)
         return true;
-    return plan->sym == NULL && plan->out_bytes > (uint64_t)sg_codegen_stream_threshold(t);
+    if (plan->sym != NULL || plan->out_bytes <= (uint64_t)sg_codegen_stream_threshold(t))
+        return false;
+    sg_stream_lines s = sg_nest_stream_lines(plan, t->vector_bytes);
+    return s.mixed * SG_STREAM_LINES_PER_MIXED <= s.lines;
+}
+
+int64_t sg_host_stream_threshold(void)
+{
+    sg_target host = {.llc_bytes = sg_host_llc_bytes()};
+    return sg_codegen_stream_threshold(&host);
+}
+
+int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t)
+{
+    if (plan->sym == NULL || sg_target_is_gpu(t) || t->gpu_emulation || t->stores == SG_STORES_CACHED)
+        return -1;
+    if (t->stores == SG_STORES_STREAMING)
+        return 0;
+    return plan->sym->mapped ? -1 : sg_codegen_stream_threshold(t);
 }
 
 int64_t sg_codegen_stream_threshold(const sg_target *t)

@@ -172,8 +172,10 @@ static const char how_to_call[] =
     " * (non-temporal) stores, fenced before it returns: the output goes to\n"
     " * memory rather than staying in the cache (--stores; kernels of runtime\n"
     " * values stream when a call's output has more than NAME_STREAMS_ABOVE\n"
-    " * bytes, -1: never). NAME_info describes the kernel (shapes, sizes, spec,\n"
-    " * plan, target, CPU), so that a runtime can check what it linked against.\n";
+    " * bytes, -1: never, and with --stores auto its contiguous runs at least\n"
+    " * NAME_STREAMS_MIN_RUN bytes). NAME_info describes the kernel (shapes,\n"
+    " * sizes, spec, plan, target, CPU), so that a runtime can check what it\n"
+    " * linked against.\n";
 
 static const char how_to_launch[] =
     " * Each kernel NAME is the PTX entry NAME_ENTRY of the .ptx file, a 1-D\n"
@@ -292,11 +294,11 @@ static void kernel_block(FILE *f, const sg_aot_kernel *k, const sg_target *t)
     const char *n = k->name;
     describe(f, k);
     if (p->sym) {
-        int64_t above = t->stores == SG_STORES_STREAMING ? 0
-                        : t->stores == SG_STORES_CACHED  ? -1
-                                                         : sg_codegen_stream_threshold(t);
+        int64_t above = sg_codegen_stream_above(p, t);
         fprintf(f, "#define %s_VALUE_COUNT %zu\n", n, p->sym->nvalues);
         fprintf(f, "#define %s_STREAMS_ABOVE ((int64_t)%" PRId64 ")\n", n, above);
+        fprintf(f, "#define %s_STREAMS_MIN_RUN ((int64_t)%d)\n", n,
+                t->stores == SG_STORES_AUTO && above >= 0 ? SG_STREAM_MIN_RUN : 0);
         fprintf(f, "int %s_prepare(slicegen_args *args, const int64_t *in_shape, const int64_t *values);\n", n);
         fprintf(f, "void %s(const void *in, void *out, const slicegen_args *args, int64_t begin, int64_t end);\n", n);
         fprintf(f, "extern const slicegen_kernel_info %s_info;\n\n", n);

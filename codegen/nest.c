@@ -57,6 +57,54 @@ int64_t sg_nest_outer_extent(const sg_plan *plan)
     return sg_nest_outer(plan).extent;
 }
 
+/* `times` pieces of `bytes` output bytes, each stored at once and each
+ * ending where the next begins: a piece streamed has ordinary stores only
+ * in the line where it meets the next one (ragged ends); one shorter than
+ * the streamed minimum is stored with ordinary ones only, in that line
+ * and every other line it covers. */
+static void stream_piece(sg_stream_lines *s, double bytes, int64_t vector_bytes, double times)
+{
+    if (bytes <= 0)
+        return;
+    s->lines += times * bytes / SG_LINE_BYTES;
+    s->mixed += times;
+    if (bytes < (double)(SG_STREAM_VECTORS * vector_bytes))
+        s->mixed += times * (double)(((int64_t)bytes + SG_LINE_BYTES - 1) / SG_LINE_BYTES - 1);
+}
+
+sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, int64_t vector_bytes)
+{
+    sg_stream_lines s = {0, 0};
+    if (plan->op == SG_OP_PROGRAM) {
+        for (size_t k = 0; k < plan->nparts; k++) {
+            sg_stream_lines part = sg_nest_stream_lines(plan->parts[k].plan, vector_bytes);
+            s.lines += part.lines;
+            s.mixed += part.mixed;
+        }
+        return s;
+    }
+    if (plan->sym != NULL || plan->out_count == 0)
+        return s;
+    double run = (double)plan->run_bytes, out = (double)plan->out_bytes;
+    if (plan->nloops == 0) {
+        stream_piece(&s, out, vector_bytes, 1);
+        return s;
+    }
+    const sg_loop *l = &plan->loops[plan->nloops - 1];
+    double rows = out / ((double)l->extent * run); /* iterations of the loops around the innermost */
+    if (run >= (double)(SG_STREAM_VECTORS * vector_bytes)) { /* each run a piece of its own */
+        stream_piece(&s, run, vector_bytes, out / run);
+    } else if (l->nseg == 0) { /* short runs: each row one piece (copied, or shuffled and streamed) */
+        stream_piece(&s, (double)l->extent * run, vector_bytes, rows);
+    } else { /* a segmented row: each segment a piece (a copy, a fill or a shuffle) */
+        int64_t covered = l->period ? l->period : l->extent;
+        double repeats = (double)l->extent / (double)covered;
+        for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++)
+            stream_piece(&s, (double)plan->segs[k].count * run, vector_bytes, rows * repeats);
+    }
+    return s;
+}
+
 static bool uses_fill(const sg_plan *plan)
 {
     for (size_t i = 0; i < plan->nloops; i++) {

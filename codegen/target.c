@@ -9,6 +9,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -224,6 +227,28 @@ sg_status sg_target_init_aot(sg_target *t, const char *triple, const char *cpu, 
     return err->status;
 }
 
+/* Whether an L3 size that sysconf gave (CPUID 0x80000006, or the sum of
+ * the L3s) is an AMD package's rather than one core complex's: on AMD
+ * each core complex has an L3 of its own, of at most AMD_CCX_L3_MAX bytes
+ * (with 3D V-Cache); a larger figure is what a hypervisor without the
+ * cache topology of /sys or CPUID 0x8000001D reports for the package
+ * (AMD EPYC: 508 MiB), too large to tell what stays in the cache. */
+enum { AMD_CCX_L3_MAX = 96 << 20 };
+static bool amd_l3_of_package(uint64_t bytes)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return false;
+    bool amd = (b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163) || /* AuthenticAMD */
+               (b == 0x6f677948 && d == 0x6e65476e && c == 0x656e6975);   /* HygonGenuine */
+    return amd && bytes > AMD_CCX_L3_MAX;
+#else
+    (void)bytes;
+    return false;
+#endif
+}
+
 uint64_t sg_host_llc_bytes(void)
 {
     /* /sys first: it describes the cache one core sees (on AMD EPYC its
@@ -257,7 +282,7 @@ uint64_t sg_host_llc_bytes(void)
 #ifdef _SC_LEVEL3_CACHE_SIZE
     long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
     if (best == 0 && l3 > 0)
-        best = (uint64_t)l3;
+        best = amd_l3_of_package((uint64_t)l3) ? 0 : (uint64_t)l3;
 #endif
     return best;
 }

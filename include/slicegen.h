@@ -277,7 +277,10 @@ SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt
  * bytes than the threshold: half the last-level cache of the CPU compiled
  * for (read from the host for the JIT and for `--cpu native`, else 32 MiB
  * assumed), or the byte count in the environment variable
- * SLICEGEN_STREAM_THRESHOLD when set, read at compile time. */
+ * SLICEGEN_STREAM_THRESHOLD when set, read at compile time; and when the
+ * kernel's rows are long pieces: at most one output line in 21 is where
+ * two pieces stored apart meet (a pad's short rows between borders, or
+ * rows of about a KiB, are stored cached). */
 typedef enum sg_stores {
     SG_STORES_AUTO = 0,
     SG_STORES_CACHED = 1,   /* ordinary stores only */

@@ -129,6 +129,9 @@ void sg_kernel_cache_set_idle_max(sg_context *ctx, size_t idle_max);
  * unknown (codegen/target.c, where it decides the streaming stores of
  * kernels; the benchmark prints it). */
 uint64_t sg_host_llc_bytes(void);
+/* --stores auto's threshold for the JIT on this machine (codegen.h,
+ * sg_codegen_stream_threshold). */
+int64_t sg_host_stream_threshold(void);
 
 /* The reference interpreter (see sg_run_reference). */
 void sg_interpret(const sg_plan *plan, const void *in, void *out);

@@ -2,7 +2,8 @@
 it parses, every case object has every field of its device with a sane
 type and value (no timing thresholds),
 limit_s follows its formula (on the CPU from the faster of memcpy_s and
-stream_s), a program's fields (its parts, its steps run apart) are
+stream_s; the kernel with cached and with streaming stores timed too, and
+which of the two auto chose), a program's fields (its parts, its steps run apart) are
 consistent, every runtime-values object ("values: ...") has the fields of
 its kind (a case, tiny, the decode loop), and the cases are the ones
 expected.
@@ -21,7 +22,8 @@ import sys
 SIZES = {"bool": 1, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2,
          "i32": 4, "u32": 4, "f32": 4, "i64": 8, "u64": 8, "f64": 8}
 LINE = 64
-TIMES = ["kernel_s", "kernel_threads_s", "memcpy_s", "stream_s", "limit_s", "interp_s"]
+TIMES = ["kernel_s", "kernel_threads_s", "memcpy_s", "stream_s", "limit_s", "interp_s", "cached_s",
+         "streaming_s"]
 # --device cuda: memcpy_s is the device-to-device copy; no threads, no interpreter.
 CUDA_TIMES = ["kernel_s", "memcpy_s", "limit_s", "codegen_s", "ptx_load_s"]
 CHUNK = 16  # output bytes per GPU thread
@@ -141,6 +143,7 @@ def check_case(o, problems):
         ok &= need("threads", lambda v: is_int(v) and v >= 1, "an integer >= 1")
         for key in ("samples", "interp_runs"):
             ok &= need(key, lambda v: is_int(v) and v >= 1, "an integer >= 1")
+        ok &= need("auto_stores", lambda v: v in ("cached", "streaming"), "cached or streaming")
         times = TIMES
     for key in times:
         ok &= need(key, lambda v: is_number(v) and v > 0, "a time > 0")

@@ -12,8 +12,9 @@ CHECK_JSON=$(cd "$(dirname "$0")" && pwd)/bench_check.py
 
 cases=crop-rows,rgb-bgr,col-stride2,col-reverse,rev-rows-odd-cols,subsample-2x2,one-block,image-crop
 cases+=,image-mirror,f16-stride3,inner-crop,tiny,trt-strict,trt-wrap,trt-clamp,trt-reflect,trt-fill
-cases+=,col-stride2-in-cache,col-reverse-in-cache,focus,roll,crop-reflect-pad
-programs=" focus roll crop-reflect-pad "
+cases+=,trt-reflect-short,trt-crop-odd,trt-clamp-f16,trt-reflect-small
+cases+=,col-stride2-in-cache,col-reverse-in-cache,focus,roll,crop-reflect-pad,np-pad-reflect,np-pad-u8
+programs=" focus roll crop-reflect-pad np-pad-reflect np-pad-u8 "
 
 # json_ok FILE ARGS...: FILE passes bench_check.py ARGS (when python3 is there).
 json_ok() {
@@ -27,7 +28,7 @@ keep_files
 # The whole suite, quick.
 if "$SLICEGEN" bench --quick --json all.json > table.txt 2> err.txt; then
     ok
-    json_ok all.json --cases "$cases" --compile 8 --values 20
+    json_ok all.json --cases "$cases" --compile 8 --values 24
     for c in ${cases//,/ }; do
         grep -q "^$c " table.txt && ok || bad "no table line for $c"
         [ "$c" = tiny ] && continue
@@ -38,7 +39,7 @@ if "$SLICEGEN" bench --quick --json all.json > table.txt 2> err.txt; then
         fi
         grep -q "^values: $c  *[0-9.]* [mun]s " table.txt && ok || bad "no runtime-values line for $c"
     done
-    grep -q "^programs: one kernel each, made of parts: focus 4, roll 2, crop-reflect-pad 9$" table.txt \
+    grep -q "^programs: one kernel each, made of parts: focus 4, roll 2, crop-reflect-pad 9, np-pad-reflect [0-9]*, np-pad-u8 [0-9]*$" table.txt \
         && ok || bad "no parts of the programs"
     grep -q "^crop-reflect-pad: one kernel [0-9.]* [mun]s, its 2 steps as kernels of their own [0-9.]* [mun]s (\[16:-16, 16:-16\] into a temporary f32 \[992, 992\], then np.pad(x, 16, mode='reflect')): [0-9.]*x the time$" table.txt \
         && ok || bad "no line of crop-reflect-pad's steps run apart"
@@ -66,6 +67,13 @@ if "$SLICEGEN" bench --quick --json all.json > table.txt 2> err.txt; then
     grep -q "^tiny: .* ns per call" table.txt && ok || bad "no ns per call for tiny"
     grep -q "^case .* k/memcpy *k/stream " table.txt && ok || bad "no k/stream column"
     grep -q "^stream: a copy with .* the faster of it and memcpy$" table.txt && ok || bad "no streaming copy note"
+    # every case under each store strategy, whatever this machine's cache
+    grep -q "^stores: case  *output  *auto  *cached  *streaming  *auto/best  *auto chose$" table.txt \
+        && ok || bad "no stores header"
+    for c in ${cases//,/ }; do
+        grep -q "^stores: $c  *[0-9.]* [KM]*i*B  *[0-9.]* [mun]s  *[0-9.]* [mun]s  *[0-9.]* [mun]s  *[0-9.]*x \(cached\|streaming\)" \
+            table.txt && ok || bad "no stores line for $c"
+    done
     [ ! -s err.txt ] && ok || bad "stderr is not empty (not a tty: no progress): $(cat err.txt)"
 else
     bad "slicegen bench --quick --json all.json failed"
@@ -75,7 +83,7 @@ fi
 # A filter: the TensorRT cases only, no compile figures; two threads.
 if "$SLICEGEN" bench --quick --case trt- --threads 2 --json trt.json > table.txt 2> err.txt; then
     ok
-    json_ok trt.json --cases trt-strict,trt-wrap,trt-clamp,trt-reflect,trt-fill --compile 0 --values 5
+    json_ok trt.json --cases trt-strict,trt-wrap,trt-clamp,trt-reflect,trt-fill,trt-reflect-short,trt-crop-odd,trt-clamp-f16,trt-reflect-small --compile 0 --values 9
     grep -q '"threads": 2' trt.json && ok || bad "--threads 2 not in the JSON"
 else
     bad "slicegen bench --case trt- failed"
@@ -84,9 +92,10 @@ fi
 # The DRAM-sized cases: only when --case names "dram" (not in the full run
 # above, nor with --case crop), each with its runtime-values figure.
 dram=dram-block,dram-crop,dram-reverse,dram-stride2,dram-nchw-crop,dram-rgb-mirror,dram-reflect-pad,dram-fill-pad
+dram+=,dram-reflect-short,dram-np-pad
 if "$SLICEGEN" bench --quick --case dram --json dram.json > table.txt 2> err.txt; then
     ok
-    json_ok dram.json --cases "$dram" --compile 0 --values 8
+    json_ok dram.json --cases "$dram" --compile 0 --values 9
 else
     bad "slicegen bench --case dram failed"
     cat err.txt >&2
@@ -116,7 +125,7 @@ else
 fi
 # The runtime-values figures only: every case's, then the decode loop's.
 if "$SLICEGEN" bench --quick --case values --json values.json > table.txt 2> err.txt; then
-    json_ok values.json --cases "" --compile 0 --values 20
+    json_ok values.json --cases "" --compile 0 --values 24
     grep -q "^case " table.txt && bad "--case values printed the table of the cases" || ok
 else
     bad "slicegen bench --case values failed"

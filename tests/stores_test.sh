@@ -158,12 +158,50 @@ for c in "small auto 0" "large auto 1" "small streaming 1" "large cached 0"; do
         grep -qx "#define k_STREAMS $3" k.h && ok || bad "$1 --stores $2: header lacks '#define k_STREAMS $3'"
     unset -n shape
 done
-for c in "auto 16777216" "streaming 0" "cached -1"; do
+for c in "auto 16777216 1344" "streaming 0 0" "cached -1 0"; do
     set -- $c
     "$SLICEGEN" emit '[v0:, 3:-5]' --shape ?,4096 --dtype f32 --stores "$1" --name k -o k.o --header k.h &&
         grep -qx "#define k_STREAMS_ABOVE ((int64_t)$2)" k.h && ok \
         || bad "runtime values --stores $1: header lacks k_STREAMS_ABOVE $2"
+    grep -qx "#define k_STREAMS_MIN_RUN ((int64_t)$3)" k.h && ok \
+        || bad "runtime values --stores $1: header lacks k_STREAMS_MIN_RUN $3"
 done
+# A mapped nest of runtime values (a border mode) never streams under auto.
+"$SLICEGEN" emit --op TrtSlice --start 0,-8,-8 --size v0,v1,v2 --mode reflect --shape ?,256,256 --dtype f32 \
+    --name k -o k.o --header k.h && grep -qx "#define k_STREAMS_ABOVE ((int64_t)-1)" k.h && ok \
+    || bad "a runtime-values reflect pad: auto streams it"
+
+# Which kernels --stores auto streams, above the threshold (16 MiB for an
+# object of the baseline CPU): those whose rows are long pieces, at most
+# one output line in 21 where two pieces meet; not pads whose rows of a
+# few hundred bytes to a KiB meet short borders, nor rows of about a KiB
+# (each of these took 1.8-6x the cached kernel's time streamed, on an AMD
+# EPYC with a 32 MiB L3). Outputs of 18-46 MB.
+while IFS='|' read -r want in_shape in_dtype case_spec; do
+    [ -n "$want" ] || continue
+    read -r -a words <<< "$case_spec"
+    if "$SLICEGEN" emit "${words[@]}" --shape "$in_shape" --dtype "$in_dtype" --name k -o k.o --header k.h 2> err.txt; then
+        grep -qx "#define k_STREAMS $want" k.h && ok \
+            || bad "auto streams '$case_spec' of $in_dtype [$in_shape]: want k_STREAMS $want, got $(grep '_STREAMS ' k.h)"
+    else
+        bad "emit '$case_spec' of [$in_shape]: $(cat err.txt)"
+    fi
+done <<'CASES'
+0|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode reflect
+0|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode fill --fill 0.5
+0|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode wrap
+0|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode clamp
+0|1024,100,100|f32|--op TrtSlice --start 0,-3,-3 --size 1024,106,106 --mode reflect
+0|32,512,1000|f16|--op TrtSlice --start 0,-1,-12 --size 32,514,1024 --mode clamp
+0|128,300,301|f32|--op TrtSlice --start 0,2,5 --size 128,296,290
+0|96,224,224|f32|np.pad(x,((0,0),(1,1),(1,1)),mode='reflect')
+0|96,224,224|f32|np.pad(x,((0,0),(2,2),(2,2)))
+0|4,3,640,640|f32|np.concatenate([x[...,::2,::2],x[...,1::2,::2],x[...,::2,1::2],x[...,1::2,1::2]],axis=1)
+1|4096,2048|f32|[::-1]
+1|4100,4096|f32|[1:,3:-5]
+1|64,1024,1024|f32|--op TrtSlice --start 0,-16,-16 --size 64,1056,1056 --mode reflect
+1|64,1024,1024|f32|--op TrtSlice --start 0,-16,-16 --size 64,1056,1056 --mode fill --fill 0
+CASES
 
 # Rows of a crop prefetched 32 KiB ahead: each line's prefetch beside the
 # copy of a line, never a burst of a whole row's prefetches before its copy:
