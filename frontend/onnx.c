@@ -44,6 +44,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
+#include "../planner/planner.h" /* the output shape of a slice layer (check_output) */
 #include "frontend.h"
 #include "onnx.pb-c.h"
 
@@ -71,6 +72,7 @@ typedef struct producer {
 typedef struct info {
     const char *name;
     const Onnx__ValueInfoProto *value;
+    const char *list; /* "graph input", "value_info of" or "graph output": what names it, in messages */
 } info;
 
 typedef struct reader {
@@ -800,10 +802,11 @@ static sg_status index_graph(reader *r)
                                                    (const Onnx__ValueInfoProto *const *)g->value_info,
                                                    (const Onnx__ValueInfoProto *const *)g->output};
     size_t counts[3] = {g->n_input, g->n_value_info, g->n_output};
+    static const char *const list_names[3] = {"graph input", "value_info of", "graph output"};
     for (int l = 0; l < 3; l++)
         for (size_t i = 0; i < counts[l]; i++)
             if (str(lists[l][i]->name)[0] != '\0')
-                r->infos[r->ninfos++] = (info){lists[l][i]->name, lists[l][i]};
+                r->infos[r->ninfos++] = (info){lists[l][i]->name, lists[l][i], list_names[l]};
     qsort(r->infos, r->ninfos, sizeof *r->infos, by_info_name); /* equal names: any one describes it */
     return SG_OK;
 }
@@ -822,9 +825,32 @@ static const producer *find_producer(const reader *r, const char *name)
     return lo < r->nproducers && strcmp(r->producers[lo].name, name) == 0 ? &r->producers[lo] : NULL;
 }
 
+/* Every node reads only graph inputs, initializers and outputs of earlier
+ * nodes (ONNX's rule: the nodes are sorted topologically, so the graph has
+ * no cycle); an input named '' is absent. An input that nothing makes is
+ * left to the readers of the nodes that use it. */
+static sg_status check_order(reader *r)
+{
+    const Onnx__GraphProto *g = r->graph;
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *node = g->node[i];
+        for (size_t k = 0; k < node->n_input; k++) {
+            const producer *p = str(node->input[k])[0] != '\0' ? find_producer(r, node->input[k]) : NULL;
+            if (p == NULL || p->kind != P_NODE || p->index < i)
+                continue;
+            char whom[WHO_BUF], maker[WHO_BUF], shown[SHOW_BUF];
+            return bad(r,
+                       "%s: input %zu ('%s') is made by %s, not by an earlier node, a graph input or an "
+                       "initializer (the graph has a cycle or is not sorted topologically)",
+                       who_node(r, i, whom), k, show(node->input[k], shown), who_producer(r, p, maker));
+        }
+    }
+    return SG_OK;
+}
+
 static const Onnx__TypeProto__Tensor *find_type(const reader *r, const char *name)
 {
-    info key = {name, NULL};
+    info key = {name, NULL, NULL};
     const info *i = bsearch(&key, r->infos, r->ninfos, sizeof *r->infos, by_info_name);
     const Onnx__TypeProto *t = i ? i->value->type : NULL;
     return t && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? t->tensor_type : NULL;
@@ -1177,6 +1203,94 @@ static sg_status made(node_in *n, const sg_error *lerr)
     return SG_OK;
 }
 
+/* "[3, 6]" into buf: the dimensions of a shape, `unknown` as '?' (known
+ * only at run time), cut with "..." when long. */
+static const char *dims_text(const int64_t *dims, size_t rank, int64_t unknown, char buf[96])
+{
+    size_t n = 1;
+    strcpy(buf, "[");
+    for (size_t i = 0; i < rank; i++) {
+        char dim[24];
+        if (dims[i] == unknown)
+            strcpy(dim, "?");
+        else
+            snprintf(dim, sizeof dim, "%lld", (long long)dims[i]);
+        if (n + strlen(dim) + 8 > 96) {
+            strcpy(buf + n, i ? ", ..." : "...");
+            n += strlen(buf + n);
+            break;
+        }
+        n += (size_t)sprintf(buf + n, "%s%s", i ? ", " : "", dim);
+    }
+    strcpy(buf + n, "]");
+    return buf;
+}
+
+/* Output `name` of node n, which layer l (read, with a spec) makes: each
+ * value_info and graph output of that name must give the element type of
+ * the data input and the shape of the layer's plan (its rank and each
+ * dimension; one known only at run time, on either side, matches any), or
+ * a layer reading it would be compiled for another shape than the one it
+ * gets, and for another one again when fused with this one. A layer that
+ * does not plan is left to be skipped with the planner's reason. */
+static sg_status check_output(node_in *n, const char *name, const sg_model_layer *l)
+{
+    reader *r = n->r;
+    info key = {name, NULL, NULL};
+    size_t first = r->ninfos;
+    if (l->spec == NULL || str(name)[0] == '\0')
+        return SG_OK;
+    for (size_t lo = 0, hi = r->ninfos; lo < hi;) { /* the first info of that name */
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_info_name(&r->infos[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = first = mid;
+    }
+    if (first == r->ninfos || strcmp(r->infos[first].name, name) != 0)
+        return SG_OK;
+    sg_plan *plan = calloc(1, sizeof *plan);
+    sg_error lerr = {0};
+    if (plan == NULL)
+        return nomem(r);
+    sg_status st = sg_infer_shape(l->spec, l->rank, l->shape, l->dtype, plan, &lerr);
+    if (st != SG_OK) {
+        sg_plan_free(plan);
+        return st == SG_ERR_NOMEM ? nomem(r) : SG_OK;
+    }
+    char shown[SHOW_BUF], stated[96], made[96], tname[24], ttname[24];
+    for (size_t i = first; st == SG_OK && i < r->ninfos && strcmp(r->infos[i].name, name) == 0; i++) {
+        const Onnx__TypeProto *t = r->infos[i].value->type;
+        if (t == NULL || t->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || t->tensor_type == NULL)
+            continue;
+        const Onnx__TypeProto__Tensor *type = t->tensor_type;
+        if (type->has_elem_type && type->elem_type != 0 && type->elem_type != n->onnx_type) {
+            st = bad(r, "%s: %s '%s' gives element type %s, but the %s makes %s", n->who, r->infos[i].list,
+                     show(name, shown), type_name(type->elem_type, tname), l->type,
+                     type_name(n->onnx_type, ttname));
+            break;
+        }
+        if (type->shape == NULL)
+            continue;
+        bool same = type->shape->n_dim == plan->out_rank;
+        int64_t dims[SG_MAX_RANK];
+        size_t rank = type->shape->n_dim < SG_MAX_RANK ? type->shape->n_dim : SG_MAX_RANK;
+        for (size_t d = 0; d < rank; d++) {
+            const Onnx__TensorShapeProto__Dimension *dim = type->shape->dim[d];
+            bool value = dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+            dims[d] = value ? dim->dim_value : INT64_MIN; /* a dim_param, or nothing: any */
+            if (value && d < plan->out_rank && plan->out_shape[d] >= 0 && dims[d] != plan->out_shape[d])
+                same = false;
+        }
+        if (!same) /* a rank past SG_MAX_RANK shows cut, as a long one does */
+            st = bad(r, "%s: %s '%s' gives shape %s, but the %s makes %s", n->who, r->infos[i].list,
+                     show(name, shown), dims_text(dims, rank, INT64_MIN, stated), l->type,
+                     dims_text(plan->out_shape, plan->out_rank, -1, made));
+    }
+    sg_plan_free(plan);
+    return st;
+}
+
 /* The largest of `versions` (ascending, 0-terminated) not above opset. */
 static int op_version(int64_t opset, const int *versions)
 {
@@ -1502,6 +1616,8 @@ static sg_status read_node(reader *r, size_t index, op_kind op, sg_model *m)
         st = fill_layer(n, skipped(n) ? NULL : specs[k], &m->layers[m->nlayers++]);
         if (!skipped(n))
             specs[k] = NULL;
+        if (st == SG_OK && k < n->node->n_output)
+            st = check_output(n, n->node->output[k], &m->layers[m->nlayers - 1]);
     }
 done:
     for (size_t k = 0; specs && k < outputs; k++)
@@ -1748,6 +1864,8 @@ sg_status sg_onnx_load(const char *path, sg_model **model, sg_error *err)
         st = read_opset(&r);
     if (st == SG_OK)
         st = index_graph(&r);
+    if (st == SG_OK)
+        st = check_order(&r);
     if (st == SG_OK)
         st = read_nodes(&r, model);
     if (r.model != NULL) {

@@ -662,6 +662,78 @@ static sg_status read_edges(reader *r)
     return SG_OK;
 }
 
+/* The edges make no cycle: no layer's input depends, through any chain of
+ * edges, on one of its own outputs (OpenVINO orders the layers by their
+ * edges, so document order is free, but a cycle has no order). Kahn's
+ * algorithm settles every layer whose producers are all settled; each one
+ * left has a producer left, so walking back from one through such
+ * producers for nlayers steps ends on a cycle. */
+static sg_status check_acyclic(reader *r)
+{
+    size_t n = r->nlayers, nedges = 0, settled = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < r->layers[i].nin; k++)
+            nedges += r->layers[i].src[k].layer != NONE;
+    size_t *first = calloc(n + 1, sizeof *first); /* layer f's consumers: readers[first[f] .. first[f + 1]) */
+    size_t *readers = malloc((nedges ? nedges : 1) * sizeof *readers);
+    size_t *waiting = calloc(n ? n : 1, sizeof *waiting); /* per layer: inputs from layers not settled */
+    size_t *queue = malloc((n ? n : 1) * sizeof *queue);
+    sg_status st = SG_OK;
+    if (first == NULL || readers == NULL || waiting == NULL || queue == NULL) {
+        st = nomem(r);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < r->layers[i].nin; k++)
+            if (r->layers[i].src[k].layer != NONE) {
+                first[r->layers[i].src[k].layer + 1]++;
+                waiting[i]++;
+            }
+    for (size_t f = 0; f < n; f++)
+        first[f + 1] += first[f];
+    for (size_t f = 0; f < n; f++) /* queue: where each producer's next consumer goes, for now */
+        queue[f] = first[f];
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < r->layers[i].nin; k++)
+            if (r->layers[i].src[k].layer != NONE)
+                readers[queue[r->layers[i].src[k].layer]++] = i;
+    for (size_t i = 0; i < n; i++)
+        if (waiting[i] == 0)
+            queue[settled++] = i;
+    for (size_t q = 0; q < settled; q++)
+        for (size_t e = first[queue[q]]; e < first[queue[q] + 1]; e++)
+            if (--waiting[readers[e]] == 0)
+                queue[settled++] = readers[e];
+    if (settled == n)
+        goto done;
+    size_t at = 0, k = 0;
+    while (waiting[at] == 0)
+        at++;
+    for (size_t step = 0; step <= n; step++) { /* back through producers left */
+        const layer *l = &r->layers[at];
+        k = 0;
+        while (l->src[k].layer == NONE || waiting[l->src[k].layer] == 0)
+            k++;
+        if (step < n)
+            at = l->src[k].layer;
+    }
+    const layer *l = &r->layers[at];
+    const source *s = &l->src[k];
+    char reader_who[WHO_BUF], producer_who[WHO_BUF];
+    who(l, reader_who);
+    who(&r->layers[s->layer], producer_who);
+    st = bad(r,
+             "the edges make a cycle (edge at line %ld: %s input %zu reads %s output port %lld, "
+             "which depends on that input)",
+             s->line, reader_who, k, producer_who, (long long)s->port_id);
+done:
+    free(first);
+    free(readers);
+    free(waiting);
+    free(queue);
+    return st;
+}
+
 /* Opens the weights (the .bin): weights_path, or the .xml path with its
  * extension replaced by ".bin". */
 static sg_status open_weights(reader *r, const char *weights_path)
@@ -1795,6 +1867,8 @@ sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model
         st = read_layers(&r);
     if (st == SG_OK)
         st = read_edges(&r);
+    if (st == SG_OK)
+        st = check_acyclic(&r);
     if (st == SG_OK)
         st = open_weights(&r, weights_path);
     if (st == SG_OK && r.nomem)

@@ -83,10 +83,11 @@ def tensor(name, values, dtype=np.int64):
     return numpy_helper.from_array(np.array(values, dtype=dtype), name)
 
 
-def model(opset, nodes, inputs, initializers=(), value_info=()):
-    """inputs: (name, TensorProto type, dims) triples."""
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(*i) for i in inputs], [],
-                              list(initializers), value_info=list(value_info))
+def model(opset, nodes, inputs, initializers=(), value_info=(), outputs=()):
+    """inputs, outputs: (name, TensorProto type, dims) triples; value_info: ValueInfoProtos."""
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(*i) for i in inputs],
+                              [helper.make_tensor_value_info(*o) for o in outputs], list(initializers),
+                              value_info=list(value_info))
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = 8
     return m.SerializeToString()
@@ -98,6 +99,11 @@ X = [("x", F, [4, 5, 6])]
 
 def node(op, inputs, outputs, name=None, **attrs):
     return helper.make_node(op, inputs, outputs, name=name, **attrs)
+
+
+# Two Slices in a chain: x [4, 6] -> q0 (axis 0, 1:6) -> p [3, 6] -> q1 (axis 1, 1:6) -> y [3, 5].
+CHAIN = [node("Slice", ["x", "s1", "e6", "a0"], ["p"], "q0"), node("Slice", ["p", "s1", "e6", "a1"], ["y"], "q1")]
+CHAIN_INDICES = [tensor("s1", [1]), tensor("e6", [6]), tensor("a0", [0]), tensor("a1", [1])]
 
 
 def good_models(folder):
@@ -260,6 +266,14 @@ def good_models(folder):
                  field(5, 2, ints_attr("ends", [1], False)))
     add("others.onnx", model_bytes(1, [relu, custom, slice1], [x_info]),
         "0\t2\ty\tSlice\tf32\t4,5\t--op OnnxSlice --start 0 --stop 1 --step 1")
+    # The types value_info and graph outputs give a slice's output agree
+    # with the shape it makes; a dim_param matches any dimension (issue 34).
+    for name, p_dims, y_dims in (("chain_typed.onnx", [3, 6], [3, 5]), ("chain_dim_param.onnx", ["n", 6], [3, "m"])):
+        add(name, model(13, CHAIN, [("x", F, [4, 6])], CHAIN_INDICES,
+                        [helper.make_tensor_value_info("p", F, p_dims)], [("y", F, y_dims)]),
+            "0\t0\tq0\tSlice\tf32\t4,6\t" + slice_text.format(1, 6, 1, 0),
+            "1\t1\tq1\tSlice\tf32\t" + ",".join(str(d) if isinstance(d, int) else "-1" for d in p_dims) + "\t" +
+            slice_text.format(1, 6, 1, 1))
     return out
 
 
@@ -343,6 +357,39 @@ def bad_models(folder):
             e.key, e.value = k, v
         add(name, model(13, [node("Slice", ["x", "st", "st"], ["y"], "s")], X, [t]),
             "initializer 'st' (index 0)", *pieces)
+    # Nodes must read what earlier nodes make: a Slice of its own output, two
+    # Slices of each other's, and nodes out of order (issue 34).
+    cycle = "not by an earlier node, a graph input or an initializer (the graph has a cycle or is not sorted"
+    x46 = [("x", F, [4, 6])]
+    add("cycle_self.onnx", model(13, [node("Slice", ["y", "s1", "e6", "a1"], ["y"], "q0")], x46, CHAIN_INDICES,
+                                 [helper.make_tensor_value_info("y", F, [4, 6])]),
+        "node 'q0' (index 0): input 0 ('y') is made by node 'q0' (index 0) output 0", cycle)
+    add("cycle_two.onnx",
+        model(13, [node("Slice", ["b", "s1", "e6", "a1"], ["a"], "q0"),
+                   node("Slice", ["a", "s1", "e6", "a1"], ["b"], "q1")],
+              x46, CHAIN_INDICES, [helper.make_tensor_value_info(n, F, [4, 6]) for n in "ab"]),
+        "node 'q0' (index 0): input 0 ('b') is made by node 'q1' (index 1) output 0", cycle)
+    add("unsorted.onnx", model(13, CHAIN[::-1], x46, CHAIN_INDICES, [helper.make_tensor_value_info("p", F, [3, 6])]),
+        "node 'q1' (index 0): input 0 ('p') is made by node 'q0' (index 1) output 0", cycle)
+    add("unsorted_index.onnx",
+        model(13, [node("Slice", ["x", "c", "e6"], ["y"], "q0"),
+                   node("Constant", [], ["c"], "c", value=tensor("v", [1]))], x46, CHAIN_INDICES),
+        "node 'q0' (index 0): input 1 ('c') is made by node 'c' (index 1) output 0", cycle)
+    # A slice's output typed otherwise than it is made: a layer reading it
+    # would be compiled for that type, and for the made one when fused.
+    for name, p_type, p_dims, y_dims, pieces in (
+            ("value_info_shape.onnx", F, [100, 100], None,
+             ["node 'q0' (index 0): value_info of 'p' gives shape [100, 100], but the Slice makes [3, 6]"]),
+            ("value_info_rank.onnx", F, [3, 6, 1], None,
+             ["node 'q0' (index 0): value_info of 'p' gives shape [3, 6, 1], but the Slice makes [3, 6]"]),
+            ("value_info_dim_param.onnx", F, ["n", 7], None,
+             ["node 'q0' (index 0): value_info of 'p' gives shape [?, 7], but the Slice makes [3, 6]"]),
+            ("value_info_type.onnx", TensorProto.INT32, [3, 6], None,
+             ["node 'q0' (index 0): value_info of 'p' gives element type INT32, but the Slice makes FLOAT"]),
+            ("output_shape.onnx", F, [3, 6], [3, 4],
+             ["node 'q1' (index 1): graph output 'y' gives shape [3, 4], but the Slice makes [3, 5]"])):
+        add(name, model(13, CHAIN, x46, CHAIN_INDICES, [helper.make_tensor_value_info("p", p_type, p_dims)],
+                        [("y", F, y_dims)]), *pieces)
     return out
 
 

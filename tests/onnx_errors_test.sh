@@ -6,7 +6,8 @@
 # stderr naming the file and the pieces the script expects (node, field),
 # nothing on stdout, and an existing output and header left as they were,
 # with no temporary file beside them. Then --weights with an ONNX model
-# (bad usage) and the deep nest the reader skips.
+# (bad usage), cycles and contradicting types with --fuse, and the deep
+# nest the reader skips.
 # usage: onnx_errors_test.sh path/to/slicegen   (exit 77 without python3 + onnx)
 set -u
 SLICEGEN=$(realpath "${1:?usage: onnx_errors_test.sh path/to/slicegen}")
@@ -41,6 +42,35 @@ while IFS=$'\t' read -r -a line; do
 done < models/bad/expected.txt
 [ "$(ls | grep -c slicegen-tmp)" -eq 0 ] && ok || bad "temporary files left: $(ls)"
 [ $count -ge 25 ] && ok || bad "only $count malformed models"
+
+# Issue 34: a graph with a cycle, or a slice whose value_info or graph
+# output contradicts what it makes, fails with --fuse too; a chain whose
+# types agree (or give a dim_param) compiles with and without it, each
+# layer for the shapes it gets (chain_typed: q1 [3, 6] -> [3, 5]).
+for name in cycle_self cycle_two unsorted value_info_shape value_info_type output_shape; do
+    model=models/bad/$name.onnx
+    "$SLICEGEN" aot "$model" --fuse -o out.o --header out.h > stdout.txt 2> stderr.txt
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < stderr.txt)" -eq 1 ] && [ ! -s stdout.txt ] &&
+        grep -q "^slicegen: error: failed to read ONNX model '$model': " stderr.txt && ok ||
+        bad "--fuse $model: exit status $rc: $(cat stdout.txt stderr.txt)"
+    [ "$(cat out.o)" = "previous object" ] && [ "$(cat out.h)" = "previous header" ] && ok ||
+        bad "--fuse $model: an existing output was changed"
+done
+for name in chain_typed chain_dim_param; do
+    for fuse in "" --fuse; do
+        "$SLICEGEN" aot models/good/$name.onnx $fuse -o $name.o --header $name.h > stdout.txt 2> stderr.txt
+        rc=$?
+        [ $rc -eq 0 ] && grep -q "compiled 2 of 2 slice layers" stdout.txt && ok ||
+            bad "$name.onnx $fuse: exit status $rc: $(cat stdout.txt stderr.txt)"
+    done
+done
+grep -q "define chain_typed_q1_OUTPUT_BYTES ((int64_t)60)" chain_typed.h && ok ||
+    bad "chain_typed.onnx --fuse: the fused kernel does not make q1's [3, 5]: $(grep BYTES chain_typed.h)"
+"$SLICEGEN" aot models/good/chain_typed.onnx -o chain_typed.o --header chain_typed.h > /dev/null 2>&1
+grep -q "define chain_typed_q1_INPUT_BYTES ((int64_t)72)" chain_typed.h &&
+    grep -q "define chain_typed_q1_OUTPUT_BYTES ((int64_t)60)" chain_typed.h && ok ||
+    bad "chain_typed.onnx: q1 is not compiled for [3, 6] -> [3, 5]: $(grep BYTES chain_typed.h)"
 
 # A model that is a folder, and one that does not exist.
 mkdir dir.onnx

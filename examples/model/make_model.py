@@ -682,6 +682,11 @@ FAULTS = {
     "missing-end-mask": lambda g: g.layer(TARGET)["data"].pop("end_mask"),
     "bad-mask-value": lambda g: g.layer(TARGET)["data"].update(begin_mask="1,2,0,0"),
     "unconnected-input": lambda g: g.edges.remove(edge_into(g, TARGET, 2)),
+    # the edges make a cycle: the target reads its own output, or that of the
+    # slice that reads it (chain.second)
+    "edge-cycle-self": lambda g: edge_into(g, TARGET, 0).__setitem__(slice(0, 2), [g.layer(TARGET)["id"], 3]),
+    "edge-cycle-two": lambda g: edge_into(g, TARGET, 0).__setitem__(slice(0, 2),
+                                                                    [g.layer("chain.second")["id"], 5]),
     "dim-not-number": lambda g: g.layer("image")["outputs"][0]["dims"].__setitem__(3, "8x"),
     "pad-mode-missing": lambda g: g.layer("pad/border")["data"].pop("pad_mode"),
     "pad-mode-unknown": lambda g: g.layer("pad/border")["data"].update(pad_mode="mirror"),

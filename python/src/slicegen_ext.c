@@ -53,7 +53,10 @@ static void set_ref(PyObject **slot, PyObject *value)
 /* ---- Gate: a context's runs ---------------------------------------------
  * A context's C pointer and the count of runs made without the GIL. close()
  * refuses new runs and waits for those in flight; runs holding the GIL are
- * not counted, close() cannot come between their check and their end. */
+ * not counted, close() cannot come between their check and their end. So a
+ * call checks the gate (or enters it) right before each use of the context,
+ * after any Python code it runs (converting its input or out=), which may
+ * close the context or let another thread close it. */
 
 typedef struct {
     PyObject_HEAD sg_context *ctx; /* NULL once closed */
@@ -399,6 +402,10 @@ static PyObject *kernel_run(KernelBase *k, PyObject *x, Py_buffer *given, PyObje
         int64_t in_shape[SG_MAX_RANK];
         for (int i = 0; i < k->rank; i++)
             in_shape[i] = in.shape[i];
+        if (k->gate->ctx == NULL) { /* closed while the input was converted */
+            raise_closed();
+            goto fail;
+        }
         sg_status status = sg_kernel_prepare(k->gate->ctx, k->kernel, in_shape, values, &args);
         if (status != SG_OK) {
             PyObject *s = shape_tuple(k->rank, in_shape), *v = NULL, *code = PyLong_FromLong(status);
@@ -423,9 +430,11 @@ static PyObject *kernel_run(KernelBase *k, PyObject *x, Py_buffer *given, PyObje
     }
     if (output(k, result, x, rank, dims, &in, &dst, &out_held) < 0)
         goto fail;
+    /* The conversions above may have closed the context: checked again
+     * here, with no Python code between the check and the run. */
     sg_status status;
+    Gate *gate = k->gate;
     if (dst.len > SG_GIL_BYTES || threads > 1) {
-        Gate *gate = k->gate;
         if (gate_enter(gate) < 0) {
             PyBuffer_Release(&dst);
             goto fail;
@@ -435,9 +444,13 @@ static PyObject *kernel_run(KernelBase *k, PyObject *x, Py_buffer *given, PyObje
                         : sg_kernel_run(gate->ctx, k->kernel, in.buf, dst.buf, threads);
         gate_leave(gate);
         Py_END_ALLOW_THREADS
-    } else {
-        status = k->symbolic ? sg_kernel_run_args(k->gate->ctx, k->kernel, in.buf, dst.buf, &args, threads)
-                             : sg_kernel_run(k->gate->ctx, k->kernel, in.buf, dst.buf, threads);
+    } else if (gate->ctx == NULL) {
+        PyBuffer_Release(&dst);
+        raise_closed();
+        goto fail;
+    } else { /* holding the GIL: close() cannot come before the end */
+        status = k->symbolic ? sg_kernel_run_args(gate->ctx, k->kernel, in.buf, dst.buf, &args, threads)
+                             : sg_kernel_run(gate->ctx, k->kernel, in.buf, dst.buf, threads);
     }
     PyBuffer_Release(&dst);
     if (status != SG_OK) {
@@ -510,9 +523,10 @@ static PyObject *values_refused(KernelBase *k, PyObject *kwargs)
     if (values == NULL)
         return NULL;
     if (kwargs != NULL && PyDict_Update(values, kwargs) == 0) {
-        if ((PyDict_DelItemString(values, "out") < 0 || PyDict_DelItemString(values, "threads") < 0) &&
-            PyErr_ExceptionMatches(PyExc_KeyError))
-            PyErr_Clear();
+        static const char *const own[] = {"out", "threads"}; /* each removed, whether the other is given */
+        for (int i = 0; i < 2 && !PyErr_Occurred(); i++)
+            if (PyDict_DelItemString(values, own[i]) < 0 && PyErr_ExceptionMatches(PyExc_KeyError))
+                PyErr_Clear();
     }
     if (!PyErr_Occurred())
         raise_from(values_slow, (PyObject *)k, values, NULL, NULL);
@@ -672,13 +686,15 @@ static PyObject *slicer_call(PyObject *self, PyObject *args, PyObject *kwargs)
         Py_buffer in;
         if (kernel != NULL) {
             KernelBase *k = (KernelBase *)kernel;
+            /* held: taking the buffer or the call may run code that drops
+             * the cache's entry */
+            Py_INCREF(kernel);
             if (k->gate->ctx != NULL && k->value_count == 0 && input_fast(k, x, &in)) {
-                /* held: the call may run code that drops the cache's entry */
-                Py_INCREF(kernel);
                 PyObject *result = kernel_run(k, x, &in, out, n, NULL);
                 Py_DECREF(kernel);
                 return result;
             }
+            Py_DECREF(kernel);
         } else if (PyErr_Occurred()) {
             return NULL;
         }

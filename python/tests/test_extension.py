@@ -245,6 +245,13 @@ class Errors(unittest.TestCase):
         self.raises(kernel, x, t=2, u=1, contains="unexpected keyword argument 'u'", error=TypeError)
         self.raises(kernel, x, t=2**70, contains="value t = 1180591620717411303424 does not fit in 64 bits")
         self.raises(kernel, x, t=2.0, contains="value t is 2.0, not an integer")
+        # threads= and out= are no values, whichever of them is given (issue 34)
+        out = np.empty((2, 1), np.float32)
+        for given in ({"threads": 2}, {"threads": 2, "out": out}, {"out": out}):
+            self.raises(kernel, x, t=1.5, **given, contains="value t is 1.5, not an integer")
+            self.raises(kernel, x, t=2**70, **given, contains="value t = 1180591620717411303424 does not fit")
+            self.raises(kernel, x, t=1, u=1, **given, contains="unexpected keyword argument 'u'", error=TypeError)
+            self.raises(kernel, x, **given, contains="missing 1 required keyword argument: 't'", error=TypeError)
         column = slicegen.compile("[:, t]", (None, 6), np.float32)
         self.assertTrue(same(column(x, t=-1), x[:, -1]))
         e = self.raises(column, x, t=7, contains="failed to ")
@@ -273,6 +280,39 @@ class Errors(unittest.TestCase):
         self.assertTrue(same(slicegen.slice(x, "[1:]"), x[1:]))
         slicegen.default_context().close()
         self.assertTrue(same(slicegen.slice(x, "[1:]"), x[1:]))
+
+    def test_context_closed_while_converting(self):
+        """A context closed by the conversion of a call's input (Python code
+        run inside the call) fails the call with SliceError, for static and
+        runtime-value kernels, small (run holding the GIL) and large calls
+        and threads=2 (issue 34: a use after free)."""
+        cases = [("[1:]", (4,), {}, (4,)), ("[1:]", (4,), {"threads": 2}, (4,)),
+                 ("[1:]", (8192,), {}, (8192,)), ("[:, :t]", (None, 6), {"t": 2}, (3, 6)),
+                 ("[:, :t]", (None, 6), {"t": 2, "threads": 2}, (3, 6)),
+                 ("[:, :t]", (None, 1024), {"t": 1024}, (3, 1024))]
+        for spec, shape, given, x_shape in cases:
+            with self.subTest(spec=spec, shape=shape, given=given):
+                context = slicegen.Context()
+                kernel = context.compile(spec, shape, np.float32)
+
+                class Closing:
+                    def __array__(self, dtype=None, copy=None):
+                        context.close()
+                        return np.zeros(x_shape, np.float32)
+
+                self.raises(kernel, Closing(), **given, contains="failed to run kernel: its context is closed")
+                self.assertTrue(context.closed)
+                self.raises(kernel, np.zeros(x_shape, np.float32), **given,
+                            contains="failed to run kernel: its context is closed")
+        context = slicegen.Context()
+
+        class Closing:
+            def __array__(self, dtype=None, copy=None):
+                context.close()
+                return np.zeros(4, np.float32)
+
+        e = self.raises(context.slice, Closing(), "[1:]", contains="closed")
+        self.assertIn(str(e), ("failed to use context: it is closed", "failed to run kernel: its context is closed"))
 
     def test_kernels_are_made_by_compile(self):
         with self.assertRaises(TypeError):

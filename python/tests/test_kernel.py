@@ -60,6 +60,51 @@ for p in problems[:5]:
 sys.exit(1 if problems else 0)
 """
 
+# Contexts closed while other threads call their kernels on non-contiguous
+# inputs (which Python code converts, inside the call), for argv[1] seconds
+# (argv[2] seeds the moments of the closes): static and runtime-value
+# kernels, small calls (run holding the GIL) and threads=2. Exit 0: every
+# call failing after a close raised its "closed" SliceError; 1 with the
+# problems on stderr; a crash is the bug (issue 34).
+CLOSE_WHILE_CONVERTING = """
+import random, sys, threading, time
+import numpy as np
+import slicegen
+
+seconds, rng = float(sys.argv[1]), random.Random(int(sys.argv[2]))
+sys.setswitchinterval(1e-5)  # threads switch often, inside the conversions too
+x = np.arange(8, dtype=np.float32)[::2]
+problems, rounds, deadline = [], 0, time.monotonic() + seconds
+
+
+def loop(kernel, want, **given):
+    try:
+        while True:
+            if not np.array_equal(kernel(x, **given), want):
+                problems.append(f"wrong result of {kernel.spec!r}")
+    except slicegen.SliceError as e:
+        if str(e) != "failed to run kernel: its context is closed":
+            problems.append(str(e))
+
+
+while time.monotonic() < deadline:
+    ctx = slicegen.Context()
+    static, values = ctx.compile("[1:]", (4,), np.float32), ctx.compile("[:t]", (None,), np.float32)
+    calls = [(static, x[1:], {}), (static, x[1:], {"threads": 2}), (values, x[:2], {"t": 2})]
+    threads = [threading.Thread(target=loop, args=(k, want), kwargs=given) for k, want, given in calls]
+    for t in threads:
+        t.start()
+    time.sleep(rng.random() * 0.002)
+    ctx.close()
+    for t in threads:
+        t.join()
+    rounds += 1
+print(f"{rounds} contexts closed while converting inputs", file=sys.stderr)
+for p in problems[:5]:
+    print(p, file=sys.stderr)
+sys.exit(1 if problems else 0)
+"""
+
 
 class Attributes(unittest.TestCase):
     def test_attributes(self):
@@ -299,24 +344,34 @@ class Lifetimes(unittest.TestCase):
             t.join()
         self.assertEqual(outcomes, ["failed to run kernel: its context is closed"] * 4)
 
-    def test_close_while_threads_compile(self):
-        """close() while other threads are in compile() and slice(): they
-        raise SliceError, the kernels they made are released with the
-        context, nothing is used after it is freed. Runs in a fresh
-        interpreter, so that a crash is a failure with a message."""
+    def fresh_interpreter(self, script, what):
+        """Runs script for 2 s in a fresh interpreter, so that a crash is a
+        failure with a message."""
         env = dict(os.environ, SLICEGEN_LIBRARY=slicegen.library_path,
                    PYTHONPATH=os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(slicegen.__file__)),
                                                             os.environ.get("PYTHONPATH")])))
         try:
-            run = subprocess.run([sys.executable, "-c", CLOSE_WHILE_COMPILING, "2", str(SEED)], env=env,
+            run = subprocess.run([sys.executable, "-c", script, "2", str(SEED)], env=env,
                                  capture_output=True, text=True, timeout=60)
         except subprocess.TimeoutExpired:
-            self.fail(f"the interpreter closing contexts while threads compile hung (seed {SEED}; "
+            self.fail(f"the interpreter closing contexts while {what} hung (seed {SEED}; "
                       "2 s of closes took over 60 s)")
         if run.returncode < 0:
-            self.fail(f"the interpreter closing contexts while threads compile died of "
+            self.fail(f"the interpreter closing contexts while {what} died of "
                       f"{signal.Signals(-run.returncode).name} (seed {SEED}): {run.stderr.strip()[-2000:]}")
         self.assertEqual(run.returncode, 0, f"seed {SEED}: {run.stderr.strip()[-2000:]}")
+
+    def test_close_while_threads_compile(self):
+        """close() while other threads are in compile() and slice(): they
+        raise SliceError, the kernels they made are released with the
+        context, nothing is used after it is freed."""
+        self.fresh_interpreter(CLOSE_WHILE_COMPILING, "threads compile")
+
+    def test_close_while_threads_convert_inputs(self):
+        """close() while other threads are in kernel calls converting their
+        inputs: the calls raise SliceError, nothing is used after it is
+        freed (issue 34)."""
+        self.fresh_interpreter(CLOSE_WHILE_CONVERTING, "threads convert inputs")
 
     def test_with_and_default_context(self):
         with slicegen.Context() as context:
