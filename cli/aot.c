@@ -418,11 +418,16 @@ int cmd_aot(sg_context *ctx, const options *o)
             .plan = plan, .spec = layer->spec_text, .layer = layer->name, .layer_id = layer->id};
     }
     if (nkernels == 0) {
+        size_t folded = sg_model_folded_count(model);
+        char folded_text[80] = "";
+        if (folded > 0)
+            snprintf(folded_text, sizeof folded_text, "; %zu slice-like node%s folded as shape arithmetic",
+                     folded, folded == 1 ? "" : "s");
         fputs(skips, stderr);
         fprintf(stderr,
                 "slicegen: error: failed to compile model '%s': no slice layer can be compiled "
-                "(%zu slice layer%s, all skipped)\n",
-                xml, nlayers, nlayers == 1 ? "" : "s");
+                "(%zu slice layer%s%s%s)\n",
+                xml, nlayers, nlayers == 1 ? "" : "s", nlayers ? ", all skipped" : "", folded_text);
         rc = 2;
         goto done;
     }
@@ -459,9 +464,13 @@ int cmd_aot(sg_context *ctx, const options *o)
     if (nfusions_used > 0)
         snprintf(fused_text, sizeof fused_text, "; %zu fused into %zu kernel%s", nfused, nfusions_used,
                  nfusions_used == 1 ? "" : "s");
-    printf("slicegen: compiled %zu of %zu slice layers (%zu skipped%s) into %s (%lld bytes)%s%s\n", compiled,
-           nlayers, nlayers - compiled, fused_text, o->output, size, o->header ? " and " : "",
-           o->header ? o->header : "");
+    size_t folded = sg_model_folded_count(model);
+    char folded_text[64] = "";
+    if (folded > 0)
+        snprintf(folded_text, sizeof folded_text, "; %zu folded as shape arithmetic", folded);
+    printf("slicegen: compiled %zu of %zu slice layers (%zu skipped%s%s) into %s (%lld bytes)%s%s\n",
+           compiled, nlayers, nlayers - compiled, fused_text, folded_text, o->output, size,
+           o->header ? " and " : "", o->header ? o->header : "");
     rc = 0;
 done:
     for (size_t i = 0; i < nkernels; i++) {

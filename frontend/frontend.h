@@ -377,6 +377,10 @@ typedef struct sg_model_concat {
 struct sg_model {
     size_t nlayers;
     sg_model_layer *layers;
+    /* slice-like nodes whose data input is shape arithmetic (ONNX:
+     * Gather(Shape(x), 1)), folded into the numbers of the kernels they
+     * feed rather than listed as layers */
+    size_t folded;
     /* The data flow (NULL flow and 0 counts: not recorded): flow[i] of
      * layers[i]; readers[t], how many inputs of any layer or node read
      * tensor t, plus one if t is an output of the model (a tensor with
@@ -408,6 +412,11 @@ void sg_model_free(sg_model *model);
 /* ---- ONNX models (onnx.c: the only file that uses protobuf-c) ---- */
 
 /* Whether path names an ONNX model: it ends in ".onnx", any case. */
+/* The model graph of an ONNX model (graph.h), every subgraph decoded and
+ * every tensor's type and shape inferred; g zeroed, freed with
+ * sg_graph_free. The same checks and errors as sg_onnx_load. */
+struct sg_graph;
+sg_status sg_onnx_read_graph(const char *path, struct sg_graph *g, sg_error *err);
 bool sg_model_is_onnx(const char *path);
 /* Reads an ONNX model into the same sg_model (see sg_model_read and
  * docs/onnx.md); sg_model_free releases it. A malformed model is SG_ERR_IO,

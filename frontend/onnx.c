@@ -1,7 +1,9 @@
 /*
  * ONNX models: the Slice, Pad, Split and Gather nodes of a model as specs
- * (sg_onnx_load, sg_model_is_onnx). The only file that includes protobuf-c;
- * the schema is onnx.proto beside it, compiled by protoc-c at build time.
+ * (sg_onnx_load, sg_model_is_onnx). With onnx_graph.c (the model as a
+ * graph, and shape inference over it), the only file that includes
+ * protobuf-c; the schema is onnx.proto beside it, compiled by protoc-c at
+ * build time.
  *
  * The reader takes the whole file, walks its wire format against the
  * schema (every tag, wire type and length: the first fault is reported
@@ -9,11 +11,18 @@
  * bound, then checks the graph: the opset of the default domain, every
  * initializer and Constant (dimensions, element count against the bytes of
  * its data, external data files inside the model's folder), and that no
- * tensor has two producers. Each node of the default domain whose op_type
- * is Slice, Pad, Split or Gather becomes one layer (Split: one per output)
- * whose spec is built from the node's attributes and its constant inputs
- * (initializers and Constant nodes); an index input that is not constant
- * gives runtime values named after the input (starts_0, ..., pads_0, ...).
+ * tensor has two producers, and that nodes read only earlier nodes'
+ * outputs. Then the whole model, subgraphs included, becomes a graph
+ * whose every tensor's type and shape are inferred (onnx_graph.c,
+ * graph.h). Each node of the default domain, in the main graph or a
+ * subgraph (named after its path), whose op_type is Slice, Pad, Split or
+ * Gather becomes one layer (Split: one per output) whose spec is built
+ * from the node's attributes and its constant inputs (initializers,
+ * Constant nodes, and shape arithmetic that inference folds to
+ * constants); an index input that is not constant gives runtime values
+ * named after the input (starts_0, ..., pads_0, ...). Such a node whose
+ * data input is itself shape arithmetic (Gather(Shape(x), 1)) is not a
+ * layer: it is folded (sg_model.folded).
  * Anything malformed fails the whole model with SG_ERR_IO, "failed to read
  * ONNX model '<file>': <where>: <rule> (<values>)"; a well-formed node that
  * slicegen cannot describe is listed with a one-line skip reason instead of
@@ -46,7 +55,7 @@
 
 #include "../planner/planner.h" /* the output shape of a slice layer (check_output) */
 #include "frontend.h"
-#include "onnx.pb-c.h"
+#include "onnx_graph.h"
 
 /* protobuf-c may allocate this much per byte of the file, plus the base. */
 #define MEMORY_PER_BYTE 64
@@ -57,6 +66,10 @@
 #define WHO_BUF   (SHOW_BUF + 48)
 /* The longest index list (starts, pads, ...) read from a constant. */
 #define LIST_MAX 4096
+/* Message levels the wire check follows: three per subgraph level, and
+ * the deepest path below a graph (node, attribute, tensor, and a value
+ * info's type, shape and dimension) with the model around them. */
+#define WIRE_DEPTH (3 * SG_ONNX_SUBGRAPH_DEPTH + 8)
 
 typedef enum { P_INITIALIZER, P_INPUT, P_NODE } producer_kind;
 
@@ -89,6 +102,7 @@ typedef struct reader {
     size_t nproducers;
     info *infos;
     size_t ninfos;
+    sg_graph g; /* the model as a graph, every tensor's type and shape inferred (onnx_graph.c) */
     sg_error *err;
 } reader;
 
@@ -164,14 +178,16 @@ static int wire_type_of(ProtobufCType type)
 /* Checks the message in bytes [begin, end) of the file as `desc`
  * describes it: tags, wire types, lengths, packed runs, and its message
  * fields in turn. `path` (`len` bytes used of 256) names it in messages
- * ("graph.node[3]"). Recursion follows the schema, which nests no message
- * in itself. */
+ * ("graph.node[3]"). Recursion follows the schema, which nests a message
+ * in itself only through subgraphs: at most WIRE_DEPTH levels. */
 static sg_status check_wire(reader *r, size_t begin, size_t end, const ProtobufCMessageDescriptor *desc,
                             char *path, size_t len, unsigned depth)
 {
     size_t counts[32] = {0}, pos = begin;
     const uint8_t *p = r->file;
-    assert(depth < 16 && desc->n_fields <= 32);
+    assert(desc->n_fields <= 32);
+    if (depth > WIRE_DEPTH)
+        return bad(r, "%s: subgraphs nest deeper than %d levels", path, SG_ONNX_SUBGRAPH_DEPTH);
     while (pos < end) {
         size_t at = pos;
         uint64_t tag, n = 0;
@@ -862,8 +878,10 @@ static const Onnx__TypeProto__Tensor *find_type(const reader *r, const char *nam
 typedef struct node_in {
     reader *r;
     const Onnx__NodeProto *node;
-    size_t index;
-    int version; /* the operator's version under the model's opset */
+    size_t index;  /* in the main graph; a subgraph's node: its graph node's index */
+    int32_t gnode; /* its node in r->g */
+    bool sub;      /* a node of a subgraph: its constants and types come from r->g alone */
+    int version;   /* the operator's version under the model's opset */
     char who[WHO_BUF];
     /* the data input */
     bool have_shape, have_dtype;
@@ -992,18 +1010,53 @@ typedef struct constant {
  * or a Constant node's value, value_int(s) or value_float(s). Not found
  * anywhere is malformed; made by another node or a graph input, or a
  * Constant of another kind, leaves c->is_constant false. */
+/* Input `pos` as the graph knows it: a constant's tensor (*t), or the
+ * elements shape inference folded to constants (into c); neither leaves
+ * both unset. */
+static sg_status graph_constant(node_in *n, size_t pos, constant *c, const Onnx__TensorProto **t)
+{
+    const sg_gnode *gn = &n->r->g.nodes[n->gnode];
+    const sg_gtensor *x = pos < gn->nin && gn->in[pos] >= 0 ? &n->r->g.tensors[gn->in[pos]] : NULL;
+    if (x == NULL)
+        return SG_OK;
+    if (x->constant && x->source != NULL) {
+        *t = x->source;
+        return SG_OK;
+    }
+    bool known = x->nvalues >= 0 && x->rank >= 0 && (x->type == SG_I32 || x->type == SG_I64);
+    for (int64_t k = 0; known && k < x->nvalues; k++)
+        known = sg_is_const(x->values[k]);
+    if (!known)
+        return SG_OK;
+    c->is_constant = true;
+    c->onnx_type = x->type == SG_I32 ? 6 : 7;
+    c->rank = (size_t)x->rank;
+    c->count = (size_t)x->nvalues;
+    if ((c->values = malloc(c->count ? c->count * sizeof *c->values : 1)) == NULL)
+        return nomem(n->r);
+    for (size_t k = 0; k < c->count; k++)
+        c->values[k] = (sg_scalar){.kind = SG_SCALAR_INT, .i = x->values[k].k};
+    return SG_OK;
+}
+
 static sg_status read_constant(node_in *n, size_t pos, const char *role, constant *c)
 {
     reader *r = n->r;
     const char *name = input_name(n, pos);
     char shown[SHOW_BUF], where[WHO_BUF + 64], whom[WHO_BUF];
-    const producer *p = find_producer(r, name);
+    const producer *p = n->sub ? NULL : find_producer(r, name);
     *c = (constant){0};
-    if (p == NULL)
+    const Onnx__TensorProto *t = NULL;
+    if (p == NULL && !n->sub)
         return bad(r, "%s: input '%s': no graph input, initializer or node output named '%s'", n->who, role,
                    show(name, shown));
-    const Onnx__TensorProto *t = NULL;
-    if (p->kind == P_INITIALIZER) {
+    if (n->sub || (p->kind != P_INITIALIZER &&
+                   !(p->kind == P_NODE && strcmp(str(r->graph->node[p->index]->op_type), "Constant") == 0))) {
+        /* a subgraph's input, or shape arithmetic folded to constants */
+        if (graph_constant(n, pos, c, &t) != SG_OK || t == NULL)
+            return r->err->status;
+        snprintf(where, sizeof where, "constant '%s'", show(name, shown));
+    } else if (p->kind == P_INITIALIZER) {
         t = r->graph->initializer[p->index];
         snprintf(where, sizeof where, "initializer '%s' (index %zu)", show(name, shown), p->index);
     } else if (p->kind == P_NODE) {
@@ -1048,6 +1101,8 @@ static sg_status read_constant(node_in *n, size_t pos, const char *role, constan
     return st;
 }
 
+static sg_status runtime_ints(node_in *n, const sg_gtensor *x, const char *role, bool runtime, ilist *l);
+
 /* Input `pos`, a 1-D list of int32 or int64 (`role` names it): constant
  * values, or, when `runtime` allows, runtime values named role_0, role_1,
  * ... whose count the input's type gives. Anything else is a skip reason. */
@@ -1057,6 +1112,32 @@ static sg_status input_ints(node_in *n, size_t pos, const char *role, bool runti
     char tname[24];
     if (input_name(n, pos) == NULL)
         return SG_OK;
+    /* elements shape inference folded to constants (shape arithmetic: Shape,
+     * Gather, Concat...), or a subgraph's constants */
+    const sg_gnode *gn = &n->r->g.nodes[n->gnode];
+    const sg_gtensor *x = pos < gn->nin && gn->in[pos] >= 0 ? &n->r->g.tensors[gn->in[pos]] : NULL;
+    bool folded = x != NULL && x->nvalues >= 0 && x->rank == 1 && (x->type == SG_I32 || x->type == SG_I64) &&
+                  (n->sub || !x->constant);
+    for (int64_t k = 0; folded && k < x->nvalues; k++)
+        folded = sg_is_const(x->values[k]);
+    if (folded) {
+        l->given = true;
+        l->len = (size_t)x->nvalues;
+        if ((l->v = malloc(x->nvalues ? (size_t)x->nvalues * sizeof *l->v : 1)) == NULL)
+            return nomem(n->r);
+        for (int64_t k = 0; k < x->nvalues; k++)
+            l->v[k] = x->values[k].k;
+        return SG_OK;
+    }
+    if (n->sub) { /* not folded: a constant too long to keep, or runtime values */
+        l->given = true;
+        if (x != NULL && x->constant) {
+            skip(n, "input '%s' is a constant of more than %d elements, or not of INT32 or INT64", role,
+                 SG_GRAPH_MAX_VALUES);
+            return SG_OK;
+        }
+        return runtime_ints(n, x, role, runtime, l);
+    }
     if (read_constant(n, pos, role, &c) != SG_OK)
         return n->r->err->status;
     l->given = true;
@@ -1081,25 +1162,38 @@ static sg_status input_ints(node_in *n, size_t pos, const char *role, bool runti
         free(c.values);
         return SG_OK;
     }
-    char shown[SHOW_BUF];
-    const char *name = input_name(n, pos);
-    const Onnx__TypeProto__Tensor *type = find_type(n->r, name);
+    return runtime_ints(n, x, role, runtime, l);
+}
+
+/* Input x (`role` names it), not a constant, as runtime values named
+ * role_0, role_1, ..., one per element of its 1-D type of static length
+ * (stated, or inferred). */
+static sg_status runtime_ints(node_in *n, const sg_gtensor *x, const char *role, bool runtime, ilist *l)
+{
+    char shown[SHOW_BUF], tname[24];
+    const char *name = x != NULL ? x->name : "";
     if (!runtime) {
         skip(n, "input '%s' ('%s') is not a constant (an initializer or Constant node), and must be", role,
              show(name, shown));
         return SG_OK;
     }
-    if (type == NULL || type->shape == NULL || type->shape->n_dim != 1 ||
-        type->shape->dim[0]->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+    const Onnx__TypeProto__Tensor *type = n->sub ? NULL : find_type(n->r, name);
+    bool stated = type != NULL && type->shape != NULL && type->shape->n_dim == 1 &&
+                  type->shape->dim[0]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+    bool inferred = x != NULL && x->rank == 1 && sg_is_const(x->dims[0]);
+    if (!stated && !inferred) {
         skip(n,
              "input '%s' ('%s') is not a constant and its length is not known (no 1-D type of static length)",
              role, show(name, shown));
         return SG_OK;
     }
-    int64_t len = type->shape->dim[0]->dim_value;
-    if (type->elem_type != 6 && type->elem_type != 7) {
+    int64_t len = stated ? type->shape->dim[0]->dim_value : x->dims[0].k;
+    int32_t elem = stated && type->has_elem_type ? type->elem_type : 0;
+    bool integer = stated && type->has_elem_type ? elem == 6 || elem == 7
+                                                 : x != NULL && (x->type == SG_I32 || x->type == SG_I64);
+    if (!integer) {
         skip(n, "input '%s' ('%s') is not a constant and has type %s, not INT32 or INT64", role,
-             show(name, shown), type_name(type->elem_type, tname));
+             show(name, shown), elem ? type_name(elem, tname) : "of another kind");
         return SG_OK;
     }
     if (len < 0 || len > SG_MAX_VALUES) {
@@ -1128,9 +1222,82 @@ static sg_status input_ints(node_in *n, size_t pos, const char *role, bool runti
     return SG_OK;
 }
 
+/* Why tensor t of the graph has no known type or shape: the node that
+ * makes it, or the first node before it with no shape rule. */
+static const char *unknown_why(const reader *r, int32_t t, char buf[WHO_BUF + 64])
+{
+    const sg_graph *g = &r->g;
+    char shown[SHOW_BUF];
+    for (int hops = 0; hops < 64 && t >= 0; hops++) {
+        int32_t p = g->tensors[t].producer;
+        if (p < 0)
+            break;
+        const sg_gnode *m = &g->nodes[p];
+        const char *who = m->name[0] ? m->name : m->nout && m->out[0] >= 0 ? g->tensors[m->out[0]].name : "";
+        if (!sg_graph_has_rule(m->domain, m->op)) {
+            snprintf(buf, WHO_BUF + 64, "node '%s' (%s%s%s) makes it, and slicegen has no shape rule for %s",
+                     show(who, shown), m->domain, m->domain[0] ? "." : "", m->op, m->op);
+            return buf;
+        }
+        int32_t next = -1; /* an input of unknown shape: the cause is further up */
+        for (size_t i = 0; i < m->nin && next < 0; i++)
+            if (m->in[i] >= 0 &&
+                (g->tensors[m->in[i]].rank < 0 || g->tensors[m->in[i]].type == SG_GTYPE_UNKNOWN))
+                next = m->in[i];
+        if (next < 0) {
+            snprintf(buf, WHO_BUF + 64, "node '%s' (%s) makes it, from inputs that do not tell",
+                     show(who, shown), m->op);
+            return buf;
+        }
+        t = next;
+    }
+    snprintf(buf, WHO_BUF + 64, "no graph input, value_info or output gives it");
+    return buf;
+}
+
+/* The data input's type and shape as shape inference over the whole graph
+ * gives them; false when it does not know them (reason: a skip reason). */
+static bool inferred_data(node_in *n, bool reason)
+{
+    const sg_graph *g = &n->r->g;
+    const sg_gnode *gn = &g->nodes[n->gnode];
+    const sg_gtensor *x = gn->nin > 0 && gn->in[0] >= 0 ? &g->tensors[gn->in[0]] : NULL;
+    char shown[SHOW_BUF], why[WHO_BUF + 64];
+    if (x == NULL || x->type == SG_GTYPE_UNKNOWN || x->rank < 0) {
+        if (reason && x != NULL)
+            skip(n, "the data input '%s' has no known %s (%s)", show(x->name, shown),
+                 x->type == SG_GTYPE_UNKNOWN ? "type" : "shape", unknown_why(n->r, gn->in[0], why));
+        return false;
+    }
+    if (x->type == SG_GTYPE_OTHER) {
+        if (reason)
+            skip(n, "the data input '%s' has an element type slicegen lacks", show(x->name, shown));
+        return false;
+    }
+    if (x->rank > SG_MAX_RANK) {
+        if (reason)
+            skip(n, "the data input '%s' has rank %d, more than %d", show(x->name, shown), x->rank,
+                 SG_MAX_RANK);
+        return false;
+    }
+    n->have_shape = n->have_dtype = true;
+    n->rank = (size_t)x->rank;
+    for (int d = 0; d < x->rank; d++)
+        n->shape[d] = sg_is_const(x->dims[d]) && x->dims[d].k >= 0 ? x->dims[d].k : -1;
+    n->dtype = (sg_dtype)x->type;
+    n->onnx_type = 0;
+    static const int32_t codes[] = {[SG_BOOL] = 9,  [SG_I8] = 3,   [SG_U8] = 2,  [SG_I16] = 5,  [SG_U16] = 4,
+                                    [SG_I32] = 6,   [SG_U32] = 12, [SG_I64] = 7, [SG_U64] = 13, [SG_F16] = 10,
+                                    [SG_BF16] = 16, [SG_F32] = 1,  [SG_F64] = 11};
+    if ((size_t)x->type < sizeof codes / sizeof *codes)
+        n->onnx_type = codes[x->type];
+    return true;
+}
+
 /* The data input (input 0): shape and element type from an initializer,
- * a graph input, value_info or a graph output. Unknown ones are skip
- * reasons. */
+ * a graph input, value_info or a graph output, else as shape inference
+ * gives them (a dimension the file leaves dynamic but inference knows
+ * taken from it). Unknown ones are skip reasons. */
 static sg_status read_data(node_in *n)
 {
     reader *r = n->r;
@@ -1138,6 +1305,10 @@ static sg_status read_data(node_in *n)
     char shown[SHOW_BUF], tname[24];
     if (name == NULL)
         return bad(r, "%s: input 'data' is missing", n->who);
+    if (n->sub) {
+        inferred_data(n, true);
+        return SG_OK;
+    }
     const producer *p = find_producer(r, name);
     if (p == NULL)
         return bad(r, "%s: input 'data': no graph input, initializer or node output named '%s'", n->who,
@@ -1152,8 +1323,7 @@ static sg_status read_data(node_in *n)
         for (size_t i = 0; i < rank && i < SG_MAX_RANK; i++)
             dims[i] = t->dims[i];
     } else if (type == NULL || !type->has_elem_type || type->shape == NULL) {
-        skip(n, "the data input '%s' has no known %s (no graph input, value_info or output gives it)",
-             show(name, shown), type == NULL || !type->has_elem_type ? "type" : "shape");
+        inferred_data(n, true);
         return SG_OK;
     } else {
         n->onnx_type = type->elem_type;
@@ -1175,6 +1345,10 @@ static sg_status read_data(node_in *n)
     n->have_shape = true;
     n->rank = rank;
     memcpy(n->shape, dims, rank * sizeof *dims);
+    const sg_gtensor *x = &r->g.tensors[r->g.nodes[n->gnode].in[0]];
+    for (size_t i = 0; i < rank && x->rank == (int)rank; i++) /* what inference knows of a dynamic one */
+        if (dims[i] < 0 && sg_is_const(x->dims[i]) && x->dims[i].k >= 0)
+            n->shape[i] = x->dims[i].k;
     n->have_dtype = e.known;
     n->dtype = e.dtype;
     if (!e.known)
@@ -1568,7 +1742,15 @@ static char *copy_text(const char *text)
 static sg_status fill_layer(node_in *n, sg_spec *spec, sg_model_layer *out)
 {
     out->id = (int64_t)n->index;
-    out->name = copy_text(node_name(n->node));
+    if (n->sub) { /* named after its path: "If_0/then_branch/Slice_3" */
+        const char *path = n->r->g.scopes[n->r->g.nodes[n->gnode].scope].path, *name = node_name(n->node);
+        char *full = malloc(strlen(path) + strlen(name) + 2);
+        if (full != NULL)
+            sprintf(full, "%s/%s", path, name);
+        out->name = full;
+    } else {
+        out->name = copy_text(node_name(n->node));
+    }
     out->type = copy_text(str(n->node->op_type));
     out->rank = n->have_shape ? n->rank : 0;
     out->dtype = n->have_dtype ? n->dtype : SG_BOOL;
@@ -1586,14 +1768,18 @@ static sg_status fill_layer(node_in *n, sg_spec *spec, sg_model_layer *out)
     return SG_OK;
 }
 
-/* Reads node `index` into the next layers of m (one; a Split one per
- * output). */
-static sg_status read_node(reader *r, size_t index, op_kind op, sg_model *m)
+/* Reads graph node `gnode` into the next layers of m (one; a Split one
+ * per output): a node of the main graph, `index` in it, or of a subgraph. */
+static sg_status read_node(reader *r, int32_t gnode, op_kind op, sg_model *m)
 {
+    const sg_gnode *gn = &r->g.nodes[gnode];
+    bool sub = gn->scope != 0;
+    size_t index = sub ? r->graph->n_node + (size_t)gnode : gn->file_index; /* the layer's id */
     static const int versions[4][7] = {
         {1, 10, 11, 13, 0}, {1, 2, 11, 13, 18, 19, 0}, {1, 2, 11, 13, 18, 0}, {1, 11, 13, 0}};
     node_in *n = calloc(1, sizeof *n);
-    size_t outputs = op == OP_SPLIT ? r->graph->node[index]->n_output : 1;
+    const Onnx__NodeProto *node = gn->source;
+    size_t outputs = op == OP_SPLIT ? node->n_output : 1;
     sg_spec **specs = calloc(outputs ? outputs : 1, sizeof *specs);
     sg_status st = SG_OK;
     if (n == NULL || specs == NULL) {
@@ -1601,10 +1787,18 @@ static sg_status read_node(reader *r, size_t index, op_kind op, sg_model *m)
         goto done;
     }
     n->r = r;
-    n->node = r->graph->node[index];
+    n->node = node;
     n->index = index;
+    n->gnode = gnode;
+    n->sub = sub;
     n->version = op_version(r->opset, versions[op]);
-    who_node(r, index, n->who);
+    if (sub) {
+        char shown[SHOW_BUF];
+        snprintf(n->who, sizeof n->who, "node '%s/%s' (%s)", r->g.scopes[gn->scope].path,
+                 show(node_name(node), shown), str(node->op_type));
+    } else {
+        who_node(r, index, n->who);
+    }
     if ((st = read_data(n)) != SG_OK)
         goto done;
     if (!skipped(n)) {
@@ -1616,7 +1810,7 @@ static sg_status read_node(reader *r, size_t index, op_kind op, sg_model *m)
         st = fill_layer(n, skipped(n) ? NULL : specs[k], &m->layers[m->nlayers++]);
         if (!skipped(n))
             specs[k] = NULL;
-        if (st == SG_OK && k < n->node->n_output)
+        if (st == SG_OK && k < n->node->n_output && !n->sub)
             st = check_output(n, n->node->output[k], &m->layers[m->nlayers - 1]);
     }
 done:
@@ -1661,20 +1855,29 @@ static bool listed_concat(const reader *r, const Onnx__NodeProto *node, int64_t 
 }
 
 /* Whether the node holds a subgraph (If, Loop, Scan...): an attribute of
- * type GRAPH or GRAPHS, or with fields g or graphs, which the schema leaves
- * out unread. */
+ * type GRAPH or GRAPHS, or with fields g or graphs. */
 static bool has_subgraph(const Onnx__NodeProto *node)
 {
     for (size_t a = 0; a < node->n_attribute; a++) {
         const Onnx__AttributeProto *at = node->attribute[a];
-        if (at->has_type && (at->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ||
-                             at->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS))
+        if ((at->has_type && (at->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ||
+                              at->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS)) ||
+            at->g != NULL || at->n_graphs > 0)
             return true;
-        for (unsigned u = 0; u < at->base.n_unknown_fields; u++)
-            if (at->base.unknown_fields[u].tag == 6 || at->base.unknown_fields[u].tag == 11)
-                return true;
     }
     return false;
+}
+
+/* What graph node x is: a slice layer (its op), or not one (OP_NONE):
+ * another operator, or a slice-like node whose data input is shape
+ * arithmetic (*folded: it is folded into the numbers of the kernels it
+ * feeds, not compiled). */
+static op_kind layer_op(const reader *r, int32_t x, bool *folded)
+{
+    const sg_gnode *gn = &r->g.nodes[x];
+    op_kind op = op_of(gn->source);
+    *folded = op != OP_NONE && gn->nin > 0 && gn->in[0] >= 0 && r->g.tensors[gn->in[0]].shape_arith;
+    return *folded ? OP_NONE : op;
 }
 
 static int by_text(const void *a, const void *b)
@@ -1754,7 +1957,8 @@ static sg_status read_flow(reader *r, sg_model *m)
             m->readers[tensor_of(&t, g->output[i]->name)]++;
     for (size_t i = 0; i < g->n_node && st == SG_OK; i++) {
         const Onnx__NodeProto *node = g->node[i];
-        op_kind op = op_of(node);
+        bool folded;
+        op_kind op = layer_op(r, r->g.scopes[0].nodes[i], &folded);
         subgraphs = subgraphs || has_subgraph(node);
         for (size_t k = 0; k < node->n_input; k++)
             if (str(node->input[k])[0] != '\0')
@@ -1780,6 +1984,8 @@ static sg_status read_flow(reader *r, sg_model *m)
     }
     for (size_t k = 0; k < m->ntensors && subgraphs; k++)
         m->readers[k]++;
+    while (st == SG_OK && next < m->nlayers) /* a subgraph's layers: not in the flow */
+        m->flow[next++] = (sg_model_flow){-1, -1};
     assert(st != SG_OK || next == m->nlayers);
 done:
     free(t.names);
@@ -1788,24 +1994,29 @@ done:
 
 static sg_status read_nodes(reader *r, sg_model **model)
 {
-    const Onnx__GraphProto *g = r->graph;
-    size_t count = 0;
-    for (size_t i = 0; i < g->n_node; i++) {
-        op_kind op = op_of(g->node[i]);
-        count += op == OP_SPLIT ? g->node[i]->n_output : op != OP_NONE;
+    size_t count = 0, folded = 0;
+    bool f;
+    for (size_t x = 0; x < r->g.nnodes; x++) {
+        op_kind op = layer_op(r, (int32_t)x, &f);
+        count += op == OP_SPLIT ? r->g.nodes[x].nout : op != OP_NONE;
+        folded += f;
     }
     sg_model *m = calloc(1, sizeof *m);
     if (m == NULL || (m->layers = calloc(count ? count : 1, sizeof *m->layers)) == NULL) {
         free(m);
         return nomem(r);
     }
-    for (size_t i = 0; i < g->n_node; i++) {
-        op_kind op = op_of(g->node[i]);
-        if (op != OP_NONE && read_node(r, i, op, m) != SG_OK) {
-            sg_model_free(m);
-            return r->err->status;
+    m->folded = folded;
+    /* the main graph's nodes in order, then each subgraph's */
+    for (size_t s = 0; s < r->g.nscopes; s++)
+        for (size_t i = 0; i < r->g.scopes[s].nnodes; i++) {
+            int32_t x = r->g.scopes[s].nodes[i];
+            op_kind op = layer_op(r, x, &f);
+            if (op != OP_NONE && read_node(r, x, op, m) != SG_OK) {
+                sg_model_free(m);
+                return r->err->status;
+            }
         }
-    }
     if (read_flow(r, m) != SG_OK) {
         sg_model_free(m);
         return r->err->status;
@@ -1826,6 +2037,16 @@ bool sg_model_is_onnx(const char *path)
         if ((ext[i] | 0x20) != ".onnx"[i])
             return false;
     return true;
+}
+
+/* The model as a graph, every tensor's type and shape inferred. */
+static sg_status read_graph(reader *r)
+{
+    sg_error lerr = {0};
+    sg_status st = sg_onnx_decode_graph(r->model, r->opset, &r->g, &lerr);
+    if (st == SG_ERR_NOMEM)
+        return nomem(r);
+    return st == SG_OK ? SG_OK : bad(r, "%s", lerr.message);
 }
 
 /* The real path of the folder holding `path`. */
@@ -1849,6 +2070,43 @@ static sg_status find_folder(reader *r)
     return SG_OK;
 }
 
+sg_status sg_onnx_read_graph(const char *path, sg_graph *g, sg_error *err)
+{
+    sg_error local = {0};
+    reader r = {.path = path, .err = err ? err : &local};
+    sg_status st = path == NULL ? sg_fail(r.err, SG_ERR_USAGE, "failed to read ONNX model: no path given")
+                                : read_file(&r);
+    if (st == SG_OK)
+        st = find_folder(&r);
+    if (st == SG_OK)
+        st = read_opset(&r);
+    if (st == SG_OK)
+        st = index_graph(&r);
+    if (st == SG_OK)
+        st = check_order(&r);
+    if (st == SG_OK)
+        st = read_graph(&r);
+    if (r.model != NULL) {
+        ProtobufCAllocator allocator = {bounded_alloc, bounded_free, &r};
+        onnx__model_proto__free_unpacked(r.model, &allocator);
+    }
+    /* the graph keeps no pointer into the model but its nodes' `source`
+     * and its constants' `raw`, both gone now */
+    for (size_t i = 0; i < r.g.nnodes; i++)
+        r.g.nodes[i].source = NULL;
+    for (size_t i = 0; i < r.g.ntensors; i++)
+        r.g.tensors[i].raw = r.g.tensors[i].source = NULL;
+    free(r.producers);
+    free(r.infos);
+    free(r.folder);
+    free(r.file);
+    if (st == SG_OK)
+        *g = r.g;
+    else
+        sg_graph_free(&r.g);
+    return st;
+}
+
 sg_status sg_onnx_load(const char *path, sg_model **model, sg_error *err)
 {
     sg_error local = {0};
@@ -1867,6 +2125,8 @@ sg_status sg_onnx_load(const char *path, sg_model **model, sg_error *err)
     if (st == SG_OK)
         st = check_order(&r);
     if (st == SG_OK)
+        st = read_graph(&r);
+    if (st == SG_OK)
         st = read_nodes(&r, model);
     if (r.model != NULL) {
         ProtobufCAllocator allocator = {bounded_alloc, bounded_free, &r};
@@ -1876,5 +2136,6 @@ sg_status sg_onnx_load(const char *path, sg_model **model, sg_error *err)
     free(r.infos);
     free(r.folder);
     free(r.file);
+    sg_graph_free(&r.g);
     return st;
 }

@@ -612,6 +612,10 @@ typedef struct sg_model_layer {
 SG_API sg_status sg_model_read(sg_context *ctx, const char *xml_path, const char *weights_path,
                                sg_model **model);
 SG_API size_t sg_model_layer_count(const sg_model *model);
+/* Slice-like nodes that are shape arithmetic (their data input is derived
+ * from a Shape or Size: ONNX's Gather(Shape(x), 1)): not layers, but
+ * folded into the numbers of the layers they feed. */
+SG_API size_t sg_model_folded_count(const sg_model *model);
 /* The layer at index (< sg_model_layer_count); owned by the model. */
 SG_API const sg_model_layer *sg_model_layer_at(const sg_model *model, size_t index);
 SG_API void sg_model_destroy(sg_model *model);

@@ -180,6 +180,11 @@ size_t sg_model_layer_count(const sg_model *model)
     return model ? model->nlayers : 0;
 }
 
+size_t sg_model_folded_count(const sg_model *model)
+{
+    return model ? model->folded : 0;
+}
+
 const sg_model_layer *sg_model_layer_at(const sg_model *model, size_t index)
 {
     return model && index < model->nlayers ? &model->layers[index] : NULL;

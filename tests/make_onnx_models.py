@@ -135,7 +135,7 @@ def good_models(folder):
                    node("Slice", ["x", "e", "e2"], ["y2"], "lengths"),
                    node("Slice", ["x", "st", "e"], ["y3"], "dynamic_length"),
                    node("Slice", ["x", "e", "e", "", "zero"], ["y4"], "zero_step"),
-                   node("Relu", ["x"], ["h"], "relu"),
+                   helper.make_node("Foo", ["x"], ["h"], name="foo", domain="com.example"),
                    node("Slice", ["h", "e", "e"], ["y5"], "no_type")],
               [("x", F, [4, 5, 6]), ("st", TensorProto.INT64, ["k"]), ("ax", TensorProto.INT64, [2])],
               [tensor("e", [1, 2]), tensor("e2", [1]), tensor("zero", [0, 1])]),
@@ -143,7 +143,42 @@ def good_models(folder):
         "1\t1\tlengths\tSlice\tf32\t4,5,6\tskip:must have the same length (2 and 1)",
         "2\t2\tdynamic_length\tSlice\tf32\t4,5,6\tskip:its length is not known",
         "3\t3\tzero_step\tSlice\tf32\t4,5,6\tskip:step",
-        "4\t5\tno_type\tSlice\tbool\t\tskip:the data input 'h' has no known type")
+        "4\t5\tno_type\tSlice\tbool\t\tskip:the data input 'h' has no known type (node 'foo' "
+        "(com.example.Foo) makes it, and slicegen has no shape rule for Foo)")
+    # Shapes no file states: inferred through the nodes before the slice
+    # (Relu, Transpose, Concat), with a dim_param carried along.
+    add("inferred.onnx",
+        model(13, [node("Relu", ["x"], ["r"], "relu"), node("Transpose", ["r"], ["t"], "tr", perm=[1, 0, 2]),
+                   node("Concat", ["t", "t"], ["c"], "cat", axis=2),
+                   node("Slice", ["c", "e1", "e2"], ["y"], "s")],
+              [("x", F, ["n", 5, 6])], [tensor("e1", [1]), tensor("e2", [3])]),
+        "0\t3\ts\tSlice\tf32\t5,-1,12\t--op OnnxSlice --start 1 --stop 3 --step 1")
+    # Shape arithmetic: Gather(Shape(x), 2) is folded (no layer), and the
+    # Slice's end it makes folds to the constant 6.
+    add("shape_arith.onnx",
+        model(13, [node("Shape", ["x"], ["sh"], "shape"), node("Gather", ["sh", "two"], ["d"], "pick", axis=0),
+                   node("Unsqueeze", ["d", "zero"], ["end"], "unsq"),
+                   node("Slice", ["x", "one", "end", "two1"], ["y"], "s")],
+              [("x", F, ["n", 5, 6])],
+              [tensor("two", 2), tensor("zero", [0]), tensor("one", [1]), tensor("two1", [2])]),
+        "0\t3\ts\tSlice\tf32\t-1,5,6\t" + slice_text.format(1, 6, 1, 2))
+    # Only shape arithmetic: no layer at all.
+    add("only_shape_arith.onnx",
+        model(13, [node("Shape", ["x"], ["sh"], "shape"), node("Gather", ["sh", "two"], ["d"], "pick", axis=0)],
+              [("x", F, ["n", 5, 6])], [tensor("two", 2)], outputs=[("d", TensorProto.INT64, [])]))
+    # Subgraphs: the Slices of an If's branches are layers, named after
+    # their path, reading the outer graph's tensors, in the order of the
+    # If's attributes (the onnx package writes else_branch first).
+    then_g = helper.make_graph([node("Slice", ["x", "one", "end3"], ["yt"], "st")], "then", [],
+                               [helper.make_tensor_value_info("yt", F, None)])
+    else_g = helper.make_graph([node("Slice", ["x", "zero", "end3"], ["ye"], "se")], "else", [],
+                               [helper.make_tensor_value_info("ye", F, None)])
+    add("subgraph_slices.onnx",
+        model(13, [node("If", ["flag"], ["y"], "if", then_branch=then_g, else_branch=else_g)],
+              [("x", F, [4, 5, 6]), ("flag", TensorProto.BOOL, [])],
+              [tensor("one", [1]), tensor("zero", [0]), tensor("end3", [3])]),
+        "0\t2\tif/else_branch/se\tSlice\tf32\t4,5,6\t--op OnnxSlice --start 0 --stop 3 --step 1",
+        "1\t3\tif/then_branch/st\tSlice\tf32\t4,5,6\t--op OnnxSlice --start 1 --stop 3 --step 1")
     # Every element type slicegen has, and two it lacks.
     types = [(TensorProto.BOOL, "bool"), (TensorProto.INT8, "i8"), (TensorProto.UINT8, "u8"),
              (TensorProto.INT16, "i16"), (TensorProto.UINT16, "u16"), (TensorProto.INT32, "i32"),
@@ -255,8 +290,9 @@ def good_models(folder):
         entry.key, entry.value = k, v
     add("external.onnx", model(13, [node("Slice", ["x", "st", "e"], ["y"], "s")], X, [ext, tensor("e", [2, 4])]),
         "0\t0\ts\tSlice\tf32\t4,5,6\t--op OnnxSlice --start 1,3 --stop 2,4 --step 1,1")
-    # Nodes of other domains and ops are not layers; a deep nest inside a
-    # field the schema leaves out (AttributeProto.g) is skipped, not walked.
+    # Nodes of other domains and ops are not layers; a deep nest of bytes
+    # inside a subgraph (AttributeProto.g) is a node's input name there,
+    # read as a string, not walked.
     nest = b""
     for _ in range(20000):
         nest = field(1, 2, nest)
@@ -272,8 +308,7 @@ def good_models(folder):
         add(name, model(13, CHAIN, [("x", F, [4, 6])], CHAIN_INDICES,
                         [helper.make_tensor_value_info("p", F, p_dims)], [("y", F, y_dims)]),
             "0\t0\tq0\tSlice\tf32\t4,6\t" + slice_text.format(1, 6, 1, 0),
-            "1\t1\tq1\tSlice\tf32\t" + ",".join(str(d) if isinstance(d, int) else "-1" for d in p_dims) + "\t" +
-            slice_text.format(1, 6, 1, 1))
+            "1\t1\tq1\tSlice\tf32\t3,6\t" + slice_text.format(1, 6, 1, 1))  # inferred: p is [3, 6]
     return out
 
 
@@ -294,6 +329,16 @@ def bad_models(folder):
     two = field(8, 2, field(2, 0, 13)) + field(8, 2, msg(s(1, "ai.onnx"), field(2, 0, 11)))
     add("two_opsets.onnx", two + field(7, 2, b""), "opset_import[1]", "default domain is given twice")
     add("no_graph.onnx", field(8, 2, field(2, 0, 13)), "the model has no graph")
+    # Subgraphs nested 33 deep: refused before they are unpacked.
+    leaf = helper.make_graph([node("Identity", ["x"], ["z"], "id")], "g0", [], [helper.make_tensor_value_info("z", F, None)])
+    deep = leaf
+    for level in range(33):
+        deep = helper.make_graph([node("If", ["flag"], ["z"], f"if{level}", then_branch=deep, else_branch=leaf)],
+                                 f"g{level + 1}", [], [helper.make_tensor_value_info("z", F, None)])
+    add("deep_subgraphs.onnx",
+        model(13, [node("If", ["flag"], ["z"], "top", then_branch=deep, else_branch=leaf)],
+              [("x", F, [2]), ("flag", TensorProto.BOOL, [])]),
+        "subgraphs nest deeper than 32 levels")
     add("missing_initializer.onnx",
         model(13, [node("Slice", ["x", "st", "e"], ["y"], "Slice_3")], X, [tensor("e", [2])]),
         "node 'Slice_3' (index 0): input 'starts': no graph input, initializer or node output named 'st'")
@@ -379,15 +424,15 @@ def bad_models(folder):
     # would be compiled for that type, and for the made one when fused.
     for name, p_type, p_dims, y_dims, pieces in (
             ("value_info_shape.onnx", F, [100, 100], None,
-             ["node 'q0' (index 0): value_info of 'p' gives shape [100, 100], but the Slice makes [3, 6]"]),
+             ["node 'q0' (Slice): value_info of 'p' gives f32 [100, 100] but the node makes f32 [3, 6]"]),
             ("value_info_rank.onnx", F, [3, 6, 1], None,
-             ["node 'q0' (index 0): value_info of 'p' gives shape [3, 6, 1], but the Slice makes [3, 6]"]),
+             ["node 'q0' (Slice): value_info of 'p' gives f32 [3, 6, 1] but the node makes f32 [3, 6]"]),
             ("value_info_dim_param.onnx", F, ["n", 7], None,
-             ["node 'q0' (index 0): value_info of 'p' gives shape [?, 7], but the Slice makes [3, 6]"]),
+             ["node 'q0' (Slice): value_info of 'p' gives f32 [n, 7] but the node makes f32 [3, 6]"]),
             ("value_info_type.onnx", TensorProto.INT32, [3, 6], None,
-             ["node 'q0' (index 0): value_info of 'p' gives element type INT32, but the Slice makes FLOAT"]),
+             ["node 'q0' (Slice): value_info of 'p' gives i32 [3, 6] but the node makes f32 [3, 6]"]),
             ("output_shape.onnx", F, [3, 6], [3, 4],
-             ["node 'q1' (index 1): graph output 'y' gives shape [3, 4], but the Slice makes [3, 5]"])):
+             ["node 'q1' (Slice): graph output 'y' gives f32 [3, 4] but the node makes f32 [3, 5]"])):
         add(name, model(13, CHAIN, x46, CHAIN_INDICES, [helper.make_tensor_value_info("p", p_type, p_dims)],
                         [("y", F, y_dims)]), *pieces)
     return out

@@ -87,10 +87,25 @@ rc=$?
     bad "--weights with an ONNX model: $rc $(cat stderr.txt)"
 [ "$(cat out.o)" = "previous object" ] && ok || bad "--weights: out.o changed"
 
-# The deep nest inside a field the schema leaves out is skipped, not
-# walked: the model reads, its one Slice is a layer.
+# A deep nest of bytes inside a subgraph (a node's input name there) is
+# read as a string, not walked: the model reads, its one Slice is a layer.
 "$SLICEGEN" aot models/good/others.onnx -o others.o 2> stderr.txt
 rc=$?
 grep -q "failed to read" stderr.txt && bad "others.onnx: $(cat stderr.txt)" || ok
 [ $rc -eq 0 ] || [ $rc -eq 2 ] && ok || bad "others.onnx: exit status $rc"
+
+# Shape arithmetic is folded into the numbers of the layers it feeds, not
+# compiled, and counted; a model of nothing else has no layer to compile.
+"$SLICEGEN" aot models/good/shape_arith.onnx -o sa.o > stdout.txt 2> stderr.txt &&
+    grep -q "^slicegen: compiled 1 of 1 slice layers (0 skipped; 1 folded as shape arithmetic) into sa.o" stdout.txt &&
+    ok || bad "shape_arith.onnx: $(cat stdout.txt stderr.txt)"
+"$SLICEGEN" aot models/good/only_shape_arith.onnx -o osa.o > stdout.txt 2> stderr.txt
+rc=$?
+[ $rc -eq 2 ] && [ ! -e osa.o ] &&
+    grep -qx "slicegen: error: failed to compile model 'models/good/only_shape_arith.onnx': no slice layer can be compiled (0 slice layers; 1 slice-like node folded as shape arithmetic)" stderr.txt &&
+    ok || bad "only_shape_arith.onnx: $rc $(cat stderr.txt)"
+# The slices of an If's branches are layers, named after their path.
+"$SLICEGEN" aot models/good/subgraph_slices.onnx -o sub.o --header sub.h > stdout.txt 2> stderr.txt &&
+    grep -q "compiled 2 of 2 slice layers" stdout.txt && grep -q "if/then_branch/st" sub.h && ok ||
+    bad "subgraph_slices.onnx: $(cat stdout.txt stderr.txt)"
 finish onnx-errors
