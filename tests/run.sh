@@ -8,6 +8,8 @@
 #   SLICEGEN_TESTS      a ctest -R regular expression: run only those tests
 #   SLICEGEN_SKIP_TESTS a ctest -E regular expression: run all but those tests
 #   SLICEGEN_REQUIRE_CROSS=1  fail, rather than skip, when the cross-target tools are missing
+#   SLICEGEN_REQUIRE_MODELS=1 fail, rather than skip, when the published models (npm) cannot be fetched
+#   SLICEGEN_MODEL_CACHE  where they are kept (default: the build folder's model-cache)
 #   SLICEGEN_ONNX_MODELS  random ONNX models checked against ONNX Runtime (default 2000)
 #   SLICEGEN_SKIP_ONNX=1  skip the ONNX Runtime tests (no node, npm or registry here)
 set -euo pipefail

@@ -1,8 +1,9 @@
 """The C API of libslicegen.so through ctypes: finding and loading the
 library, its types, and the signature of every function the module calls.
 
-Nothing here owns a C object; _core.py does. Each function gets exact
-argtypes and restype (test_capi.py holds them to include/slicegen.h).
+Nothing here owns a C object; _core.py and _model.py do. Each function
+gets exact argtypes and restype (test_capi.py holds them to
+include/slicegen.h).
 """
 import ctypes
 import ctypes.util
@@ -92,10 +93,15 @@ class Kernel(ctypes.Structure):
     """sg_kernel (opaque)"""
 
 
+class Model(ctypes.Structure):
+    """sg_model (opaque)"""
+
+
 ContextP = ctypes.POINTER(Context)
 SpecP = ctypes.POINTER(Spec)
 PlanP = ctypes.POINTER(Plan)
 KernelP = ctypes.POINTER(Kernel)
+ModelP = ctypes.POINTER(Model)
 I64P = ctypes.POINTER(ctypes.c_int64)
 FILEP = ctypes.c_void_p                       # FILE *
 status_t = ctypes.c_int                       # enum sg_status
@@ -149,6 +155,25 @@ class AotOptions(ctypes.Structure):
                 ("progress", ProgressFn), ("progress_arg", ctypes.c_void_p),
                 ("no_cf_protection", ctypes.c_int), ("stores", stores_t)]
 
+
+class ModelLayer(ctypes.Structure):
+    """sg_model_layer: one slice layer of a model, owned by the model."""
+    _fields_ = [("name", ctypes.c_char_p), ("id", ctypes.c_int64), ("type", ctypes.c_char_p),
+                ("spec", SpecP), ("spec_text", ctypes.c_char_p), ("rank", ctypes.c_size_t),
+                ("shape", I64P), ("dtype", dtype_t), ("skip_reason", ctypes.c_char_p)]
+
+
+class ModelFusion(ctypes.Structure):
+    """sg_model_fusion: slice layers that run as one kernel (aot --fuse), owned by the model."""
+    _fields_ = [("name", ctypes.c_char_p), ("id", ctypes.c_int64), ("spec", SpecP),
+                ("spec_text", ctypes.c_char_p), ("rank", ctypes.c_size_t), ("shape", I64P),
+                ("dtype", dtype_t), ("nlayers", ctypes.c_size_t), ("layers", ctypes.POINTER(ctypes.c_size_t)),
+                ("nnames", ctypes.c_size_t), ("names", ctypes.POINTER(ctypes.c_char_p))]
+
+
+# The functions whose char * result is malloc'd (the caller frees it): their
+# restype is a void pointer, so that the address comes back to free().
+MALLOC_RESULTS = {"sg_aot_model_prefix"}
 
 # name: (restype, argtypes), as declared in include/slicegen.h
 SIGNATURES = {
@@ -209,6 +234,16 @@ SIGNATURES = {
     "sg_aot_kernel_name": (status_t, [ContextP, ctypes.POINTER(AotKernel), ctypes.POINTER(AotOptions),
                                       ctypes.c_char_p]),
     "sg_is_identifier": (ctypes.c_int, [ctypes.c_char_p]),
+    "sg_aot_layer_names": (status_t, [ContextP, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p),
+                                      ctypes.POINTER(ctypes.c_void_p)]),
+    "sg_aot_model_prefix": (ctypes.c_void_p, [ctypes.c_char_p]),
+    "sg_model_read": (status_t, [ContextP, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ModelP)]),
+    "sg_model_layer_count": (ctypes.c_size_t, [ModelP]),
+    "sg_model_folded_count": (ctypes.c_size_t, [ModelP]),
+    "sg_model_layer_at": (ctypes.POINTER(ModelLayer), [ModelP, ctypes.c_size_t]),
+    "sg_model_destroy": (None, [ModelP]),
+    "sg_model_fusions": (status_t, [ContextP, ModelP, ctypes.POINTER(ctypes.c_size_t),
+                                    ctypes.POINTER(ctypes.POINTER(ModelFusion))]),
 }
 
 # The C library's functions that capture a FILE * printer's text and free

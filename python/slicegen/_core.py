@@ -24,6 +24,7 @@ import dataclasses
 import math
 import operator
 import os
+import shlex
 import struct
 import threading
 import weakref
@@ -439,7 +440,14 @@ def _index_item(item):
 
 def _normalize_spec(spec):
     """A hashable form of spec: an expression string, an op, or a tuple of
-    command-line words."""
+    command-line words (also from one string of them, "--op Slice --start
+    1 ...", as a model layer's spec text and `slicegen aot` headers give it)."""
+    if isinstance(spec, str) and spec.lstrip().startswith("--"):
+        try:
+            return tuple(shlex.split(spec))
+        except ValueError as e:
+            raise SliceError(f"failed to parse spec: {spec!r} is not a list of command-line words ({e})",
+                             "spec") from None
     if isinstance(spec, str) or isinstance(spec, (StridedSlice, Slice, TrtSlice, Pad)):
         return spec
     if isinstance(spec, (list, tuple)) and spec and all(isinstance(w, str) for w in spec):
@@ -698,7 +706,8 @@ class Context:
 
         spec: a NumPy index expression ("[1:, ::-1]", "x[..., None, 0]"), a
         Python index (np.s_[1:, ::-1]), a StridedSlice, Slice or TrtSlice,
-        or the command line's SPEC words (["--op", "Slice", ...]).
+        or the command line's SPEC words (["--op", "Slice", ...], or one
+        string of them, "--op Slice --start 1 ...", as a model layer's spec).
         shape: the input's dimensions; None for one known only at run time.
         With a None, or values named in the spec ("[:, :t]"), the kernel is
         symbolic: one kernel for every such number, given at each call

@@ -26,8 +26,10 @@ TYPES = {
     "sg_aot_kernel*": ctypes.POINTER(_capi.AotKernel), "sg_aot_options*": ctypes.POINTER(_capi.AotOptions),
     "sg_args*": ctypes.POINTER(_capi.Args),
 }
+TYPES.update({"size_t*": ctypes.POINTER(ctypes.c_size_t), "sg_model_layer*": ctypes.POINTER(_capi.ModelLayer),
+              "sg_model_fusion**": ctypes.POINTER(ctypes.POINTER(_capi.ModelFusion))})
 for c_name, pointer in [("sg_context", _capi.ContextP), ("sg_spec", _capi.SpecP), ("sg_plan", _capi.PlanP),
-                        ("sg_kernel", _capi.KernelP)]:
+                        ("sg_kernel", _capi.KernelP), ("sg_model", _capi.ModelP)]:
     TYPES[c_name + "*"] = pointer
     TYPES[c_name + "**"] = ctypes.POINTER(pointer)
 
@@ -63,7 +65,9 @@ class CApi(unittest.TestCase):
         for name, (restype, argtypes) in _capi.SIGNATURES.items():
             self.assertIn(name, declared)
             want_res, want_args = declared[name]
-            self.assertIs(restype, TYPES[want_res], f"{name}: result {want_res}")
+            # a malloc'd string comes back as its address, to be freed
+            want_type = ctypes.c_void_p if name in _capi.MALLOC_RESULTS and want_res == "char*" else TYPES[want_res]
+            self.assertIs(restype, want_type, f"{name}: result {want_res}")
             self.assertEqual(len(argtypes), len(want_args), f"{name}: argument count")
             for i, (got, want) in enumerate(zip(argtypes, want_args)):
                 self.assertIs(got, TYPES[want], f"{name}: argument {i}, {want}")
@@ -74,7 +78,7 @@ class CApi(unittest.TestCase):
     def test_struct_layouts(self):
         structs = {"sg_mask": _capi.Mask, "sg_strided_slice_args": _capi.StridedSliceArgs,
                    "sg_scalar": _capi.Scalar, "sg_aot_kernel": _capi.AotKernel, "sg_aot_options": _capi.AotOptions,
-                   "sg_args": _capi.Args}
+                   "sg_args": _capi.Args, "sg_model_layer": _capi.ModelLayer, "sg_model_fusion": _capi.ModelFusion}
         lines = []
         for c_name, struct in structs.items():
             lines.append(f'printf("{c_name} %zu\\n", sizeof({c_name}));')

@@ -64,7 +64,7 @@ class Loading(unittest.TestCase):
     def test_source_tree_holds_no_build_outputs(self):
         files = sorted(f for f in os.listdir(os.path.join(PYTHON_DIR, "slicegen"))
                        if not f.startswith(("__pycache__", "libslicegen.so")))
-        self.assertEqual(files, ["__init__.py", "_capi.py", "_core.py"])
+        self.assertEqual(files, ["__init__.py", "_capi.py", "_core.py", "_model.py"])
 
 
 if __name__ == "__main__":
