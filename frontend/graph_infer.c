@@ -986,7 +986,9 @@ static sg_status r_bcast(ctx *c)
 static sg_status r_where(ctx *c)
 {
     shp a, b, s;
-    bool known = in_shape(c, 0, &a) & in_shape(c, 1, &b) & in_shape(c, 2, &s);
+    bool known = in_shape(c, 0, &a); /* each fills its shape, known or not */
+    known = in_shape(c, 1, &b) && known;
+    known = in_shape(c, 2, &s) && known;
     int type = b.type != SG_GTYPE_UNKNOWN ? b.type : s.type;
     if (known) {
         TRY(bcast(c, &a, &b, &a));
@@ -1343,7 +1345,8 @@ static sg_status r_gemm(ctx *c)
 {
     shp a, b, o;
     int64_t ta, tb;
-    bool known = in_shape(c, 0, &a) & in_shape(c, 1, &b);
+    bool known = in_shape(c, 0, &a); /* each fills its shape, known or not */
+    known = in_shape(c, 1, &b) && known;
     TRY(a_int(c, "transA", 0, &ta));
     TRY(a_int(c, "transB", 0, &tb));
     o.type = a.type;
@@ -1840,7 +1843,8 @@ static sg_status r_slice(ctx *c)
             axes[i] = a[i];
         n = (int64_t)ns, ne = (int64_t)nt, na = a ? (int64_t)nx : -1;
     } else {
-        bounds = in_vals(c, 1, st, &n) & in_vals(c, 2, en, &ne);
+        bounds = in_vals(c, 1, st, &n); /* each fills its count, known or not */
+        bounds = in_vals(c, 2, en, &ne) && bounds;
         if (in_t(c, 3) != NULL)
             axes_known = in_ints(c, 3, axes, &na);
         if (in_t(c, 4) != NULL)
@@ -1960,7 +1964,8 @@ static sg_status r_gather(ctx *c)
 {
     shp x, ind, o;
     int64_t axis, idx[MAXV], ni;
-    bool known = in_shape(c, 0, &x) & in_shape(c, 1, &ind);
+    bool known = in_shape(c, 0, &x); /* each fills its shape, known or not */
+    known = in_shape(c, 1, &ind) && known;
     TRY(a_int(c, "axis", 0, &axis));
     o.type = x.type;
     o.rank = -1;
@@ -2005,7 +2010,8 @@ static sg_status r_gather(ctx *c)
 static sg_status r_gather_elements(ctx *c)
 {
     shp x, ind;
-    bool known = in_shape(c, 0, &x) & in_shape(c, 1, &ind);
+    bool known = in_shape(c, 0, &x); /* each fills its shape, known or not */
+    known = in_shape(c, 1, &ind) && known;
     if (known && x.rank != ind.rank)
         return fail(c, "the data has rank %d and the indices rank %d", x.rank, ind.rank);
     ind.type = x.type;
@@ -2016,7 +2022,8 @@ static sg_status r_gather_nd(ctx *c)
 {
     shp x, ind, o;
     int64_t b;
-    bool known = in_shape(c, 0, &x) & in_shape(c, 1, &ind);
+    bool known = in_shape(c, 0, &x); /* each fills its shape, known or not */
+    known = in_shape(c, 1, &ind) && known;
     TRY(a_int(c, "batch_dims", 0, &b));
     o.type = x.type;
     o.rank = -1;

@@ -258,8 +258,18 @@ def good_models(folder):
         model(13, [node("Gather", ["x", "v"], ["y"], "vector"), node("Gather", ["x", "r"], ["y2"], "runtime"),
                    node("Gather", ["x", "i"], ["y3"], "axis", axis=3)],
               X + [("r", TensorProto.INT64, [])], [tensor("v", [1]), tensor("i", 0)]),
-        "0\t0\tvector\tGather\tf32\t4,5,6\tskip:rank 1", "1\t1\truntime\tGather\tf32\t4,5,6\tskip:not a constant",
+        "0\t0\tvector\tGather\tf32\t4,5,6\t[1:2]", "1\t1\truntime\tGather\tf32\t4,5,6\tskip:not a constant",
         "2\t2\taxis\tGather\tf32\t4,5,6\tskip:axis 3 is out of range")
+    # Gather with an index tensor: runs of consecutive indices (ascending,
+    # descending, negative ones from the end) sliced and concatenated; rows
+    # of a 2-D index tensor along a new axis; an index out of range skipped.
+    add("gather_tensor.onnx",
+        model(13, [node("Gather", ["x", "v"], ["y"], "runs", axis=1),
+                   node("Gather", ["x", "m"], ["y2"], "rows", axis=2),
+                   node("Gather", ["x", "o"], ["y3"], "outside", axis=0)],
+              X, [tensor("v", [0, 1, 2, 4, 3, -1, -4]), tensor("m", [[5, 4], [0, 1]]), tensor("o", [1, 4])]),
+        "0\t0\truns\tGather\tf32\t4,5,6\tnp.concatenate([x[:, 0:3], x[:, 4:2:-1], x[:, 4:5], x[:, 1:2]], axis=1)", "1\t1\trows\tGather\tf32\t4,5,6\tnp.concatenate([x[:, :, None, 5:3:-1], x[:, :, None, 0:2]], axis=2)",
+        "2\t2\toutside\tGather\tf32\t4,5,6\tskip:index 4 is out of range for axis 0 of size 4")
     # Packed and unpacked repeated fields, by hand: Slice-1's attributes
     # (ONNX writes them unpacked) and an initializer's int64_data (packed).
     x_info = value_info("x", 1, [4, 5])

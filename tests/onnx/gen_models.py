@@ -310,9 +310,26 @@ def make_gather(g, m):
     if opset >= 11 and rank and g.chance(40):
         axis -= rank
     d = m.shape[axis] if -rank <= axis < rank else 1
-    index = r.randint(-d, d - 1) if d and g.chance(93) else r.choice([d, -d - 1, d + 5])
     m.attrs = dict(axis=axis)
-    m.index('indices', [index], np.int64 if g.chance(50) else np.int32, scalar=True)
+    np_type = np.int64 if g.chance(50) else np.int32
+    if g.chance(50):  # one index: a shrink step
+        index = r.randint(-d, d - 1) if d and g.chance(93) else r.choice([d, -d - 1, d + 5])
+        m.index('indices', [index], np_type, scalar=True)
+        return 1
+    # an index tensor of rank 1 or 2: runs of consecutive indices, up or down
+    # (a program of slices), now and then one out of range
+    count = r.randint(1, 4) * (r.randint(1, 3) if g.chance(70) else 1)
+    flat = []
+    while len(flat) < count:
+        start, step = r.randint(-d, d - 1) if d else 0, r.choice([1, -1])
+        for k in range(r.randint(1, 3)):
+            flat.append(start + k * step)
+    flat = [(i + d) % d - (d if g.chance(30) else 0) if d else 0 for i in flat[:count]]
+    if not d or g.chance(4):
+        flat[r.randrange(count)] = r.choice([d, -d - 1, d + 5])
+    rows = r.choice([c for c in (1, 2, 3) if count % c == 0]) if g.chance(40) else 0
+    values = np.array(flat).reshape(rows, count // rows) if rows else np.array(flat)
+    m.index('indices', values, np_type)
     return 1
 
 
