@@ -18,6 +18,7 @@
  * elements as values.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,25 +232,37 @@ static bool int_element(const Onnx__TensorProto *t, int type, size_t k, int64_t 
 }
 
 /* A constant tensor (an initializer, a Constant's value) into tensor t:
- * its type and shape, and its elements when it is a small integer one. */
+ * its type and shape, and its elements when it is a small integer one.
+ * onnx.c checked the main graph's constants; a subgraph's are checked
+ * here: no negative dimension, raw_data of the bytes its elements need. */
 static sg_status constant(decoder *d, int32_t t, const Onnx__TensorProto *c)
 {
     int type = graph_type(c->data_type);
     sg_val dims[SG_MAX_RANK];
     int64_t count = 1;
+    const char *path = d->g->scopes[d->g->tensors[t].scope].path;
     if (c->n_dims > SG_MAX_RANK)
         return sg_graph_set_shape(d->g, t, type, -1, NULL) ? SG_OK : nomem(d);
     for (size_t i = 0; i < c->n_dims; i++) {
+        if (c->dims[i] < 0) /* the main graph's constants: onnx.c refused this first */
+            return sg_fail(d->err, SG_ERR_IO,
+                           "%s: constant '%.64s': a dimension is negative (dims[%zu] = %lld)", path,
+                           str(c->name), i, (long long)c->dims[i]);
         dims[i] = sg_const(c->dims[i]);
-        count =
-            c->dims[i] >= 0 && count <= INT64_MAX / (c->dims[i] ? c->dims[i] : 1) ? count * c->dims[i] : -1;
+        count = count >= 0 && count <= INT64_MAX / (c->dims[i] ? c->dims[i] : 1) ? count * c->dims[i] : -1;
     }
+    size_t size = type >= 0 ? sg_dtype_size((sg_dtype)type) : 0;
+    if (c->has_raw_data && size > 0 &&
+        (count < 0 || (uint64_t)count > SIZE_MAX / size || c->raw_data.len != (size_t)count * size))
+        return sg_fail(d->err, SG_ERR_IO,
+                       "%s: constant '%.64s': raw_data has %zu bytes, not those of its %lld elements", path,
+                       str(c->name), c->raw_data.len, (long long)count);
     if (!sg_graph_set_shape(d->g, t, type, (int)c->n_dims, dims))
         return nomem(d);
     sg_gtensor *x = &d->g->tensors[t];
     x->constant = true;
     x->count = count;
-    x->raw = c->has_raw_data ? c->raw_data.data : NULL;
+    x->raw = c->has_raw_data && size > 0 ? c->raw_data.data : NULL;
     x->source = c;
     bool integer =
         type >= 0 && (type == SG_BOOL || type == SG_I8 || type == SG_U8 || type == SG_I16 || type == SG_U16 ||
