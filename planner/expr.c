@@ -123,12 +123,55 @@ static void range_of(const sg_exprs *e, sg_xop op, sg_val a, sg_val b, sg_val c,
 }
 
 /* The node op(a, b, c; k): an existing equal one, or a new one. */
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdu;
+}
+
+static uint64_t val_hash(uint64_t h, sg_val v)
+{
+    return mix(mix(h, (uint64_t)(uint32_t)v.node), v.node ? 0 : (uint64_t)v.k);
+}
+
+static uint64_t node_hash(sg_xop op, sg_val a, sg_val b, sg_val c, int64_t k)
+{
+    return val_hash(val_hash(val_hash(mix((uint64_t)op, (uint64_t)k), a), b), c);
+}
+
+/* Room in the index for one more node: rebuilt twice as large. */
+static bool index_room(sg_exprs *e)
+{
+    if (2 * (e->n + 1) <= e->slots)
+        return true;
+    size_t slots = e->slots ? 2 * e->slots : 128;
+    int32_t *index = calloc(slots, sizeof *index);
+    if (index == NULL)
+        return false;
+    for (size_t i = 0; i < e->n; i++) {
+        const sg_xnode *x = &e->nodes[i];
+        size_t s = (size_t)node_hash(x->op, x->a, x->b, x->c, x->k) & (slots - 1);
+        while (index[s] != 0)
+            s = (s + 1) & (slots - 1);
+        index[s] = (int32_t)i + 1;
+    }
+    free(e->index);
+    e->index = index;
+    e->slots = slots;
+    return true;
+}
+
 static sg_val intern(sg_exprs *e, sg_xop op, sg_val a, sg_val b, sg_val c, int64_t k)
 {
-    for (size_t i = e->n; i-- > 0;) {
-        const sg_xnode *x = &e->nodes[i];
+    if (!index_room(e)) {
+        e->nomem = true;
+        return sg_const(0);
+    }
+    size_t s = (size_t)node_hash(op, a, b, c, k) & (e->slots - 1);
+    for (; e->index[s] != 0; s = (s + 1) & (e->slots - 1)) {
+        const sg_xnode *x = &e->nodes[e->index[s] - 1];
         if (x->op == op && x->k == k && sg_same(x->a, a) && sg_same(x->b, b) && sg_same(x->c, c))
-            return (sg_val){(int32_t)i + 1, 0};
+            return (sg_val){e->index[s], 0};
     }
     if (e->n == e->cap) {
         size_t grown = e->cap ? 2 * e->cap : 64;
@@ -143,6 +186,7 @@ static sg_val intern(sg_exprs *e, sg_xop op, sg_val a, sg_val b, sg_val c, int64
     sg_xnode *x = &e->nodes[e->n++];
     *x = (sg_xnode){.op = op, .a = a, .b = b, .c = c, .k = k};
     range_of(e, op, a, b, c, &x->lo, &x->hi);
+    e->index[s] = (int32_t)e->n;
     return (sg_val){(int32_t)e->n, 0};
 }
 
@@ -299,6 +343,7 @@ void sg_exprs_free(sg_exprs *e)
         free(e->checks[i].format);
     free(e->checks);
     free(e->nodes);
+    free(e->index);
     *e = (sg_exprs){0};
 }
 

@@ -96,6 +96,8 @@ typedef struct sg_xcheck {
 typedef struct sg_exprs {
     sg_xnode *nodes; /* node i is nodes[i - 1] */
     size_t n, cap;
+    int32_t *index;  /* open addressing over the nodes (hash-consing): node i, 0 empty */
+    size_t slots;    /* a power of two, at least twice n */
     sg_xcheck *checks;
     size_t nchecks, check_cap;
     bool nomem; /* an allocation failed: the results are meaningless */
