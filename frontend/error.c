@@ -2,6 +2,7 @@
  * messages. */
 #include <assert.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "frontend.h"
@@ -140,4 +141,25 @@ sg_status sg_syntax_error(sg_error *err, const char *noun, const char *text, siz
                        quoted, what, column);
     return sg_fail(err, SG_ERR_SPEC, "failed to parse %s '%s': %s at column %zu ('%s')", noun, quoted, what,
                    column, sg_char_text(text + at, c));
+}
+
+const char *sg_dims_text(const int64_t *dims, size_t rank, int64_t unknown, char buf[SG_DIMS_TEXT_BUF])
+{
+    size_t n = 1;
+    strcpy(buf, "[");
+    for (size_t i = 0; i < rank; i++) {
+        char dim[24];
+        if (dims[i] == unknown)
+            strcpy(dim, "?");
+        else
+            snprintf(dim, sizeof dim, "%lld", (long long)dims[i]);
+        if (n + strlen(dim) + 8 > SG_DIMS_TEXT_BUF) {
+            strcpy(buf + n, i ? ", ..." : "...");
+            n += strlen(buf + n);
+            break;
+        }
+        n += (size_t)snprintf(buf + n, SG_DIMS_TEXT_BUF - n, "%s%s", i ? ", " : "", dim);
+    }
+    strcpy(buf + n, "]");
+    return buf;
 }

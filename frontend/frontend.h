@@ -45,6 +45,10 @@ sg_status sg_fail(sg_error *err, sg_status status, const char *fmt, ...);
 #define SG_QUOTE_SIDE_MAX  64
 #define SG_QUOTE_BUF(side) (4 * (side) + 12)
 const char *sg_quote(const char *text, size_t len, size_t at, size_t side, char *buf);
+/* "[2, 3, ?, 4]": rank dimensions, each `unknown` one shown as ?, into
+ * buf, cut with "..." where it would not fit; returns buf. */
+#define SG_DIMS_TEXT_BUF 96
+const char *sg_dims_text(const int64_t *dims, size_t rank, int64_t unknown, char buf[SG_DIMS_TEXT_BUF]);
 /* The bytes of the character at p (1-4; 1 for a byte that starts no
  * well-formed sequence). */
 size_t sg_utf8_length(const char *p);

@@ -1383,29 +1383,6 @@ static sg_status made(node_in *n, const sg_error *lerr)
     return SG_OK;
 }
 
-/* "[3, 6]" into buf: the dimensions of a shape, `unknown` as '?' (known
- * only at run time), cut with "..." when long. */
-static const char *dims_text(const int64_t *dims, size_t rank, int64_t unknown, char buf[96])
-{
-    size_t n = 1;
-    strcpy(buf, "[");
-    for (size_t i = 0; i < rank; i++) {
-        char dim[24];
-        if (dims[i] == unknown)
-            strcpy(dim, "?");
-        else
-            snprintf(dim, sizeof dim, "%lld", (long long)dims[i]);
-        if (n + strlen(dim) + 8 > 96) {
-            strcpy(buf + n, i ? ", ..." : "...");
-            n += strlen(buf + n);
-            break;
-        }
-        n += (size_t)sprintf(buf + n, "%s%s", i ? ", " : "", dim);
-    }
-    strcpy(buf + n, "]");
-    return buf;
-}
-
 /* Output `name` of node n, which layer l (read, with a spec) makes: each
  * value_info and graph output of that name must give the element type of
  * the data input and the shape of the layer's plan (its rank and each
@@ -1440,7 +1417,7 @@ static sg_status check_output(node_in *n, const char *name, const sg_model_layer
         sg_plan_free(plan);
         return st == SG_ERR_NOMEM ? nomem(r) : SG_OK;
     }
-    char shown[SHOW_BUF], stated[96], made[96], tname[24], ttname[24];
+    char shown[SHOW_BUF], stated[SG_DIMS_TEXT_BUF], made[SG_DIMS_TEXT_BUF], tname[24], ttname[24];
     for (size_t i = first; st == SG_OK && i < r->ninfos && strcmp(r->infos[i].name, name) == 0; i++) {
         const Onnx__TypeProto *t = r->infos[i].value->type;
         if (t == NULL || t->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || t->tensor_type == NULL)
@@ -1466,8 +1443,8 @@ static sg_status check_output(node_in *n, const char *name, const sg_model_layer
         }
         if (!same) /* a rank past SG_MAX_RANK shows cut, as a long one does */
             st = bad(r, "%s: %s '%s' gives shape %s, but the %s makes %s", n->who, r->infos[i].list,
-                     show(name, shown), dims_text(dims, rank, INT64_MIN, stated), l->type,
-                     dims_text(plan->out_shape, plan->out_rank, -1, made));
+                     show(name, shown), sg_dims_text(dims, rank, INT64_MIN, stated), l->type,
+                     sg_dims_text(plan->out_shape, plan->out_rank, -1, made));
     }
     sg_plan_free(plan);
     return st;

@@ -7,8 +7,9 @@
  * and Slice layer, in document order, into a spec built from the Consts
  * wired to its index inputs; an index input that is no Const gives one
  * runtime value per element, and a dynamic data dimension is -1 in the
- * layer's shape. The weights file is opened once and only the bytes of
- * those Consts are read, each once. Anything malformed fails the whole
+ * layer's shape; the output ports of a layer with a spec must agree with
+ * its plan (check_output). The weights file is opened once and only the
+ * bytes of those Consts are read, each once. Anything malformed fails the whole
  * model with SG_ERR_IO, "failed to read model '<file>': <rule> (<values>)";
  * a well-formed slice that slicegen cannot describe is listed with a
  * one-line skip reason instead of a spec. docs/openvino-ir.md lists the
@@ -39,6 +40,7 @@
 #include <libxml/xmlerror.h>
 #include <libxml/xmlversion.h>
 
+#include "../planner/planner.h" /* the output shape of a slice layer (check_output) */
 #include "frontend.h"
 
 #if LIBXML_VERSION >= 21200
@@ -1616,6 +1618,63 @@ static size_t model_layers_of(const layer *l, const op_info *op)
     return op->per_output ? l->nout : 1;
 }
 
+/* Model layer `out`, output k of layer l (read, with a spec), against the
+ * output ports it writes (port k for Split and VariadicSplit, else every
+ * one): each must give the shape of the layer's plan (its rank and each
+ * dimension; a dynamic one, on either side, matches any) and, where its
+ * precision names a type slicegen knows, the data input's element type, or
+ * a slice reading the port would be compiled for another input than the
+ * one it gets. A spec that does not plan, or a program, is not checked. */
+static sg_status check_output(reader *r, const layer *l, const op_info *op, size_t k,
+                              const sg_model_layer *out)
+{
+    if (out->spec == NULL || out->spec->op == SG_OP_PROGRAM)
+        return SG_OK;
+    sg_plan *plan = calloc(1, sizeof *plan);
+    sg_error lerr = {0};
+    if (plan == NULL)
+        return nomem(r);
+    sg_status st = sg_infer_shape(out->spec, out->rank, out->shape, out->dtype, plan, &lerr);
+    if (st != SG_OK) {
+        sg_plan_free(plan);
+        return st == SG_ERR_NOMEM ? nomem(r) : SG_OK;
+    }
+    char whom[WHO_BUF], shown[SHOW_BUF], stated[SG_DIMS_TEXT_BUF], made[SG_DIMS_TEXT_BUF];
+    for (size_t i = 0; st == SG_OK && i < l->nout; i++) {
+        const port *p = &l->out[i];
+        if (op->per_output && p->pos != k)
+            continue;
+        source src = {(size_t)(l - r->layers), p->node, p->id, xmlGetLineNo(p->node), p->pos};
+        int64_t dims[SG_MAX_RANK];
+        size_t rank, dynamic;
+        const char *dynamic_text;
+        sg_dtype dtype;
+        const char *type = attr(r, p->node, "precision");
+        if (type != NULL && dtype_from_ir(type, &dtype) && dtype != out->dtype) {
+            st = bad(r,
+                     "an output port does not match its layer (%s, output port %lld gives element type '%s', "
+                     "but the %s makes %s)",
+                     who(l, whom), (long long)p->id, show(type, shown), l->type, sg_dtype_name(out->dtype));
+            break;
+        }
+        if ((st = read_dims(r, &src, dims, SG_MAX_RANK, &rank, &dynamic, &dynamic_text)) != SG_OK)
+            break;
+        bool same = rank == plan->out_rank;
+        for (size_t d = 0; d < rank && d < SG_MAX_RANK && d < plan->out_rank; d++)
+            if (dims[d] >= 0 && plan->out_shape[d] >= 0 && dims[d] != plan->out_shape[d])
+                same = false;
+        if (!same) /* a rank past SG_MAX_RANK shows cut, as a long one does */
+            st = bad(r,
+                     "an output port does not match its layer (%s, output port %lld gives %s, but the %s "
+                     "makes %s)",
+                     who(l, whom), (long long)p->id,
+                     sg_dims_text(dims, rank < SG_MAX_RANK ? rank : SG_MAX_RANK, -1, stated), l->type,
+                     sg_dims_text(plan->out_shape, plan->out_rank, -1, made));
+    }
+    sg_plan_free(plan);
+    return st;
+}
+
 /* Reads slice layer l into m's next model_layers_of(l, op) layers. */
 static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_model *m)
 {
@@ -1657,7 +1716,8 @@ static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_mod
         goto done;
     }
     for (size_t k = 0; k < nout; k++)
-        if ((st = put_layer(r, l, op, &s, k, nout, &m->layers[m->nlayers++])) != SG_OK)
+        if ((st = put_layer(r, l, op, &s, k, nout, &m->layers[m->nlayers++])) != SG_OK ||
+            (st = check_output(r, l, op, k, &m->layers[m->nlayers - 1])) != SG_OK)
             goto done;
 done:
     sg_value_table_free(&s.values);

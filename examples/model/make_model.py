@@ -688,6 +688,10 @@ FAULTS = {
     "edge-cycle-two": lambda g: edge_into(g, TARGET, 0).__setitem__(slice(0, 2),
                                                                     [g.layer("chain.second")["id"], 5]),
     "dim-not-number": lambda g: g.layer("image")["outputs"][0]["dims"].__setitem__(3, "8x"),
+    # an output port contradicts what its layer makes: the shape of the
+    # target's ([2, 3, 4, 4]), the element type of a Split output's
+    "output-shape-mismatch": lambda g: g.layer(TARGET)["outputs"][0].update(dims=[2, 3, 9, 9]),
+    "output-type-mismatch": lambda g: g.layer("split/rows")["outputs"][1].update(precision="I32"),
     "pad-mode-missing": lambda g: g.layer("pad/border")["data"].pop("pad_mode"),
     "pad-mode-unknown": lambda g: g.layer("pad/border")["data"].update(pad_mode="mirror"),
     "pad-value-not-scalar": lambda g: g.layer("pad/border/pad_value")["data"].update(shape="1"),
