@@ -2218,36 +2218,51 @@ static sg_status find_folder(reader *r)
     return SG_OK;
 }
 
+/* Reads, checks and decodes the model at r->path into r->g (every stage
+ * up to, not including, its layers). */
+static sg_status open_model(reader *r)
+{
+    sg_status st = read_file(r);
+    if (st == SG_OK)
+        st = find_folder(r);
+    if (st == SG_OK)
+        st = read_opset(r);
+    if (st == SG_OK)
+        st = index_graph(r);
+    if (st == SG_OK)
+        st = check_order(r);
+    if (st == SG_OK)
+        st = read_graph(r);
+    return st;
+}
+
+/* Frees what open_model made but the graph, and every pointer the graph
+ * holds into the unpacked model (its nodes' `source`, its constants'
+ * `raw` and `source`). */
+static void close_model(reader *r)
+{
+    if (r->model != NULL) {
+        ProtobufCAllocator allocator = {bounded_alloc, bounded_free, r};
+        onnx__model_proto__free_unpacked(r->model, &allocator);
+    }
+    for (size_t i = 0; i < r->g.nnodes; i++)
+        r->g.nodes[i].source = NULL;
+    for (size_t i = 0; i < r->g.ntensors; i++)
+        r->g.tensors[i].raw = r->g.tensors[i].source = NULL;
+    free(r->producers);
+    free(r->infos);
+    free(r->folder);
+    free(r->file);
+}
+
 sg_status sg_onnx_read_graph(const char *path, sg_graph *g, sg_error *err)
 {
     sg_error local = {0};
     reader r = {.path = path, .err = err ? err : &local};
-    sg_status st = path == NULL ? sg_fail(r.err, SG_ERR_USAGE, "failed to read ONNX model: no path given")
-                                : read_file(&r);
-    if (st == SG_OK)
-        st = find_folder(&r);
-    if (st == SG_OK)
-        st = read_opset(&r);
-    if (st == SG_OK)
-        st = index_graph(&r);
-    if (st == SG_OK)
-        st = check_order(&r);
-    if (st == SG_OK)
-        st = read_graph(&r);
-    if (r.model != NULL) {
-        ProtobufCAllocator allocator = {bounded_alloc, bounded_free, &r};
-        onnx__model_proto__free_unpacked(r.model, &allocator);
-    }
-    /* the graph keeps no pointer into the model but its nodes' `source`
-     * and its constants' `raw`, both gone now */
-    for (size_t i = 0; i < r.g.nnodes; i++)
-        r.g.nodes[i].source = NULL;
-    for (size_t i = 0; i < r.g.ntensors; i++)
-        r.g.tensors[i].raw = r.g.tensors[i].source = NULL;
-    free(r.producers);
-    free(r.infos);
-    free(r.folder);
-    free(r.file);
+    if (path == NULL)
+        return sg_fail(r.err, SG_ERR_USAGE, "failed to read ONNX model: no path given");
+    sg_status st = open_model(&r);
+    close_model(&r);
     if (st == SG_OK)
         *g = r.g;
     else
@@ -2263,27 +2278,10 @@ sg_status sg_onnx_load(const char *path, sg_model **model, sg_error *err)
         return sg_fail(r.err, SG_ERR_USAGE, "failed to read ONNX model: no path given");
     if (model == NULL)
         return sg_fail(r.err, SG_ERR_USAGE, "failed to read ONNX model '%s': no place for the result", path);
-    sg_status st = read_file(&r);
-    if (st == SG_OK)
-        st = find_folder(&r);
-    if (st == SG_OK)
-        st = read_opset(&r);
-    if (st == SG_OK)
-        st = index_graph(&r);
-    if (st == SG_OK)
-        st = check_order(&r);
-    if (st == SG_OK)
-        st = read_graph(&r);
+    sg_status st = open_model(&r);
     if (st == SG_OK)
         st = read_nodes(&r, model);
-    if (r.model != NULL) {
-        ProtobufCAllocator allocator = {bounded_alloc, bounded_free, &r};
-        onnx__model_proto__free_unpacked(r.model, &allocator);
-    }
-    free(r.producers);
-    free(r.infos);
-    free(r.folder);
-    free(r.file);
+    close_model(&r);
     sg_graph_free(&r.g);
     return st;
 }
