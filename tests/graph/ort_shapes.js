@@ -13,20 +13,14 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
+const { loadOrt } = require('../onnx/ort_common');
 
 if (process.argv.length !== 4) {
     console.error('usage: node ort_shapes.js ONNXRUNTIME_NODE_DIR WORKDIR');
     process.exit(2);
 }
 const [ortDir, dir] = process.argv.slice(2);
-let ort;
-try {
-    ort = require(path.resolve(ortDir));
-} catch (e) {
-    console.error(`failed to load onnxruntime-node: ${String(e.message).split('\n')[0]} (${ortDir})`);
-    process.exit(1);
-}
-ort.env.logLevel = 'fatal';
+const ort = loadOrt(ortDir);
 
 const ARRAYS = {
     float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array,

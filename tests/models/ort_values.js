@@ -14,6 +14,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
+const { loadOrt, writeNpy } = require('../onnx/ort_common');
 
 if (process.argv.length !== 4) {
     console.error('usage: node ort_values.js ONNXRUNTIME_NODE_DIR JOBS.json');
@@ -21,14 +22,7 @@ if (process.argv.length !== 4) {
 }
 const [ortDir, jobsFile] = process.argv.slice(2);
 const dir = path.dirname(path.resolve(jobsFile));
-let ort;
-try {
-    ort = require(path.resolve(ortDir));
-} catch (e) {
-    console.error(`ort_values: failed to load onnxruntime-node: ${String(e.message).split('\n')[0]} (${ortDir})`);
-    process.exit(1);
-}
-ort.env.logLevel = 'fatal';
+const ort = loadOrt(ortDir, 'ort_values: ');
 
 // .npy descr <-> [ORT tensor type, typed array]
 const BY_DESCR = {
@@ -56,16 +50,6 @@ function readNpy(file) {
     return { descr, shape, bytes: buf.subarray(start + len) };
 }
 
-function writeNpy(file, descr, shape, bytes) {
-    const dims = shape.length === 1 ? `${shape[0]},` : shape.join(', ');
-    let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
-    header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
-    const head = Buffer.alloc(10);
-    Buffer.from('\x93NUMPY', 'latin1').copy(head);
-    head[6] = 1;
-    head.writeUInt16LE(header.length, 8);
-    fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), bytes]));
-}
 
 function tensor(file) {
     const { descr, shape, bytes } = readNpy(file);

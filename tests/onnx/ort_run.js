@@ -20,20 +20,14 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
+const { loadOrt, writeNpy } = require('./ort_common');
 
 if (process.argv.length !== 4) {
     console.error('usage: node ort_run.js ONNXRUNTIME_NODE_DIR CASEDIR');
     process.exit(2);
 }
 const [ortDir, dir] = process.argv.slice(2);
-let ort;
-try {
-    ort = require(path.resolve(ortDir));
-} catch (e) {
-    console.error(`failed to load onnxruntime-node: ${String(e.message).split('\n')[0]} (${ortDir})`);
-    process.exit(1);
-}
-ort.env.logLevel = 'fatal'; // refusals are reported in results.txt
+const ort = loadOrt(ortDir);
 
 // slicegen's element type name -> [ORT tensor type, typed array, .npy descr]
 const TYPES = {
@@ -53,16 +47,6 @@ function readNpy(file) {
     return { bytes: buf.subarray(10 + len), shape };
 }
 
-function writeNpy(file, descr, shape, bytes) {
-    const dims = shape.length === 1 ? `${shape[0]},` : shape.join(', ');
-    let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
-    header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
-    const head = Buffer.alloc(10);
-    Buffer.from('\x93NUMPY', 'latin1').copy(head);
-    head[6] = 1;
-    head.writeUInt16LE(header.length, 8);
-    fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), bytes]));
-}
 
 // The model's input as an ORT tensor.
 function input(m) {
