@@ -4,7 +4,7 @@
 # then runs each target for SECONDS seconds on a copy of its seed corpus
 # (tests/fuzz/corpus/TARGET) in a scratch folder: the committed corpus never
 # grows. Before that, every reproducer in tests/fuzz/regress/TARGET is run
-# once. Prints per target the executions done and the result, and fails if
+# once. The targets run side by side (SLICEGEN_JOBS). Prints per target the executions done and the result, and fails if
 # any target finds a crash, a leak, undefined behaviour, a timeout, running
 # out of memory or a mismatch; the input that caused it is kept in
 # build-fuzz/fuzz-findings/TARGET/ and its path printed. See docs/fuzzing.md.
@@ -12,7 +12,7 @@
 #   usage: tests/fuzz/run.sh [SECONDS] [TARGET...]      (default: 60 seconds, every target)
 #   SLICEGEN_FUZZ_ARGS    more libFuzzer options, appended (e.g. "-fork=2 -ignore_crashes=1")
 #   SLICEGEN_FUZZ_KEEP=1  keep the scratch folder: each target's grown corpus and full log
-#   SLICEGEN_JOBS         parallel build jobs (default: the number of processors)
+#   SLICEGEN_JOBS         build jobs, and targets fuzzed side by side (default: the number of processors)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 all_targets=(fuzz_numpy fuzz_words fuzz_npy fuzz_plan_text fuzz_model fuzz_onnx fuzz_diff fuzz_values)
@@ -67,16 +67,16 @@ verdict() {
     fi
 }
 
-failures=0
-summary=()
-for t in "${targets[@]}"; do
-    bin=$build/tests/fuzz/$t
-    work=$scratch/$t
-    findings=$build/fuzz-findings/$t
+# fuzz_target T: replays T's reproducers, then fuzzes T for $seconds seconds;
+# writes what it found to $scratch/T/report (printed) and $scratch/T/summary
+# (one line per verdict); exit status 1 when anything failed.
+fuzz_target() {
+    local t=$1 bin=$build/tests/fuzz/$1 work=$scratch/$1 findings=$build/fuzz-findings/$1
+    local failed=0 file status result dict=()
     mkdir -p "$work/corpus" "$work/tmp" "$findings"
     cp "$root/tests/fuzz/corpus/$t/"* "$work/corpus/"
-    dict=()
     [ -f "$root/tests/fuzz/$t.dict" ] && dict=("-dict=$root/tests/fuzz/$t.dict")
+    exec > "$work/report" 3> "$work/summary"
 
     # Reproducers of bugs found before: each must run clean, one at a time.
     for file in "$root/tests/fuzz/regress/$t/"*; do
@@ -85,30 +85,29 @@ for t in "${targets[@]}"; do
         TMPDIR=$work/tmp "$bin" -timeout=30 -rss_limit_mb=2048 "$file" > "$work/regress.log" 2>&1 || status=$?
         result=$(verdict "$work/regress.log" "$status")
         if [ -n "$result" ]; then
-            failures=$((failures + 1))
+            failed=1
             echo "$t: reproducer ${file#"$root"/} FAILED: $result"
             echo "  replay: $bin $file"
             tail -n 30 "$work/regress.log" | sed 's/^/  | /'
-            summary+=("$t: reproducer ${file#"$root"/} FAILED: $result")
+            echo "$t: reproducer ${file#"$root"/} FAILED: $result" >&3
         fi
     done
 
     echo "== $t: ${seconds}s on $(ls "$work/corpus" | wc -l) seeds"
-    start=$SECONDS
+    local start=$SECONDS
     status=0
     (cd "$work" && TMPDIR=$work/tmp "$bin" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$findings/" "${dict[@]}" ${SLICEGEN_FUZZ_ARGS:-} corpus \
         > "$work/log" 2>&1) || status=$?
-    elapsed=$((SECONDS - start))
+    local elapsed=$((SECONDS - start)) execs artifact
     execs=$(grep -o "stat::number_of_executed_units: *[0-9]*" "$work/log" | tail -1 | grep -o "[0-9]*$" || true)
     [ -n "$execs" ] || execs=$(grep -o "^#[0-9]*" "$work/log" | tail -1 | tr -d '#' || true)
     result=$(verdict "$work/log" "$status")
     if [ -z "$result" ]; then
         echo "$t: ${execs:-0} executions in ${elapsed}s: ok"
-        summary+=("$t: ${execs:-0} executions in ${elapsed}s: ok")
-        continue
+        echo "$t: ${execs:-0} executions in ${elapsed}s: ok" >&3
+        return $failed
     fi
-    failures=$((failures + 1))
     artifact=$(grep -o "Test unit written to .*" "$work/log" | tail -1 | sed 's/Test unit written to //' || true)
     echo "$t: ${execs:-0} executions in ${elapsed}s: FAILED: $result"
     if [ -n "$artifact" ]; then
@@ -116,7 +115,31 @@ for t in "${targets[@]}"; do
         echo "  replay: $bin $artifact"
     fi
     tail -n 60 "$work/log" | sed 's/^/  | /'
-    summary+=("$t: ${execs:-0} executions in ${elapsed}s: FAILED: $result${artifact:+ ($artifact)}")
+    echo "$t: ${execs:-0} executions in ${elapsed}s: FAILED: $result${artifact:+ ($artifact)}" >&3
+    return 1
+}
+
+# The targets run side by side, SLICEGEN_JOBS (default: the number of cores)
+# at a time; each one's report is printed whole when it ends.
+jobs=${SLICEGEN_JOBS:-$(nproc)}
+declare -A running=() # pid -> target
+failures=0
+reap() { # waits for one running target, prints its report
+    local pid status=0
+    wait -n -p pid "${!running[@]}" || status=$?
+    cat "$scratch/${running[$pid]}/report"
+    [ "$status" -eq 0 ] || failures=$((failures + 1))
+    unset "running[$pid]"
+}
+for t in "${targets[@]}"; do
+    [ "${#running[@]}" -lt "$jobs" ] || reap
+    fuzz_target "$t" &
+    running[$!]=$t
+done
+while [ "${#running[@]}" -gt 0 ]; do reap; done
+summary=()
+for t in "${targets[@]}"; do
+    while IFS= read -r line; do summary+=("$line"); done < "$scratch/$t/summary"
 done
 
 echo "== fuzzing summary"
