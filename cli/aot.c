@@ -417,7 +417,7 @@ int cmd_aot(sg_context *ctx, const options *o)
         kernels[nkernels++] = (sg_aot_kernel){
             .plan = plan, .spec = layer->spec_text, .layer = layer->name, .layer_id = layer->id};
     }
-    if (nkernels == 0) {
+    if (nkernels == 0 && nlayers > 0) { /* with no layer at all: an empty table */
         size_t folded = sg_model_folded_count(model);
         char folded_text[80] = "";
         if (folded > 0)
@@ -426,8 +426,8 @@ int cmd_aot(sg_context *ctx, const options *o)
         fputs(skips, stderr);
         fprintf(stderr,
                 "slicegen: error: failed to compile model '%s': no slice layer can be compiled "
-                "(%zu slice layer%s%s%s)\n",
-                xml, nlayers, nlayers == 1 ? "" : "s", nlayers ? ", all skipped" : "", folded_text);
+                "(%zu slice layer%s, all skipped%s)\n",
+                xml, nlayers, nlayers == 1 ? "" : "s", folded_text);
         rc = 2;
         goto done;
     }

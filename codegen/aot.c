@@ -264,9 +264,9 @@ static sg_status find_shared(const sg_aot_kernel *kernels, size_t count, size_t 
     size_t size = 16;
     while (size < 2 * count)
         size *= 2;
-    sg_nest_key *keys = calloc(count, sizeof *keys);
+    sg_nest_key *keys = calloc(count + 1, sizeof *keys);
     size_t *slots = malloc(size * sizeof *slots); /* kernel + 1, 0 for empty */
-    *shares = malloc(count * sizeof **shares);
+    *shares = malloc((count + 1) * sizeof **shares);
     if (keys == NULL || slots == NULL || *shares == NULL)
         sg_fail(err, SG_ERR_NOMEM, "failed to compile kernels: out of memory for %zu kernels", count);
     else
@@ -370,7 +370,7 @@ static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, co
     x.size_t_type = LLVMIntPtrTypeInContext(x.c, layout);
     LLVMDisposeTargetData(layout);
     x.info = info_type(&x);
-    LLVMValueRef *infos = malloc(count * sizeof *infos);
+    LLVMValueRef *infos = malloc((count + 1) * sizeof *infos); /* a model's table may be empty */
     if (infos == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to describe kernels: out of memory");
     for (size_t i = 0; i < count && err->status == SG_OK; i++)

@@ -352,17 +352,20 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
     target_features(f, code->features);
     fputs("). Do not edit.\n", f);
     fprintf(f, " *\n * %zu kernel%s", count, count == 1 ? "" : "s");
-    if (o->prefix)
+    if (o->prefix && count == 0)
+        fprintf(f, ": the model has no slice layer to compile (%s_kernel_count is 0)", o->prefix);
+    else if (o->prefix)
         fprintf(f, ", listed in model order in %s_kernels[%s_kernel_count]", o->prefix, o->prefix);
-    fputs(".\n *\n", f);
+    fputs(count ? ".\n *\n" : ".\n", f);
     bool gpu = strncmp(code->triple, "nvptx", 5) == 0;
-    fputs(gpu ? how_to_launch : how_to_call, f);
+    if (count > 0)
+        fputs(gpu ? how_to_launch : how_to_call, f);
     bool symbolic = false;
     for (size_t i = 0; i < count; i++)
         symbolic = symbolic || kernels[i].plan->sym;
     if (symbolic)
         fputs(how_to_prepare, f);
-    if (!gpu)
+    if (!gpu && count > 0)
         calls(f, code);
     fputs(" */\n", f);
     /* The guard holds a hash of what the header declares (fill_guard_hash). */
@@ -383,7 +386,11 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
         else
             kernel_block(f, &kernels[i], code->target);
     }
-    if (o->prefix && gpu) {
+    if (o->prefix && gpu && count == 0) { /* C has no empty initializer: a null table */
+        fputs("/* The model has no kernel. */\n", f);
+        fprintf(f, "static const slicegen_cuda_kernel_info *const %s_kernels = NULL;\n", o->prefix);
+        fprintf(f, "static const size_t %s_kernel_count = 0;\n\n", o->prefix);
+    } else if (o->prefix && gpu) {
         fputs("/* Every kernel above, in model order. */\n", f);
         fprintf(f, "static const slicegen_cuda_kernel_info %s_kernels[] = {\n", o->prefix);
         for (size_t i = 0; i < count; i++) {
@@ -395,7 +402,7 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
         }
         fprintf(f, "};\nstatic const size_t %s_kernel_count = %zu;\n\n", o->prefix, count);
     } else if (o->prefix) {
-        fputs("/* Every kernel above, in model order. */\n", f);
+        fputs(count ? "/* Every kernel above, in model order. */\n" : "/* The model has no kernel. */\n", f);
         fprintf(f, "extern const slicegen_kernel_info *const %s_kernels[];\n", o->prefix);
         fprintf(f, "extern const size_t %s_kernel_count;\n\n", o->prefix);
     }

@@ -450,7 +450,8 @@ typedef struct sg_aot_options {
 } sg_aot_options;
 
 /* Writes `count` kernels to `path` and, if header_path is not NULL, their C
- * header. Each file is written whole or not at all (a temporary file
+ * header. With a prefix, count may be 0: a model with nothing to compile
+ * gets an object whose table is empty (P_kernel_count 0). Each file is written whole or not at all (a temporary file
  * PATH.slicegen-tmp-XXXXXX, then rename; see sg_remove_temporary_files); on
  * failure neither is created and existing files are left as they were.
  * An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason; so is a

@@ -367,7 +367,7 @@ static sg_status check_kernels(const sg_aot_kernel *kernels, size_t count, const
                                sg_error *err)
 {
     name_set set = {0};
-    if (count == 0)
+    if (count == 0 && o->prefix == NULL) /* a model's table (a prefix) may be empty */
         return sg_fail(err, SG_ERR_USAGE, "failed to compile kernels: no kernel given");
     if (o->prefix != NULL && !sg_is_identifier(o->prefix))
         return sg_fail(err, SG_ERR_USAGE, "failed to compile kernels: the prefix '%s' is not a C identifier",

@@ -299,11 +299,10 @@ def _aot(c, model, plans, path, fuse, target, prefix, out, header, c_out, c_head
         kernels.append(_capi.AotKernel(plan, None, layer.spec_text, layer.name, layer.id))
         bases.append(_kernel_base(model, i, layer))
         compiled.append(_text(layer.name))
-    if not kernels:
+    if not kernels and nlayers:  # with no layer at all: an empty table
         folded = _lib.sg_model_folded_count(model)
         error = SliceError(f"failed to compile model '{os.fsdecode(os.fspath(path))}': no slice layer can be "
-                           f"compiled ({nlayers} slice layer{'' if nlayers == 1 else 's'}"
-                           + (", all skipped" if nlayers else "")
+                           f"compiled ({nlayers} slice layer{'' if nlayers == 1 else 's'}, all skipped"
                            + (f"; {folded} slice-like node{'' if folded == 1 else 's'} folded as shape arithmetic"
                               if folded else "") + ")", "slice")
         error.skipped = tuple(skipped)

@@ -258,16 +258,28 @@ class ReadModel(Folder):
     @needs_cli
     @needs_onnx
     def test_nothing_to_compile_as_the_command_line(self):
-        for make in (all_skipped_model, folded_only_model):
-            path = make(self.dir)
-            run = cli("aot", path, "-o", self.path("x.o"), check=False)
-            with self.assertRaises(slicegen.SliceError) as e:
-                slicegen.aot(path, self.path("x.o"))
-            self.assertEqual(run.returncode, 2)
-            self.assertEqual(run.stderr.strip().splitlines()[-1], "slicegen: error: " + str(e.exception))
-            self.assertEqual(len(e.exception.skipped), len(run.stderr.strip().splitlines()) - 1)
+        path = all_skipped_model(self.dir)
+        run = cli("aot", path, "-o", self.path("x.o"), check=False)
+        with self.assertRaises(slicegen.SliceError) as e:
+            slicegen.aot(path, self.path("x.o"))
+        self.assertEqual(run.returncode, 2)
+        self.assertEqual(run.stderr.strip().splitlines()[-1], "slicegen: error: " + str(e.exception))
+        self.assertEqual(len(e.exception.skipped), len(run.stderr.strip().splitlines()) - 1)
+        self.assertFalse(os.path.exists(self.path("x.o")))
+
+    @needs_cli
+    @needs_onnx
+    def test_only_shape_arithmetic_is_an_empty_table(self):
+        path = folded_only_model(self.dir)
         self.assertEqual(slicegen.read_model(path).folded, 1)
         self.assertEqual(len(slicegen.read_model(path)), 0)
+        run = cli("aot", path, "-o", self.path("c.o"), "--header", self.path("c.h"), check=False)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        result = slicegen.aot(path, self.path("p.o"), header=self.path("p.h"))
+        self.assertEqual((result.kernels, result.compiled, result.folded), ((), (), 1))
+        for header in ("c.h", "p.h"):
+            with open(self.path(header)) as f:
+                self.assertIn("0 kernels: the model has no slice layer to compile", f.read())
 
 
 # ---- aot ------------------------------------------------------------------------------

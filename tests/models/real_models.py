@@ -419,8 +419,6 @@ def check_model(package, member, sizes, args, slicegen, report):
             report.line(f"  {line}")
         if ok and not fuse:
             cli_skips = skips
-        elif not ok and layers is not None and len(layers) == 0:
-            report.line("  (no slice layer: nothing to compile)")
         elif not ok:
             report.fail(f"slicegen aot{' --fuse' if fuse else ''} failed")
     if layers is None:
