@@ -317,6 +317,25 @@ bool sg_spec_same(const sg_spec *a, const sg_spec *b);
 char *sg_spec_to_text(const sg_spec *spec);
 void sg_spec_free(sg_spec *spec);
 
+/* ---- Gather of a constant index tensor (gather.c), for both model readers ---- */
+
+/* The Gather of a data input of `rank` dimensions `shape` (-1: known only
+ * at run time) along `axis` (in [0, rank)) at a constant index tensor of
+ * index_rank >= 1 dimensions index_dims (its first min(index_rank,
+ * SG_MAX_RANK) are read) and `count` elements `indices` (row-major;
+ * negative ones count from the end of the axis, which must then be
+ * known): the data's slices along the axis at those indices, laid out as
+ * the index tensor's dimensions. Runs of consecutive indices (ascending or
+ * descending) are one slice each; several runs are a NumPy program that
+ * concatenates them (docs/programs.md), the rows of a higher-rank index
+ * tensor concatenated along new axes. *spec is the spec, or NULL with a
+ * one-line reason why the Gather is no slice in reason[0, reason_size)
+ * (`role` names the index input in it: "input 'indices'"); fails only for
+ * lack of memory (SG_ERR_NOMEM). */
+sg_status sg_gather_program(size_t rank, const int64_t *shape, int64_t axis, size_t index_rank,
+                            const int64_t *index_dims, const int64_t *indices, size_t count, const char *role,
+                            sg_spec **spec, char *reason, size_t reason_size, sg_error *err);
+
 /* ---- small parsers used by the frontends and the command line ------------- */
 
 /* "L": comma-separated 64-bit integers, possibly empty. *values is malloc'd

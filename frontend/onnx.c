@@ -1576,168 +1576,29 @@ static sg_status read_pad(node_in *n, sg_spec **spec)
     return st;
 }
 
-/* Gather-1/11/13 with a scalar constant index: a StridedSlice of full
- * ranges before the axis, then a shrink step. */
-/* Appends text to a growing string (*s, *len, *cap); false when out of
- * memory or past `limit` bytes. */
-static bool put_text(char **s, size_t *len, size_t *cap, size_t limit, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char piece[160];
-    int k = vsnprintf(piece, sizeof piece, fmt, ap);
-    va_end(ap);
-    if (k < 0 || (size_t)k >= sizeof piece || *len + (size_t)k + 1 > limit)
-        return false;
-    if (*len + (size_t)k + 1 > *cap) {
-        size_t room = *cap ? 2 * *cap : 256;
-        while (room < *len + (size_t)k + 1)
-            room *= 2;
-        char *p = realloc(*s, room);
-        if (p == NULL)
-            return false;
-        *s = p, *cap = room;
-    }
-    memcpy(*s + *len, piece, (size_t)k + 1);
-    *len += (size_t)k;
-    return true;
-}
-
-/* The most runs of consecutive indices a Gather becomes a program of. */
-#define GATHER_RUNS_MAX 256
-
-typedef struct gather_text {
-    char *s;
-    size_t len, cap;
-    bool failed;
-    size_t runs;
-} gather_text;
-
-/* The NumPy expression of the indices idx[at .. at + count) of the
- * innermost index dimension: runs of consecutive indices (step 1 or -1)
- * each a slice of x along `axis` after `nones` new axes, concatenated
- * when more than one. */
-static void gather_row(gather_text *t, int64_t axis, int64_t nones, const int64_t *idx, size_t count)
-{
-    size_t runs = 0;
-    for (size_t k = 0; k < count;) {
-        size_t j = k + 1;
-        int64_t step = count > k + 1 && (idx[k + 1] - idx[k] == 1 || idx[k + 1] - idx[k] == -1)
-                           ? idx[k + 1] - idx[k]
-                           : 1;
-        while (j < count && idx[j] - idx[j - 1] == step)
-            j++;
-        runs++;
-        k = j;
-    }
-    t->runs += runs;
-    if (runs > 1)
-        t->failed |= !put_text(&t->s, &t->len, &t->cap, SIZE_MAX, "np.concatenate([");
-    for (size_t k = 0, r = 0; k < count; r++) {
-        size_t j = k + 1;
-        int64_t step = count > k + 1 && (idx[k + 1] - idx[k] == 1 || idx[k + 1] - idx[k] == -1)
-                           ? idx[k + 1] - idx[k]
-                           : 1;
-        while (j < count && idx[j] - idx[j - 1] == step)
-            j++;
-        t->failed |= !put_text(&t->s, &t->len, &t->cap, SIZE_MAX, "%sx[", r ? ", " : "");
-        for (int64_t a = 0; a < axis; a++)
-            t->failed |= !put_text(&t->s, &t->len, &t->cap, SIZE_MAX, ":, ");
-        for (int64_t a = 0; a < nones; a++)
-            t->failed |= !put_text(&t->s, &t->len, &t->cap, SIZE_MAX, "None, ");
-        int64_t first = idx[k], last = idx[j - 1];
-        if (step == 1)
-            t->failed |= !put_text(&t->s, &t->len, &t->cap, SIZE_MAX, "%lld:%lld]", (long long)first,
-                                   (long long)(last + 1));
-        else if (last > 0)
-            t->failed |= !put_text(&t->s, &t->len, &t->cap, SIZE_MAX, "%lld:%lld:-1]", (long long)first,
-                                   (long long)(last - 1));
-        else
-            t->failed |= !put_text(&t->s, &t->len, &t->cap, SIZE_MAX, "%lld::-1]", (long long)first);
-        k = j;
-    }
-    if (runs > 1)
-        t->failed |= !put_text(&t->s, &t->len, &t->cap, SIZE_MAX, "], axis=%lld)", (long long)(axis + nones));
-}
-
-/* The expression of the index sub-tensor of dimensions [depth, rank) at
- * element offset `at`: the rows of the last dimension, concatenated along
- * axis + depth for each dimension before it. */
-static void gather_expr(gather_text *t, int64_t axis, const constant *c, const int64_t *idx, size_t depth,
-                        size_t at)
-{
-    size_t rank = c->rank;
-    if (depth + 1 == rank) {
-        gather_row(t, axis, (int64_t)rank - 1, idx + at, (size_t)c->dims[depth]);
-        return;
-    }
-    size_t inner = 1;
-    for (size_t d = depth + 1; d < rank; d++)
-        inner *= (size_t)c->dims[d];
-    if (c->dims[depth] > 1)
-        t->failed |= !put_text(&t->s, &t->len, &t->cap, SIZE_MAX, "np.concatenate([");
-    for (int64_t k = 0; k < c->dims[depth]; k++) {
-        if (k)
-            t->failed |= !put_text(&t->s, &t->len, &t->cap, SIZE_MAX, ", ");
-        gather_expr(t, axis, c, idx, depth + 1, at + (size_t)k * inner);
-    }
-    if (c->dims[depth] > 1)
-        t->failed |=
-            !put_text(&t->s, &t->len, &t->cap, SIZE_MAX, "], axis=%lld)", (long long)(axis + (int64_t)depth));
-}
-
-/* Gather of a constant index tensor of rank 1 or more: the output is
- * x's slices along `axis` at those indices, laid out as the index
- * tensor's dimensions. Runs of consecutive indices (ascending or
- * descending) are one slice each; several runs are a program that
- * concatenates them (docs/programs.md), rows of a higher-rank index tensor
- * concatenated along new axes. A negative index counts from the end of
- * the axis, which must then be known. */
+/* Gather of a constant index tensor of rank 1 or more: a program of
+ * slices (sg_gather_program), or a skip reason. */
 static sg_status gather_program(node_in *n, int64_t axis, const constant *c, sg_spec **spec)
 {
-    size_t product = 1;
-    for (size_t d = 0; d < c->rank && d < SG_MAX_RANK; d++)
-        product = c->dims[d] < 0 ? 0 : product * (size_t)c->dims[d];
-    if (c->rank > SG_MAX_RANK || c->count == 0 || product != c->count) {
-        skip(n, "input 'indices' has %s (no slice)", c->count == 0 ? "no element" : "dimensions not known");
+    if (c->values == NULL) { /* not read: more elements than LIST_MAX */
+        skip(n, "input 'indices' has %zu elements, more than %d", c->count, LIST_MAX);
         return SG_OK;
     }
-    if (n->rank + c->rank - 1 > SG_MAX_RANK) {
-        skip(n, "the output would have rank %zu, more than %d", n->rank + c->rank - 1, SG_MAX_RANK);
-        return SG_OK;
-    }
-    int64_t dim = n->shape[axis];
-    int64_t *idx = malloc(c->count * sizeof *idx);
+    int64_t *idx = malloc(c->count ? c->count * sizeof *idx : 1);
     if (idx == NULL)
         return nomem(n->r);
-    for (size_t k = 0; k < c->count && !skipped(n); k++) {
-        int64_t i = c->values[k].i;
-        if (i < 0 && dim < 0)
-            skip(n, "index %lld counts from the end of axis %lld, whose size is known only at run time",
-                 (long long)i, (long long)axis);
-        else if (dim >= 0 && (i < -dim || i >= dim))
-            skip(n, "index %lld is out of range for axis %lld of size %lld", (long long)i, (long long)axis,
-                 (long long)dim);
-        idx[k] = i < 0 ? i + dim : i;
-    }
-    gather_text t = {0};
-    if (!skipped(n)) {
-        gather_expr(&t, axis, c, idx, 0, 0);
-        if (t.runs > GATHER_RUNS_MAX)
-            skip(n, "input 'indices' makes %zu runs of consecutive indices, more than %d", t.runs,
-                 GATHER_RUNS_MAX);
-    }
-    free(idx);
-    if (skipped(n) || t.failed) {
-        free(t.s);
-        return t.failed && !skipped(n) ? nomem(n->r) : SG_OK;
-    }
+    for (size_t k = 0; k < c->count; k++)
+        idx[k] = c->values[k].i;
     sg_error lerr = {0};
-    sg_spec_parse_numpy(t.s, spec, &lerr);
-    free(t.s);
-    return made(n, &lerr);
+    sg_status st = sg_gather_program(n->rank, n->shape, axis, c->rank, c->dims, idx, c->count, "input 'indices'",
+                                     spec, n->reason, sizeof n->reason, &lerr);
+    free(idx);
+    return st == SG_OK ? SG_OK : nomem(n->r);
 }
 
+/* Gather-1/11/13 with a constant index: of rank 0, a StridedSlice of full
+ * ranges before the axis, then a shrink step; of a higher rank, a
+ * program. */
 static sg_status read_gather(node_in *n, sg_spec **spec)
 {
     int64_t axis = 0;
