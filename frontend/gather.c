@@ -53,7 +53,8 @@ put_text(gather_text *t, const char *fmt, ...)
 static size_t run_end(const int64_t *idx, size_t count, size_t k, int64_t *step)
 {
     size_t j = k + 1;
-    *step = count > k + 1 && (idx[k + 1] - idx[k] == 1 || idx[k + 1] - idx[k] == -1) ? idx[k + 1] - idx[k] : 1;
+    *step =
+        count > k + 1 && (idx[k + 1] - idx[k] == 1 || idx[k + 1] - idx[k] == -1) ? idx[k + 1] - idx[k] : 1;
     while (j < count && idx[j] - idx[j - 1] == *step)
         j++;
     return j;
@@ -155,8 +156,8 @@ sg_status sg_gather_program(size_t rank, const int64_t *shape, int64_t axis, siz
         int64_t i = indices[k];
         if (i < 0 && dim < 0)
             why(reason, reason_size,
-                "index %lld counts from the end of axis %lld, whose size is known only at run time", (long long)i,
-                (long long)axis);
+                "index %lld counts from the end of axis %lld, whose size is known only at run time",
+                (long long)i, (long long)axis);
         else if (dim >= 0 && (i < -dim || i >= dim))
             why(reason, reason_size, "index %lld is out of range for axis %lld of size %lld", (long long)i,
                 (long long)axis, (long long)dim);

@@ -1590,8 +1590,8 @@ static sg_status gather_program(node_in *n, int64_t axis, const constant *c, sg_
     for (size_t k = 0; k < c->count; k++)
         idx[k] = c->values[k].i;
     sg_error lerr = {0};
-    sg_status st = sg_gather_program(n->rank, n->shape, axis, c->rank, c->dims, idx, c->count, "input 'indices'",
-                                     spec, n->reason, sizeof n->reason, &lerr);
+    sg_status st = sg_gather_program(n->rank, n->shape, axis, c->rank, c->dims, idx, c->count,
+                                     "input 'indices'", spec, n->reason, sizeof n->reason, &lerr);
     free(idx);
     return st == SG_OK ? SG_OK : nomem(n->r);
 }
