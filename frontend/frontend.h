@@ -430,6 +430,13 @@ void sg_model_fusions_free(sg_model *model);
 
 sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model **model,
                         sg_error *err);
+/* The model graph of an OpenVINO IR model (graph.h), every output port's
+ * type and shape inferred and checked; g zeroed, freed with sg_graph_free.
+ * weights_path NULL: the .xml's path with ".bin". The same checks and
+ * errors as sg_model_load. */
+struct sg_graph;
+sg_status sg_openvino_read_graph(const char *xml_path, const char *weights_path, struct sg_graph *g,
+                                 sg_error *err);
 void sg_model_free(sg_model *model);
 
 /* ---- ONNX models (onnx.c: the only file that uses protobuf-c) ---- */

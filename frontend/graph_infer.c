@@ -20,44 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
-
-enum {
-    MAXR = SG_MAX_RANK,         /* the largest rank a rule works on */
-    MAXV = SG_GRAPH_MAX_VALUES, /* the most values propagated */
-    MAXVR = 8,                  /* the largest rank values are propagated for */
-    MAX_DEPTH = 64              /* subgraphs nested deeper fail */
-};
-
-/* A shape being inferred: rank -1 when not known. */
-typedef struct shp {
-    int type;
-    int rank;
-    sg_val d[MAXR];
-} shp;
-
-typedef struct ctx {
-    sg_graph *g;
-    sg_error *err;
-    const sg_gnode *n; /* the node being inferred */
-    int32_t node;
-    int arg;              /* the rule's row argument */
-    size_t nsym0;         /* symbols before inference: those at or past it are fresh */
-    unsigned char *state; /* per scope: 0 not inferred, 1 being inferred, 2 done */
-    int depth;
-    int64_t work; /* node inferences left (bounds the Loops' and Scans' passes) */
-    /* a failure that fails the model (a stated shape contradicted, a bound
-     * passed); any other failure of a node's rule only leaves its outputs
-     * unknown */
-    bool fatal;
-} ctx;
-
-#define TRY(x)                                                                                               \
-    do {                                                                                                     \
-        sg_status try_status_ = (x);                                                                         \
-        if (try_status_ != SG_OK)                                                                            \
-            return try_status_;                                                                              \
-    } while (0)
+#include "graph_rules.h"
 
 /* ---- element types ---------------------------------------------------------------- */
 
@@ -96,17 +59,6 @@ static int onnx_type(int64_t t)
     }
 }
 
-static bool is_int(int type)
-{
-    return type == SG_BOOL || type == SG_I8 || type == SG_U8 || type == SG_I16 || type == SG_U16 ||
-           type == SG_I32 || type == SG_U32 || type == SG_I64 || type == SG_U64;
-}
-
-static bool is_float(int type)
-{
-    return type == SG_F16 || type == SG_BF16 || type == SG_F32 || type == SG_F64;
-}
-
 static const char *type_text(int type)
 {
     if (type == SG_GTYPE_UNKNOWN)
@@ -117,47 +69,7 @@ static const char *type_text(int type)
     return s ? s : "unknown";
 }
 
-/* v as an element of `type` (two's complement wrap, as ONNX Runtime's
- * integer arithmetic), for a constant result. */
-static int64_t wrap(int type, int64_t v)
-{
-    uint64_t u = (uint64_t)v;
-    switch (type) {
-    case SG_BOOL:
-        return v != 0;
-    case SG_I8:
-        return (int64_t)((u & 0xffu) ^ 0x80u) - 0x80;
-    case SG_U8:
-        return (int64_t)(u & 0xffu);
-    case SG_I16:
-        return (int64_t)((u & 0xffffu) ^ 0x8000u) - 0x8000;
-    case SG_U16:
-        return (int64_t)(u & 0xffffu);
-    case SG_I32:
-        return (int64_t)((u & 0xffffffffu) ^ 0x80000000u) - 0x80000000LL;
-    case SG_U32:
-        return (int64_t)(u & 0xffffffffu);
-    default:
-        return v;
-    }
-}
-
 /* ---- expressions ------------------------------------------------------------------ */
-
-static sg_exprs *EX(ctx *c)
-{
-    return &c->g->ex;
-}
-
-static int64_t lo_of(ctx *c, sg_val v)
-{
-    return v.node ? c->g->ex.nodes[v.node - 1].lo : v.k;
-}
-
-static bool is_k(sg_val v, int64_t k)
-{
-    return sg_is_const(v) && v.k == k;
-}
 
 /* The symbol v is (max(DIM k, 0), as sg_graph_symbol makes it), or -1. */
 static int64_t symbol_of(const sg_graph *g, sg_val v)
@@ -169,16 +81,6 @@ static int64_t symbol_of(const sg_graph *g, sg_val v)
         return -1;
     const sg_xnode *d = &g->ex.nodes[x->a.node - 1];
     return d->op == SG_X_DIM && (size_t)d->k < g->nsymbols ? d->k : -1;
-}
-
-/* floor(a / b), for a >= 0 and b > 0 (as expressions: ceil((a - b + 1) / b)). */
-static sg_val floor_div(ctx *c, sg_val a, sg_val b)
-{
-    if (sg_is_const(a) && sg_is_const(b) && b.k > 0)
-        return sg_const(a.k >= 0 ? a.k / b.k : 0);
-    if (is_k(b, 1))
-        return a;
-    return sg_x(EX(c), SG_X_CDIV, sg_x_add(EX(c), sg_x_sub(EX(c), a, b), sg_const(1)), b);
 }
 
 /* a / b truncated toward zero (C's and ONNX's integer division), for b
@@ -238,37 +140,12 @@ static bool exact_div(ctx *c, sg_val a, sg_val b, sg_val *q)
     return true;
 }
 
-static sg_val product(ctx *c, const sg_val *d, int from, int to)
-{
-    sg_val p = sg_const(1);
-    for (int i = from; i < to; i++)
-        p = sg_x_mul(EX(c), p, d[i]);
-    return p;
-}
-
 /* ---- the node, its inputs and attributes ------------------------------------------ */
 
-static const char *node_name(ctx *c)
-{
-    const sg_gnode *n = c->n;
-    if (n->name != NULL && n->name[0] != '\0')
-        return n->name;
-    if (n->nout > 0 && n->out[0] >= 0 && (size_t)n->out[0] < c->g->ntensors)
-        return c->g->tensors[n->out[0]].name;
-    return "";
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static sg_status
-fail(ctx *c, const char *fmt, ...)
+sg_status sg_gi_vfail(ctx *c, const char *fmt, va_list ap)
 {
     char why[400], name[SG_QUOTE_BUF(24)], op[SG_QUOTE_BUF(12)], path[SG_QUOTE_BUF(12)];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
     const char *nm = node_name(c), *o = c->n->op ? c->n->op : "";
     sg_quote(nm, strlen(nm), 0, 24, name);
     sg_quote(o, strlen(o), 0, 12, op);
@@ -279,104 +156,6 @@ fail(ctx *c, const char *fmt, ...)
         return sg_fail(c->err, SG_ERR_IO, "node '%s/%s' (%s): %s", path, name, op, why);
     }
     return sg_fail(c->err, SG_ERR_IO, "node '%s' (%s): %s", name, op, why);
-}
-
-static sg_status nomem(ctx *c)
-{
-    return sg_fail(c->err, SG_ERR_NOMEM, "failed to infer the model's shapes: out of memory");
-}
-
-static const sg_gtensor *in_t(ctx *c, size_t i)
-{
-    if (i >= c->n->nin || c->n->in[i] < 0 || (size_t)c->n->in[i] >= c->g->ntensors)
-        return NULL;
-    return &c->g->tensors[c->n->in[i]];
-}
-
-static int32_t out_i(ctx *c, size_t k)
-{
-    if (k >= c->n->nout || c->n->out[k] < 0 || (size_t)c->n->out[k] >= c->g->ntensors)
-        return -1;
-    return c->n->out[k];
-}
-
-static int in_type(ctx *c, size_t i)
-{
-    const sg_gtensor *t = in_t(c, i);
-    return t ? t->type : SG_GTYPE_UNKNOWN;
-}
-
-static bool t_shape(const sg_gtensor *t, shp *s)
-{
-    s->type = t ? t->type : SG_GTYPE_UNKNOWN;
-    s->rank = -1;
-    if (t == NULL || t->rank < 0 || t->rank > MAXR || (t->rank > 0 && t->dims == NULL))
-        return false;
-    s->rank = t->rank;
-    for (int i = 0; i < t->rank; i++)
-        s->d[i] = t->dims[i];
-    return true;
-}
-
-/* Input i's type and shape: false (rank -1) when absent or not known. */
-static bool in_shape(ctx *c, size_t i, shp *s)
-{
-    return t_shape(in_t(c, i), s);
-}
-
-/* Elements of a tensor whose dimensions are all constants; -1 otherwise. */
-static int64_t t_count(const sg_gtensor *t)
-{
-    if (t == NULL || t->rank < 0 || (t->rank > 0 && t->dims == NULL))
-        return -1;
-    int64_t n = 1;
-    for (int i = 0; i < t->rank; i++)
-        if (!sg_is_const(t->dims[i]) || t->dims[i].k < 0 || __builtin_mul_overflow(n, t->dims[i].k, &n))
-            return -1;
-    return n;
-}
-
-static bool known_vals(const sg_gtensor *t)
-{
-    return t != NULL && t->nvalues >= 0 && t->nvalues <= MAXV && (t->nvalues == 0 || t->values != NULL) &&
-           t_count(t) == t->nvalues;
-}
-
-/* Input i's values (at most MAXV): false when not known. */
-static bool in_vals(ctx *c, size_t i, sg_val *v, int64_t *n)
-{
-    const sg_gtensor *t = in_t(c, i);
-    *n = -1;
-    if (!known_vals(t))
-        return false;
-    *n = t->nvalues;
-    for (int64_t k = 0; k < t->nvalues; k++)
-        v[k] = t->values[k];
-    return true;
-}
-
-/* Input i's values when every one is a constant. */
-static bool in_ints(ctx *c, size_t i, int64_t *v, int64_t *n)
-{
-    sg_val s[MAXV];
-    if (!in_vals(c, i, s, n))
-        return false;
-    for (int64_t k = 0; k < *n; k++) {
-        if (!sg_is_const(s[k]))
-            return false;
-        v[k] = s[k].k;
-    }
-    return true;
-}
-
-static bool in_scalar(ctx *c, size_t i, sg_val *v)
-{
-    sg_val s[MAXV];
-    int64_t n;
-    if (!in_vals(c, i, s, &n) || n != 1)
-        return false;
-    *v = s[0];
-    return true;
 }
 
 /* A constant tensor's elements as doubles (float types from its bytes,
@@ -529,19 +308,9 @@ static sg_status a_graph(ctx *c, const char *name, int32_t *scope)
     return SG_OK;
 }
 
-/* An axis in [-rank, rank) made non-negative. */
-static sg_status norm_axis(ctx *c, int64_t axis, int rank, int *out)
-{
-    *out = 0;
-    if (axis < -(int64_t)rank || axis >= rank)
-        return fail(c, "axis %" PRId64 " is out of range for rank %d", axis, rank);
-    *out = (int)(axis < 0 ? axis + rank : axis);
-    return SG_OK;
-}
-
 /* ---- text ------------------------------------------------------------------------- */
 
-static const char *shape_text(ctx *c, int type, int rank, const sg_val *d, char *buf, size_t size)
+const char *sg_gi_shape_text(ctx *c, int type, int rank, const sg_val *d, char *buf, size_t size)
 {
     size_t at = 0;
     char v[64];
@@ -559,15 +328,10 @@ static const char *shape_text(ctx *c, int type, int rank, const sg_val *d, char 
     return buf;
 }
 
-static const char *dims_text(ctx *c, const shp *s, char *buf, size_t size)
-{
-    return shape_text(c, SG_GTYPE_UNKNOWN, s->rank, s->d, buf, size);
-}
-
 /* ---- outputs ---------------------------------------------------------------------- */
 
 /* A fresh symbol for dimension `dim` of output k: "<tensor>_dim<dim>". */
-static sg_val fresh_named(ctx *c, const char *base, int dim)
+sg_val sg_gi_fresh_named(ctx *c, const char *base, int dim)
 {
     size_t len = strlen(base) + 24;
     char *name = malloc(len);
@@ -579,54 +343,6 @@ static sg_val fresh_named(ctx *c, const char *base, int dim)
     sg_val v = sg_graph_symbol(c->g, name);
     free(name);
     return v;
-}
-
-static sg_val fresh(ctx *c, size_t k, int dim)
-{
-    int32_t o = out_i(c, k);
-    return fresh_named(c, o >= 0 ? c->g->tensors[o].name : node_name(c), dim);
-}
-
-/* A shape of the given rank, every dimension fresh for output k. */
-static void fresh_shape(ctx *c, size_t k, int rank, shp *s)
-{
-    s->rank = rank;
-    for (int i = 0; i < rank && i < MAXR; i++)
-        s->d[i] = fresh(c, k, i);
-}
-
-static sg_status set_out(ctx *c, size_t k, const shp *s)
-{
-    int32_t o = out_i(c, k);
-    if (o < 0)
-        return SG_OK;
-    if (!sg_graph_set_shape(c->g, o, s->type, s->rank < 0 ? -1 : s->rank, s->rank > 0 ? s->d : NULL))
-        return nomem(c);
-    return SG_OK;
-}
-
-static sg_status set_unknown(ctx *c, size_t k, int type)
-{
-    shp s = {.type = type, .rank = -1};
-    return set_out(c, k, &s);
-}
-
-/* Output k's values: kept when its type is an integer or bool, n matches
- * its shape and n <= MAXV. */
-static sg_status set_vals(ctx *c, size_t k, int64_t n, const sg_val *v)
-{
-    int32_t o = out_i(c, k);
-    if (o < 0 || n < 0 || n > MAXV)
-        return SG_OK;
-    const sg_gtensor *t = &c->g->tensors[o];
-    if (!is_int(t->type) || t_count(t) != n)
-        return SG_OK;
-    sg_val w[MAXV];
-    for (int64_t i = 0; i < n; i++)
-        w[i] = sg_is_const(v[i]) ? sg_const(wrap(t->type, v[i].k)) : v[i];
-    if (!sg_graph_set_values(c->g, o, n, w))
-        return nomem(c);
-    return SG_OK;
 }
 
 /* ---- broadcasting ----------------------------------------------------------------- */
@@ -656,7 +372,7 @@ static sg_val bdim(ctx *c, sg_val a, sg_val b, bool *bad)
 }
 
 /* o = the multidirectional broadcast of a and b (o may be a). */
-static sg_status bcast(ctx *c, const shp *a, const shp *b, shp *o)
+sg_status sg_gi_bcast(ctx *c, const shp *a, const shp *b, shp *o)
 {
     if (a->rank < 0 || b->rank < 0) {
         o->rank = -1;
@@ -682,44 +398,10 @@ static sg_status bcast(ctx *c, const shp *a, const shp *b, shp *o)
 
 /* ---- values ----------------------------------------------------------------------- */
 
-/* The constant dimensions of s (rank <= MAXVR) and its element count, or
- * false. */
-static bool const_dims(const shp *s, int64_t *dims, int64_t *count)
-{
-    if (s->rank < 0 || s->rank > MAXVR)
-        return false;
-    int64_t n = 1;
-    for (int i = 0; i < s->rank; i++) {
-        if (!sg_is_const(s->d[i]) || s->d[i].k < 0 || __builtin_mul_overflow(n, s->d[i].k, &n))
-            return false;
-        dims[i] = s->d[i].k;
-    }
-    *count = n;
-    return true;
-}
-
-/* The source element of output element `flat` of a broadcast (out dims od,
- * rank r) from a tensor of rank ir and dims id. */
-static int64_t bcast_source(int64_t flat, const int64_t *od, int r, const int64_t *id, int ir)
-{
-    int64_t src = 0, stride = 1;
-    for (int i = r - 1; i >= 0; i--) {
-        int64_t x = od[i] ? flat % od[i] : 0;
-        flat = od[i] ? flat / od[i] : 0;
-        int j = i - (r - ir);
-        if (j >= 0) {
-            if (id[j] != 1)
-                src += x * stride;
-            stride *= id[j];
-        }
-    }
-    return src;
-}
-
 /* out[i] = src[idx] where each output axis a takes element map[a][i_a] of
  * source axis a (the source's dims sd, rank r <= MAXVR). */
-static void pick_vals(const sg_val *src, const int64_t *sd, int r, int64_t map[][MAXV], const int64_t *od,
-                      int64_t count, sg_val *out)
+void sg_gi_pick_vals(const sg_val *src, const int64_t *sd, int r, int64_t map[][MAXV], const int64_t *od,
+                     int64_t count, sg_val *out)
 {
     for (int64_t f = 0; f < count; f++) {
         int64_t rest = f, s = 0, stride = 1;
@@ -734,39 +416,6 @@ static void pick_vals(const sg_val *src, const int64_t *sd, int r, int64_t map[]
 }
 
 /* ---- elementwise operators -------------------------------------------------------- */
-
-/* What an elementwise operator computes on values (the rows' argument). */
-enum {
-    V_NONE,
-    V_ID,
-    V_NEG,
-    V_ABS,
-    V_NOT,
-    V_SIGN,
-    B_ADD,
-    B_SUB,
-    B_MUL,
-    B_DIV,
-    B_MOD,
-    B_POW,
-    B_MIN,
-    B_MAX,
-    B_SUM,
-    B_MEAN,
-    B_EQ,
-    B_LT,
-    B_GT,
-    B_LE,
-    B_GE,
-    B_AND,
-    B_OR,
-    B_XOR,
-    B_BITAND,
-    B_BITOR,
-    B_BITXOR,
-    B_SHIFT,
-    OUT_BOOL = 0x100 /* r_same: the output is bool (IsNaN, IsInf) */
-};
 
 static bool un_val(ctx *c, int op, sg_val a, sg_val *r)
 {
@@ -834,6 +483,9 @@ static bool bin_val(ctx *c, int op, bool fmod, sg_val a, sg_val b, sg_val *r)
     case B_EQ:
         *r = sg_x_eq(e, a, b);
         return true;
+    case B_NE:
+        *r = sg_x_not(e, sg_x_eq(e, a, b));
+        return true;
     case B_LT:
         *r = sg_x_lt(e, a, b);
         return true;
@@ -868,6 +520,19 @@ static bool bin_val(ctx *c, int op, bool fmod, sg_val a, sg_val b, sg_val *r)
         }
         if (sg_is_const(b) && b.k < 0 && b.k != INT64_MIN) {
             *r = sg_x_sub(EX(c), sg_const(0), trunc_div(c, a, sg_const(-b.k)));
+            return true;
+        }
+        return false;
+    case B_FLOORDIV: /* integer division floors */
+        if (k) {
+            if (b.k == 0 || (a.k == INT64_MIN && b.k == -1))
+                return false;
+            int64_t q = a.k / b.k;
+            *r = sg_const(q - (q * b.k != a.k && (a.k < 0) != (b.k < 0)));
+            return true;
+        }
+        if (lo_of(c, a) >= 0 && lo_of(c, b) > 0) {
+            *r = floor_div(c, a, b);
             return true;
         }
         return false;
@@ -906,7 +571,7 @@ static bool bin_val(ctx *c, int op, bool fmod, sg_val a, sg_val b, sg_val *r)
 }
 
 /* Unary operators that keep the shape (and the type, or make bool). */
-static sg_status r_same(ctx *c)
+sg_status sg_gi_same(ctx *c)
 {
     shp s;
     in_shape(c, 0, &s);
@@ -929,10 +594,9 @@ static bool bool_result(int op)
     return op >= B_EQ && op <= B_XOR;
 }
 
-/* Elementwise operators of any number of inputs, NumPy broadcasting. */
-static sg_status r_bcast(ctx *c)
+sg_status sg_gi_elementwise(ctx *c, int op_flags)
 {
-    int op = c->arg;
+    int op = op_flags & 0xff;
     bool variadic = op == B_SUM || op == B_MEAN || op == B_MIN || op == B_MAX;
     size_t nin = variadic ? c->n->nin : (c->n->nin < 2 ? c->n->nin : 2);
     shp o = {.type = SG_GTYPE_UNKNOWN, .rank = 0}, s;
@@ -947,7 +611,7 @@ static sg_status r_bcast(ctx *c)
         if (known && first)
             o = s;
         else if (known)
-            TRY(bcast(c, &o, &s, &o));
+            TRY(sg_gi_bcast(c, &o, &s, &o));
         first = false;
     }
     if (!known || first)
@@ -960,6 +624,7 @@ static sg_status r_bcast(ctx *c)
     if (!is_int(o.type) || !const_dims(&o, od, &count) || count > MAXV || first || op == B_MEAN)
         return SG_OK;
     TRY(a_int(c, "fmod", 0, &fm));
+    fm = fm || (op_flags & FMOD);
     sg_val acc[MAXV];
     bool started = false;
     for (size_t i = 0; i < nin; i++) {
@@ -982,8 +647,14 @@ static sg_status r_bcast(ctx *c)
     return set_vals(c, 0, count, acc);
 }
 
+/* Elementwise operators of ONNX: the row's op. */
+static sg_status r_bcast(ctx *c)
+{
+    return sg_gi_elementwise(c, c->arg);
+}
+
 /* Where(condition, X, Y): three-way broadcast, X's type. */
-static sg_status r_where(ctx *c)
+sg_status sg_gi_where(ctx *c)
 {
     shp a, b, s;
     bool known = in_shape(c, 0, &a); /* each fills its shape, known or not */
@@ -991,8 +662,8 @@ static sg_status r_where(ctx *c)
     known = in_shape(c, 2, &s) && known;
     int type = b.type != SG_GTYPE_UNKNOWN ? b.type : s.type;
     if (known) {
-        TRY(bcast(c, &a, &b, &a));
-        TRY(bcast(c, &a, &s, &a));
+        TRY(sg_gi_bcast(c, &a, &b, &a));
+        TRY(sg_gi_bcast(c, &a, &s, &a));
     } else {
         a.rank = -1;
     }
@@ -1018,21 +689,12 @@ static sg_status r_where(ctx *c)
     return set_vals(c, 0, count, v);
 }
 
-/* Cast (to), CastLike (input 1's type). */
-static sg_status r_cast(ctx *c)
+sg_status sg_gi_cast(ctx *c, int to)
 {
     shp s;
     in_shape(c, 0, &s);
     int from = s.type;
-    if (c->arg) {
-        s.type = in_type(c, 1);
-    } else {
-        int64_t to;
-        if (attr(c, "to") == NULL)
-            return fail(c, "attribute 'to' is missing");
-        TRY(a_int(c, "to", 0, &to));
-        s.type = onnx_type(to);
-    }
+    s.type = to;
     TRY(set_out(c, 0, &s));
     sg_val v[MAXV];
     int64_t n;
@@ -1042,6 +704,18 @@ static sg_status r_cast(ctx *c)
         for (int64_t i = 0; i < n; i++)
             v[i] = sg_x_not(EX(c), sg_x_not(EX(c), v[i]));
     return set_vals(c, 0, n, v);
+}
+
+/* Cast (to), CastLike (input 1's type). */
+static sg_status r_cast(ctx *c)
+{
+    if (c->arg)
+        return sg_gi_cast(c, in_type(c, 1));
+    int64_t to;
+    if (attr(c, "to") == NULL)
+        return fail(c, "attribute 'to' is missing");
+    TRY(a_int(c, "to", 0, &to));
+    return sg_gi_cast(c, onnx_type(to));
 }
 
 /* Identity: the shape, the values. */
@@ -1057,17 +731,6 @@ static sg_status r_identity(ctx *c)
 }
 
 /* ---- convolution, pooling, normalization, products --------------------------------- */
-
-enum { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID };
-
-/* The window of Conv, ConvTranspose and the pools over n spatial axes. */
-typedef struct window {
-    int n;
-    int pad;
-    sg_val k[MAXR];
-    int64_t s[MAXR], d[MAXR];
-    int64_t pb[MAXR], pe[MAXR];
-} window;
 
 /* An ints attribute of n values (each > 0 when positive), or all def. */
 static sg_status window_ints(ctx *c, const char *name, int n, int64_t def, bool positive, int64_t *out)
@@ -1123,7 +786,7 @@ static sg_status read_window(ctx *c, int n, const sg_val *kernel, window *w)
 }
 
 /* Output size of spatial axis i of a convolution or pooling of `in`. */
-static sg_status window_out(ctx *c, const window *w, int i, sg_val in, bool ceil_mode, sg_val *out)
+sg_status sg_gi_window_out(ctx *c, const window *w, int i, sg_val in, bool ceil_mode, sg_val *out)
 {
     sg_exprs *e = EX(c);
     sg_val s = sg_const(w->s[i]);
@@ -1172,7 +835,7 @@ static sg_status r_conv(ctx *c)
     o.d[0] = x.d[0];
     o.d[1] = wk ? wt.d[0] : fresh(c, 0, 1);
     for (int i = 0; i < n; i++)
-        TRY(window_out(c, &w, i, x.d[2 + i], false, &o.d[2 + i]));
+        TRY(sg_gi_window_out(c, &w, i, x.d[2 + i], false, &o.d[2 + i]));
     return set_out(c, 0, &o);
 }
 
@@ -1239,7 +902,7 @@ static sg_status r_pool(ctx *c)
     TRY(read_window(c, x.rank - 2, NULL, &w));
     TRY(a_int(c, "ceil_mode", 0, &ceil_mode));
     for (int i = 0; i < w.n; i++)
-        TRY(window_out(c, &w, i, x.d[2 + i], ceil_mode != 0, &x.d[2 + i]));
+        TRY(sg_gi_window_out(c, &w, i, x.d[2 + i], ceil_mode != 0, &x.d[2 + i]));
     TRY(set_out(c, 0, &x));
     x.type = SG_I64;
     return set_out(c, 1, &x);
@@ -1298,7 +961,7 @@ static sg_status r_layer_norm(ctx *c)
 }
 
 /* The product of a and b as MatMul broadcasts them. */
-static sg_status matmul_shape(ctx *c, const shp *a, const shp *b, shp *o)
+sg_status sg_gi_matmul_shape(ctx *c, const shp *a, const shp *b, shp *o)
 {
     if (a->rank < 0 || b->rank < 0) {
         o->rank = -1;
@@ -1319,7 +982,7 @@ static sg_status matmul_shape(ctx *c, const shp *a, const shp *b, shp *o)
     }
     shp ba = A, bb = B;
     ba.rank -= 2, bb.rank -= 2;
-    TRY(bcast(c, &ba, &bb, o));
+    TRY(sg_gi_bcast(c, &ba, &bb, o));
     if (a->rank > 1)
         o->d[o->rank++] = A.d[A.rank - 2];
     if (b->rank > 1)
@@ -1334,7 +997,7 @@ static sg_status r_matmul(ctx *c)
     size_t bi = c->arg == 2 ? 3 : 1;
     in_shape(c, 0, &a);
     in_shape(c, bi, &b);
-    TRY(matmul_shape(c, &a, &b, &o));
+    TRY(sg_gi_matmul_shape(c, &a, &b, &o));
     o.type = c->arg == 0 ? a.type : c->arg == 1 ? SG_I32 : in_type(c, 7);
     if (o.rank > MAXR)
         o.rank = -1;
@@ -1370,33 +1033,12 @@ static sg_status r_gemm(ctx *c)
 
 /* ---- shapes: Reshape, Flatten, Transpose, Squeeze, Unsqueeze ------------------------ */
 
-/* Output 0's values are input 0's (the shape changed, not the elements). */
-static sg_status keep_vals(ctx *c)
-{
-    const sg_gtensor *t = in_t(c, 0);
-    if (!known_vals(t))
-        return SG_OK;
-    return set_vals(c, 0, t->nvalues, t->values);
-}
-
-static sg_status r_reshape(ctx *c)
+sg_status sg_gi_reshape(ctx *c, const sg_val *v, int64_t n, bool allowzero)
 {
     shp x, o;
-    sg_val v[MAXV];
-    int64_t n, allowzero;
     bool known = in_shape(c, 0, &x);
     o.type = x.type;
-    TRY(a_int(c, "allowzero", 0, &allowzero));
-    if (c->n->version < 5) {
-        const int64_t *s;
-        size_t ns;
-        TRY(a_ints(c, "shape", &s, &ns));
-        if (s == NULL)
-            return fail(c, "attribute 'shape' is missing");
-        n = (int64_t)(ns <= MAXV ? ns : MAXV + 1);
-        for (int64_t i = 0; i < n && i < MAXV; i++)
-            v[i] = sg_const(s[i]);
-    } else if (!in_vals(c, 1, v, &n)) {
+    if (n < 0) {
         /* the target's length alone gives the rank */
         shp t;
         if (in_shape(c, 1, &t) && t.rank == 1 && sg_is_const(t.d[0]) && t.d[0].k <= MAXR)
@@ -1456,6 +1098,26 @@ static sg_status r_reshape(ctx *c)
     return keep_vals(c);
 }
 
+static sg_status r_reshape(ctx *c)
+{
+    sg_val v[MAXV];
+    int64_t n, allowzero;
+    TRY(a_int(c, "allowzero", 0, &allowzero));
+    if (c->n->version < 5) {
+        const int64_t *s;
+        size_t ns;
+        TRY(a_ints(c, "shape", &s, &ns));
+        if (s == NULL)
+            return fail(c, "attribute 'shape' is missing");
+        n = (int64_t)(ns <= MAXV ? ns : MAXV + 1);
+        for (int64_t i = 0; i < n && i < MAXV; i++)
+            v[i] = sg_const(s[i]);
+    } else if (!in_vals(c, 1, v, &n)) {
+        n = -1;
+    }
+    return sg_gi_reshape(c, v, n, allowzero != 0);
+}
+
 static sg_status r_flatten(ctx *c)
 {
     shp x, o;
@@ -1477,13 +1139,10 @@ static sg_status r_flatten(ctx *c)
     return keep_vals(c);
 }
 
-static sg_status r_transpose(ctx *c)
+sg_status sg_gi_transpose(ctx *c, const int64_t *perm, size_t np)
 {
     shp x, o;
-    const int64_t *perm;
-    size_t np;
     bool known = in_shape(c, 0, &x);
-    TRY(a_ints(c, "perm", &perm, &np));
     o.type = x.type;
     o.rank = -1;
     if (!known) {
@@ -1494,11 +1153,11 @@ static sg_status r_transpose(ctx *c)
     int p[MAXR];
     bool seen[MAXR] = {false};
     if (perm != NULL && np != (size_t)x.rank)
-        return fail(c, "attribute 'perm' has %zu values for rank %d", np, x.rank);
+        return fail(c, "the permutation has %zu values for rank %d", np, x.rank);
     for (int i = 0; i < x.rank; i++) {
         int64_t a = perm ? perm[i] : x.rank - 1 - i;
         if (a < 0 || a >= x.rank || seen[a])
-            return fail(c, "attribute 'perm' is not a permutation of the %d axes", x.rank);
+            return fail(c, "the permutation is not one of the %d axes", x.rank);
         seen[a] = true;
         p[i] = (int)a;
     }
@@ -1523,6 +1182,14 @@ static sg_status r_transpose(ctx *c)
         v[f] = t->values[src];
     }
     return set_vals(c, 0, count, v);
+}
+
+static sg_status r_transpose(ctx *c)
+{
+    const int64_t *perm;
+    size_t np;
+    TRY(a_ints(c, "perm", &perm, &np));
+    return sg_gi_transpose(c, perm, np);
 }
 
 /* The axes of Squeeze, Unsqueeze and the reductions: an attribute before
@@ -1556,7 +1223,7 @@ static sg_status read_axes(ctx *c, int64_t since, size_t input, int64_t *axes, i
 }
 
 /* Normalizes n axes against rank into flags[]; fails on a repeated one. */
-static sg_status axis_flags(ctx *c, const int64_t *axes, int64_t n, int rank, bool *flags)
+sg_status sg_gi_axis_flags(ctx *c, const int64_t *axes, int64_t n, int rank, bool *flags)
 {
     memset(flags, 0, (size_t)(rank > 0 ? rank : 1) * sizeof *flags);
     for (int64_t i = 0; i < n; i++) {
@@ -1569,19 +1236,17 @@ static sg_status axis_flags(ctx *c, const int64_t *axes, int64_t n, int rank, bo
     return SG_OK;
 }
 
-static sg_status r_squeeze(ctx *c)
+sg_status sg_gi_squeeze(ctx *c, const int64_t *axes, int64_t n)
 {
     shp x, o;
-    int64_t axes[MAXV], n;
     bool known = in_shape(c, 0, &x);
-    TRY(read_axes(c, 13, 1, axes, &n));
     o.type = x.type;
     o.rank = -1;
     if (!known || n == -2)
         return set_out(c, 0, &o);
     bool flags[MAXR];
     if (n > 0) {
-        TRY(axis_flags(c, axes, n, x.rank, flags));
+        TRY(sg_gi_axis_flags(c, axes, n, x.rank, flags));
     } else { /* no axes, or none (as ONNX Runtime): every dimension of 1 */
         for (int i = 0; i < x.rank; i++) {
             if (!sg_is_const(x.d[i]))
@@ -1602,12 +1267,10 @@ static sg_status r_squeeze(ctx *c)
     return keep_vals(c);
 }
 
-static sg_status r_unsqueeze(ctx *c)
+sg_status sg_gi_unsqueeze(ctx *c, const int64_t *axes, int64_t n)
 {
     shp x, o;
-    int64_t axes[MAXV], n;
     bool known = in_shape(c, 0, &x);
-    TRY(read_axes(c, 13, 1, axes, &n));
     o.type = x.type;
     o.rank = -1;
     if (n == -1)
@@ -1616,21 +1279,31 @@ static sg_status r_unsqueeze(ctx *c)
         return set_out(c, 0, &o);
     bool flags[MAXR];
     o.rank = x.rank + (int)n;
-    TRY(axis_flags(c, axes, n, o.rank, flags));
+    TRY(sg_gi_axis_flags(c, axes, n, o.rank, flags));
     for (int i = 0, j = 0; i < o.rank; i++)
         o.d[i] = flags[i] ? sg_const(1) : x.d[j++];
     TRY(set_out(c, 0, &o));
     return keep_vals(c);
 }
 
+static sg_status r_squeeze(ctx *c)
+{
+    int64_t axes[MAXV], n;
+    TRY(read_axes(c, 13, 1, axes, &n));
+    return sg_gi_squeeze(c, axes, n);
+}
+
+static sg_status r_unsqueeze(ctx *c)
+{
+    int64_t axes[MAXV], n;
+    TRY(read_axes(c, 13, 1, axes, &n));
+    return sg_gi_unsqueeze(c, axes, n);
+}
+
 /* ---- Concat, Split, Slice, Pad ------------------------------------------------------ */
 
-static sg_status r_concat(ctx *c)
+sg_status sg_gi_concat(ctx *c, int64_t axis)
 {
-    int64_t axis;
-    if (attr(c, "axis") == NULL && c->n->version >= 4)
-        return fail(c, "attribute 'axis' is missing");
-    TRY(a_int(c, "axis", 1, &axis));
     shp o = {.type = SG_GTYPE_UNKNOWN, .rank = -1}, s, first;
     bool all = true;
     int a = 0;
@@ -1694,6 +1367,15 @@ static sg_status r_concat(ctx *c)
         }
     }
     return set_vals(c, 0, count, v);
+}
+
+static sg_status r_concat(ctx *c)
+{
+    int64_t axis;
+    if (attr(c, "axis") == NULL && c->n->version >= 4)
+        return fail(c, "attribute 'axis' is missing");
+    TRY(a_int(c, "axis", 1, &axis));
+    return sg_gi_concat(c, axis);
 }
 
 static sg_status r_split(ctx *c)
@@ -1767,13 +1449,19 @@ static sg_status r_split(ctx *c)
                 sz[k] = sg_x(e, SG_X_CDIV, d, parts);
         }
     }
+    return sg_gi_split_parts(c, &x, a, sz);
+}
+
+sg_status sg_gi_split_parts(ctx *c, const shp *x, int a, const sg_val *sz)
+{
     const sg_gtensor *t = in_t(c, 0);
+    size_t nout = c->n->nout;
     int64_t sd[MAXVR], count, off = 0;
-    bool vals = known_vals(t) && const_dims(&x, sd, &count);
+    bool vals = known_vals(t) && const_dims(x, sd, &count);
     for (size_t k = 0; k < nout; k++)
         vals = vals && sg_is_const(sz[k]);
     for (size_t k = 0; k < nout; k++) {
-        shp o = x;
+        shp o = *x;
         o.d[a] = sz[k];
         TRY(set_out(c, k, &o));
         int64_t od[MAXVR], oc, map[MAXVR][MAXV];
@@ -1782,7 +1470,7 @@ static sg_status r_split(ctx *c)
                 for (int64_t j = 0; j < od[i]; j++)
                     map[i][j] = i == a ? off + j : j;
             sg_val v[MAXV];
-            pick_vals(t->values, sd, x.rank, map, od, oc, v);
+            sg_gi_pick_vals(t->values, sd, x->rank, map, od, oc, v);
             TRY(set_vals(c, k, oc, v));
         }
         off += vals ? sz[k].k : 0;
@@ -1802,7 +1490,7 @@ static sg_val slice_index(ctx *c, sg_val v, sg_val d, sg_val lo, sg_val hi)
 }
 
 /* Slice's count along a dimension d, and its first index. */
-static sg_val slice_len(ctx *c, sg_val d, sg_val start, sg_val end, int64_t step, sg_val *first)
+sg_val sg_gi_slice_len(ctx *c, sg_val d, sg_val start, sg_val end, int64_t step, sg_val *first)
 {
     sg_exprs *e = EX(c);
     if (step > 0) {
@@ -1818,14 +1506,15 @@ static sg_val slice_len(ctx *c, sg_val d, sg_val start, sg_val end, int64_t step
     return sg_x(e, SG_X_CDIV, sg_x_sub(e, s, t), sg_const(-step));
 }
 
-static sg_status r_slice(ctx *c)
+sg_status sg_gi_slice(ctx *c)
 {
     shp x, o;
     sg_val st[MAXV], en[MAXV], sp[MAXV];
     int64_t axes[MAXV], n = -1, ne = -1, na = -1, nst = -1;
     bool bounds = true, axes_known = true, steps_known = true;
     bool known = in_shape(c, 0, &x);
-    if (c->n->version < 10) {
+    size_t axes_in = c->arg == 1 ? 4 : 3, steps_in = c->arg == 1 ? 3 : 4;
+    if (c->arg == 0 && c->n->version < 10) {
         const int64_t *s, *t, *a;
         size_t ns, nt, nx;
         TRY(a_ints(c, "starts", &s, &ns));
@@ -1845,10 +1534,10 @@ static sg_status r_slice(ctx *c)
     } else {
         bounds = in_vals(c, 1, st, &n); /* each fills its count, known or not */
         bounds = in_vals(c, 2, en, &ne) && bounds;
-        if (in_t(c, 3) != NULL)
-            axes_known = in_ints(c, 3, axes, &na);
-        if (in_t(c, 4) != NULL)
-            steps_known = in_vals(c, 4, sp, &nst);
+        if (in_t(c, axes_in) != NULL)
+            axes_known = in_ints(c, axes_in, axes, &na);
+        if (in_t(c, steps_in) != NULL)
+            steps_known = in_vals(c, steps_in, sp, &nst);
     }
     o.type = x.type;
     if (!known)
@@ -1857,7 +1546,7 @@ static sg_status r_slice(ctx *c)
         /* the sliced axes (when known) take fresh dimensions */
         bool flags[MAXR];
         if (axes_known && na >= 0)
-            TRY(axis_flags(c, axes, na, x.rank, flags));
+            TRY(sg_gi_axis_flags(c, axes, na, x.rank, flags));
         o = x;
         for (int i = 0; i < x.rank; i++)
             if (!axes_known || na < 0 || flags[i])
@@ -1876,7 +1565,7 @@ static sg_status r_slice(ctx *c)
         for (int64_t i = 0; i < n; i++)
             axes[i] = i;
     bool flags[MAXR];
-    TRY(axis_flags(c, axes, n, x.rank, flags));
+    TRY(sg_gi_axis_flags(c, axes, n, x.rank, flags));
     o = x;
     sg_val first[MAXR];
     int64_t step[MAXR];
@@ -1894,7 +1583,7 @@ static sg_status r_slice(ctx *c)
         if (s.k == 0)
             return fail(c, "step 0 on axis %d", a);
         step[a] = s.k;
-        o.d[a] = slice_len(c, x.d[a], st[i], en[i], s.k, &first[a]);
+        o.d[a] = sg_gi_slice_len(c, x.d[a], st[i], en[i], s.k, &first[a]);
         vals = vals && sg_is_const(first[a]);
     }
     TRY(set_out(c, 0, &o));
@@ -1907,7 +1596,7 @@ static sg_status r_slice(ctx *c)
         for (int64_t j = 0; j < od[i]; j++)
             map[i][j] = first[i].k + j * step[i];
     sg_val v[MAXV];
-    pick_vals(t->values, sd, x.rank, map, od, oc, v);
+    sg_gi_pick_vals(t->values, sd, x.rank, map, od, oc, v);
     return set_vals(c, 0, oc, v);
 }
 
@@ -1944,7 +1633,7 @@ static sg_status r_pad(ctx *c)
             axes[i] = i;
     int64_t nax = na < 0 ? x.rank : na;
     bool flags[MAXR];
-    TRY(axis_flags(c, axes, nax, x.rank, flags));
+    TRY(sg_gi_axis_flags(c, axes, nax, x.rank, flags));
     if (np != 2 * nax)
         return fail(c, "%" PRId64 " pads for %" PRId64 " axes", np, nax);
     sg_exprs *e = EX(c);
@@ -1960,34 +1649,38 @@ static sg_status r_pad(ctx *c)
 
 /* ---- Gather, Expand, Tile ------------------------------------------------------------ */
 
-static sg_status r_gather(ctx *c)
+sg_status sg_gi_gather(ctx *c, int64_t axis, int64_t batch_dims, bool strict)
 {
     shp x, ind, o;
-    int64_t axis, idx[MAXV], ni;
+    int64_t idx[MAXV], ni = 0;
     bool known = in_shape(c, 0, &x); /* each fills its shape, known or not */
     known = in_shape(c, 1, &ind) && known;
-    TRY(a_int(c, "axis", 0, &axis));
     o.type = x.type;
     o.rank = -1;
     if (!known || x.rank - 1 + ind.rank > MAXR)
         return set_out(c, 0, &o);
     int a;
+    int64_t b = batch_dims < 0 ? batch_dims + ind.rank : batch_dims;
     TRY(norm_axis(c, axis, x.rank, &a));
+    if (b < 0 || b > ind.rank || b > a)
+        return fail(c, "batch_dims %" PRId64 " for indices of rank %d and axis %d", batch_dims, ind.rank, a);
     o.rank = 0;
     for (int i = 0; i < a; i++)
         o.d[o.rank++] = x.d[i];
-    for (int i = 0; i < ind.rank; i++)
+    for (int i = (int)b; i < ind.rank; i++)
         o.d[o.rank++] = ind.d[i];
     for (int i = a + 1; i < x.rank; i++)
         o.d[o.rank++] = x.d[i];
-    bool ints = in_ints(c, 1, idx, &ni);
-    if (ints && sg_is_const(x.d[a]))
-        for (int64_t i = 0; i < ni; i++) {
-            if (idx[i] < -x.d[a].k || idx[i] >= x.d[a].k)
+    bool ints = b == 0 && in_ints(c, 1, idx, &ni);
+    for (int64_t i = 0; ints && sg_is_const(x.d[a]) && i < ni; i++) {
+        if (idx[i] < -x.d[a].k || idx[i] >= x.d[a].k) {
+            if (strict)
                 return fail(c, "index %" PRId64 " is out of range for axis %d of size %" PRId64, idx[i], a,
                             x.d[a].k);
-            idx[i] = idx[i] < 0 ? idx[i] + x.d[a].k : idx[i];
+            ints = false;
         }
+        idx[i] = idx[i] < 0 ? idx[i] + x.d[a].k : idx[i];
+    }
     TRY(set_out(c, 0, &o));
     const sg_gtensor *t = in_t(c, 0);
     int64_t sd[MAXVR], pd[MAXVR], count;
@@ -2003,8 +1696,15 @@ static sg_status r_gather(ctx *c)
     if (oc > MAXV)
         return SG_OK;
     sg_val v[MAXV];
-    pick_vals(t->values, sd, x.rank, map, pd, oc, v);
+    sg_gi_pick_vals(t->values, sd, x.rank, map, pd, oc, v);
     return set_vals(c, 0, oc, v);
+}
+
+static sg_status r_gather(ctx *c)
+{
+    int64_t axis;
+    TRY(a_int(c, "axis", 0, &axis));
+    return sg_gi_gather(c, axis, 0, true);
 }
 
 static sg_status r_gather_elements(ctx *c)
@@ -2043,7 +1743,7 @@ static sg_status r_gather_nd(ctx *c)
 
 /* The shape given as input i's values (Expand, ConstantOfShape...): false
  * when not known; s->rank is then the length when known, else -1. */
-static sg_status shape_input(ctx *c, size_t i, shp *s, bool *known)
+sg_status sg_gi_shape_input(ctx *c, size_t i, shp *s, bool *known)
 {
     sg_val v[MAXV];
     int64_t n;
@@ -2070,11 +1770,12 @@ static sg_status shape_input(ctx *c, size_t i, shp *s, bool *known)
 }
 
 /* Output 0's values broadcast from input 0's (Expand). */
-static sg_status broadcast_vals(ctx *c, const shp *o)
+sg_status sg_gi_broadcast_to(ctx *c, const shp *o)
 {
     const sg_gtensor *t = in_t(c, 0);
     shp x;
     int64_t od[MAXVR], id[MAXVR], count, ic;
+    TRY(set_out(c, 0, o));
     if (!known_vals(t) || !t_shape(t, &x) || !const_dims(&x, id, &ic) || !const_dims(o, od, &count) ||
         count > MAXV)
         return SG_OK;
@@ -2088,7 +1789,7 @@ static sg_status r_expand(ctx *c)
 {
     shp x, s, o;
     bool known = in_shape(c, 0, &x), sk;
-    TRY(shape_input(c, 1, &s, &sk));
+    TRY(sg_gi_shape_input(c, 1, &s, &sk));
     o.type = x.type;
     o.rank = -1;
     if (!known || s.rank < 0)
@@ -2097,9 +1798,34 @@ static sg_status r_expand(ctx *c)
         fresh_shape(c, 0, x.rank > s.rank ? x.rank : s.rank, &o);
         return set_out(c, 0, &o);
     }
-    TRY(bcast(c, &x, &s, &o));
+    TRY(sg_gi_bcast(c, &x, &s, &o));
+    return sg_gi_broadcast_to(c, &o);
+}
+
+sg_status sg_gi_tile(ctx *c, const shp *x, const sg_val *r)
+{
+    shp o = *x;
+    for (int i = 0; i < x->rank; i++) {
+        if (sg_is_const(r[i]) && r[i].k < 0)
+            return fail(c, "repeat %" PRId64 " is negative", r[i].k);
+        o.d[i] = sg_x_mul(EX(c), x->d[i], r[i]);
+    }
     TRY(set_out(c, 0, &o));
-    return broadcast_vals(c, &o);
+    const sg_gtensor *t = in_t(c, 0);
+    int64_t id[MAXVR], od[MAXVR], ic, count;
+    if (!known_vals(t) || !const_dims(x, id, &ic) || !const_dims(&o, od, &count) || count > MAXV)
+        return SG_OK;
+    sg_val v[MAXV];
+    for (int64_t f = 0; f < count; f++) {
+        int64_t rest = f, src = 0, stride = 1;
+        for (int i = o.rank - 1; i >= 0; i--) {
+            src += ((rest % od[i]) % id[i]) * stride;
+            rest /= od[i];
+            stride *= id[i];
+        }
+        v[f] = t->values[src];
+    }
+    return set_vals(c, 0, count, v);
 }
 
 static sg_status r_tile(ctx *c)
@@ -2116,38 +1842,17 @@ static sg_status r_tile(ctx *c)
     }
     if (n != x.rank)
         return fail(c, "%" PRId64 " repeats for rank %d", n, x.rank);
-    shp o = x;
-    for (int i = 0; i < x.rank; i++) {
-        if (sg_is_const(r[i]) && r[i].k < 0)
-            return fail(c, "repeat %" PRId64 " is negative", r[i].k);
-        o.d[i] = sg_x_mul(EX(c), x.d[i], r[i]);
-    }
-    TRY(set_out(c, 0, &o));
-    const sg_gtensor *t = in_t(c, 0);
-    int64_t id[MAXVR], od[MAXVR], ic, count;
-    if (!known_vals(t) || !const_dims(&x, id, &ic) || !const_dims(&o, od, &count) || count > MAXV)
-        return SG_OK;
-    sg_val v[MAXV];
-    for (int64_t f = 0; f < count; f++) {
-        int64_t rest = f, src = 0, stride = 1;
-        for (int i = o.rank - 1; i >= 0; i--) {
-            src += ((rest % od[i]) % id[i]) * stride;
-            rest /= od[i];
-            stride *= id[i];
-        }
-        v[f] = t->values[src];
-    }
-    return set_vals(c, 0, count, v);
+    return sg_gi_tile(c, &x, r);
 }
 
 /* ---- Range, ConstantOfShape, Constant, Shape, Size ----------------------------------- */
 
-static sg_status r_range(ctx *c)
+sg_status sg_gi_range(ctx *c, int type)
 {
-    shp o = {.type = in_type(c, 0), .rank = 1};
+    shp o = {.type = type, .rank = 1};
     sg_val a, b, d;
     sg_exprs *e = EX(c);
-    if (is_int(o.type) && in_scalar(c, 0, &a) && in_scalar(c, 1, &b) && in_scalar(c, 2, &d)) {
+    if (is_int(in_type(c, 0)) && in_scalar(c, 0, &a) && in_scalar(c, 1, &b) && in_scalar(c, 2, &d)) {
         if (is_k(d, 0))
             return fail(c, "delta is 0");
         sg_val n;
@@ -2182,6 +1887,11 @@ static sg_status r_range(ctx *c)
     return set_out(c, 0, &o);
 }
 
+static sg_status r_range(ctx *c)
+{
+    return sg_gi_range(c, in_type(c, 0));
+}
+
 /* The tensor of a tensor attribute (NULL when absent). */
 static sg_status a_tensor(ctx *c, const char *name, const sg_gtensor **t)
 {
@@ -2203,7 +1913,7 @@ static sg_status r_constant_of_shape(ctx *c)
     bool known;
     const sg_gtensor *value;
     TRY(a_tensor(c, "value", &value));
-    TRY(shape_input(c, 0, &o, &known));
+    TRY(sg_gi_shape_input(c, 0, &o, &known));
     o.type = value ? value->type : SG_F32;
     if (o.rank >= 0 && !known)
         fresh_shape(c, 0, o.rank, &o);
@@ -2271,13 +1981,10 @@ static sg_status r_constant(ctx *c)
     return n >= 0 ? set_vals(c, 0, n, v) : SG_OK;
 }
 
-static sg_status r_shape(ctx *c)
+sg_status sg_gi_shape(ctx *c, int type, int64_t start, int64_t end)
 {
-    shp x, o = {.type = SG_I64, .rank = 1};
-    int64_t start, end;
+    shp x, o = {.type = type, .rank = 1};
     bool known = in_shape(c, 0, &x);
-    TRY(a_int(c, "start", 0, &start));
-    TRY(a_int(c, "end", INT64_MAX, &end));
     if (!known) {
         o.d[0] = fresh(c, 0, 0);
         return set_out(c, 0, &o);
@@ -2289,6 +1996,14 @@ static sg_status r_shape(ctx *c)
     o.d[0] = sg_const(n);
     TRY(set_out(c, 0, &o));
     return set_vals(c, 0, n, x.d + start);
+}
+
+static sg_status r_shape(ctx *c)
+{
+    int64_t start, end;
+    TRY(a_int(c, "start", 0, &start));
+    TRY(a_int(c, "end", INT64_MAX, &end));
+    return sg_gi_shape(c, SG_I64, start, end);
 }
 
 static sg_status r_size(ctx *c)
@@ -2303,21 +2018,17 @@ static sg_status r_size(ctx *c)
 
 /* ---- reductions, ArgMax, TopK ---------------------------------------------------------- */
 
-/* The reductions: arg is the opset from which the axes are an input; the
- * values of ReduceSum, ReduceProd, ReduceMax and ReduceMin are folded. */
-static sg_status r_reduce(ctx *c)
+/* A reduction (the node's operator); the values of ReduceSum,
+ * ReduceProd, ReduceMax and ReduceMin are folded. */
+sg_status sg_gi_reduce(ctx *c, const int64_t *axes, int64_t n, bool keep, bool noop)
 {
     shp x, o;
-    int64_t axes[MAXV], n, keep, noop;
     bool known = in_shape(c, 0, &x);
-    TRY(read_axes(c, c->arg, 1, axes, &n));
-    TRY(a_int(c, "keepdims", 1, &keep));
-    TRY(a_int(c, "noop_with_empty_axes", 0, &noop));
     o.type = x.type;
     o.rank = -1;
     if (!known)
         return set_out(c, 0, &o);
-    if ((n == -1 || n == 0) && noop && c->n->version >= c->arg) {
+    if ((n == -1 || n == 0) && noop) {
         TRY(set_out(c, 0, &x));
         return keep_vals(c);
     }
@@ -2335,7 +2046,7 @@ static sg_status r_reduce(ctx *c)
         for (int i = 0; i < x.rank; i++)
             flags[i] = true;
     } else {
-        TRY(axis_flags(c, axes, n, x.rank, flags));
+        TRY(sg_gi_axis_flags(c, axes, n, x.rank, flags));
     }
     o.rank = 0;
     for (int i = 0; i < x.rank; i++)
@@ -2376,6 +2087,16 @@ static sg_status r_reduce(ctx *c)
     return set_vals(c, 0, oc, v);
 }
 
+/* The reductions: arg is the opset from which the axes are an input. */
+static sg_status r_reduce(ctx *c)
+{
+    int64_t axes[MAXV], n, keep, noop;
+    TRY(read_axes(c, c->arg, 1, axes, &n));
+    TRY(a_int(c, "keepdims", 1, &keep));
+    TRY(a_int(c, "noop_with_empty_axes", 0, &noop));
+    return sg_gi_reduce(c, axes, n, keep != 0, noop != 0 && c->n->version >= c->arg);
+}
+
 static sg_status r_argminmax(ctx *c)
 {
     shp x;
@@ -2397,32 +2118,37 @@ static sg_status r_argminmax(ctx *c)
     return set_out(c, 0, &x);
 }
 
-static sg_status r_topk(ctx *c)
+sg_status sg_gi_topk(ctx *c, int64_t axis, const sg_val *k, int index_type)
 {
     shp x;
-    int64_t axis, k;
-    sg_val kv;
     bool known = in_shape(c, 0, &x);
-    TRY(a_int(c, "axis", -1, &axis));
     if (known) {
         int a;
         TRY(norm_axis(c, axis, x.rank, &a));
-        if (c->n->version < 10) {
-            if (attr(c, "k") == NULL)
-                return fail(c, "attribute 'k' is missing");
-            TRY(a_int(c, "k", 0, &k));
-            kv = sg_const(k);
-        } else if (!in_scalar(c, 1, &kv)) {
-            kv = fresh(c, 0, a);
-        }
+        sg_val kv = k != NULL ? *k : fresh(c, 0, a);
         if (sg_is_const(kv) && (kv.k < 0 || (sg_is_const(x.d[a]) && kv.k > x.d[a].k)))
             return fail(c, "k %" PRId64 " is out of range for axis %d of size %s", kv.k, a,
                         sg_graph_val_text(c->g, x.d[a], (char[64]){0}));
         x.d[a] = kv;
     }
     TRY(set_out(c, 0, &x));
-    x.type = SG_I64;
+    x.type = index_type;
     return set_out(c, 1, &x);
+}
+
+static sg_status r_topk(ctx *c)
+{
+    int64_t axis, k;
+    sg_val kv;
+    TRY(a_int(c, "axis", -1, &axis));
+    if (c->n->version < 10) {
+        if (attr(c, "k") == NULL)
+            return fail(c, "attribute 'k' is missing");
+        TRY(a_int(c, "k", 0, &k));
+        kv = sg_const(k);
+        return sg_gi_topk(c, axis, &kv, SG_I64);
+    }
+    return sg_gi_topk(c, axis, in_scalar(c, 1, &kv) ? &kv : NULL, SG_I64);
 }
 
 /* ---- Resize, Upsample --------------------------------------------------------------- */
@@ -2452,7 +2178,7 @@ static sg_val scaled(ctx *c, int i, sg_val d, double scale)
 static sg_status resize_axes(ctx *c, shp *x, const int64_t *axes, int64_t nax, size_t si, size_t zi)
 {
     bool flags[MAXR];
-    TRY(axis_flags(c, axes, nax, x->rank, flags));
+    TRY(sg_gi_axis_flags(c, axes, nax, x->rank, flags));
     const sg_gtensor *tz = in_t(c, zi), *ts = in_t(c, si);
     shp zs;
     if (tz != NULL && t_shape(tz, &zs) && zs.rank == 1 && is_k(zs.d[0], 0))
@@ -2749,7 +2475,7 @@ static sg_status r_einsum(ctx *c)
             shp e = {.rank = ne};
             memcpy(e.d, x.d + ell_at, (size_t)ne * sizeof *e.d);
             if (any_ell)
-                TRY(bcast(c, &ell, &e, &ell));
+                TRY(sg_gi_bcast(c, &ell, &e, &ell));
             else
                 ell = e;
             any_ell = true;
@@ -2946,7 +2672,7 @@ static sg_status r_max_unpool(ctx *c)
 {
     shp x, o;
     bool known = in_shape(c, 0, &x), sk;
-    TRY(shape_input(c, 2, &o, &sk));
+    TRY(sg_gi_shape_input(c, 2, &o, &sk));
     o.type = x.type;
     if (in_t(c, 2) != NULL) {
         if (!sk && o.rank >= 0)
@@ -3074,7 +2800,7 @@ static sg_status carried_passes(ctx *c, int32_t scope, const int32_t *ins, const
             for (int i = 0; i < cur[j].rank; i++) {
                 if (known && o.rank == cur[j].rank && sg_same(o.d[i], cur[j].d[i]) && pass < 4)
                     continue;
-                sg_val f = fresh_named(c, in ? in->name : node_name(c), i);
+                sg_val f = sg_gi_fresh_named(c, in ? in->name : node_name(c), i);
                 if (!sg_same(f, cur[j].d[i]))
                     cur[j].d[i] = f, changed = true;
             }
@@ -3251,199 +2977,189 @@ static sg_status r_scan(ctx *c)
 
 /* ---- the table of rules, and the walk ------------------------------------------------ */
 
-/* shape_arith: which inputs make the outputs shape arithmetic. */
-enum { SA_NONE, SA_DATA, SA_ANY, SA_ALWAYS };
-
-typedef struct rule {
-    const char *domain, *op;
-    sg_status (*fn)(ctx *c);
-    int arg;
-    int shape_arith;
-} rule;
-
-/* Sorted by domain, then operator (strcmp order). */
-static const rule rules[] = {
-    {"", "Abs", r_same, V_ABS, SA_DATA},
-    {"", "Acos", r_same, V_NONE, SA_NONE},
-    {"", "Acosh", r_same, V_NONE, SA_NONE},
-    {"", "Add", r_bcast, B_ADD, SA_ANY},
-    {"", "And", r_bcast, B_AND, SA_ANY},
-    {"", "ArgMax", r_argminmax, 0, SA_NONE},
-    {"", "ArgMin", r_argminmax, 0, SA_NONE},
-    {"", "Asin", r_same, V_NONE, SA_NONE},
-    {"", "Asinh", r_same, V_NONE, SA_NONE},
-    {"", "Atan", r_same, V_NONE, SA_NONE},
-    {"", "Atanh", r_same, V_NONE, SA_NONE},
-    {"", "AveragePool", r_pool, 0, SA_NONE},
-    {"", "BatchNormalization", r_batch_norm, 0, SA_NONE},
-    {"", "Bernoulli", r_like, 0, SA_NONE},
-    {"", "BitShift", r_bcast, B_SHIFT, SA_ANY},
-    {"", "BitwiseAnd", r_bcast, B_BITAND, SA_ANY},
-    {"", "BitwiseNot", r_same, V_NONE, SA_NONE},
-    {"", "BitwiseOr", r_bcast, B_BITOR, SA_ANY},
-    {"", "BitwiseXor", r_bcast, B_BITXOR, SA_ANY},
-    {"", "Cast", r_cast, 0, SA_DATA},
-    {"", "CastLike", r_cast, 1, SA_DATA},
-    {"", "Ceil", r_same, V_NONE, SA_NONE},
-    {"", "Celu", r_same, V_NONE, SA_NONE},
-    {"", "Clip", r_same, V_NONE, SA_NONE},
-    {"", "Compress", r_compress, 0, SA_NONE},
-    {"", "Concat", r_concat, 0, SA_ANY},
-    {"", "Constant", r_constant, 0, SA_NONE},
-    {"", "ConstantOfShape", r_constant_of_shape, 0, SA_NONE},
-    {"", "Conv", r_conv, 0, SA_NONE},
-    {"", "ConvInteger", r_conv, 1, SA_NONE},
-    {"", "ConvTranspose", r_conv_transpose, 0, SA_NONE},
-    {"", "Cos", r_same, V_NONE, SA_NONE},
-    {"", "Cosh", r_same, V_NONE, SA_NONE},
-    {"", "CumSum", r_same, V_NONE, SA_NONE},
-    {"", "DepthToSpace", r_depth_space, 0, SA_NONE},
-    {"", "DequantizeLinear", r_dequantize, 0, SA_NONE},
-    {"", "Det", r_det, 0, SA_NONE},
-    {"", "Div", r_bcast, B_DIV, SA_ANY},
-    {"", "Dropout", r_dropout, 0, SA_NONE},
-    {"", "DynamicQuantizeLinear", r_dynamic_quantize, 0, SA_NONE},
-    {"", "Einsum", r_einsum, 0, SA_NONE},
-    {"", "Elu", r_same, V_NONE, SA_NONE},
-    {"", "Equal", r_bcast, B_EQ, SA_ANY},
-    {"", "Erf", r_same, V_NONE, SA_NONE},
-    {"", "Exp", r_same, V_NONE, SA_NONE},
-    {"", "Expand", r_expand, 0, SA_DATA},
-    {"", "EyeLike", r_like, 0, SA_NONE},
-    {"", "Flatten", r_flatten, 0, SA_DATA},
-    {"", "Floor", r_same, V_NONE, SA_NONE},
-    {"", "GRU", r_rnn, 0, SA_NONE},
-    {"", "Gather", r_gather, 0, SA_DATA},
-    {"", "GatherElements", r_gather_elements, 0, SA_NONE},
-    {"", "GatherND", r_gather_nd, 0, SA_NONE},
-    {"", "Gelu", r_same, V_NONE, SA_NONE},
-    {"", "Gemm", r_gemm, 0, SA_NONE},
-    {"", "GlobalAveragePool", r_global_pool, 0, SA_NONE},
-    {"", "GlobalLpPool", r_global_pool, 0, SA_NONE},
-    {"", "GlobalMaxPool", r_global_pool, 0, SA_NONE},
-    {"", "Greater", r_bcast, B_GT, SA_ANY},
-    {"", "GreaterOrEqual", r_bcast, B_GE, SA_ANY},
-    {"", "GridSample", r_grid_sample, 0, SA_NONE},
-    {"", "GroupNormalization", r_same, V_NONE, SA_NONE},
-    {"", "HardSigmoid", r_same, V_NONE, SA_NONE},
-    {"", "HardSwish", r_same, V_NONE, SA_NONE},
-    {"", "Hardmax", r_same, V_NONE, SA_NONE},
-    {"", "Identity", r_identity, 0, SA_DATA},
-    {"", "If", r_if, 0, SA_NONE},
-    {"", "InstanceNormalization", r_same, V_NONE, SA_NONE},
-    {"", "IsInf", r_same, OUT_BOOL, SA_NONE},
-    {"", "IsNaN", r_same, OUT_BOOL, SA_NONE},
-    {"", "LRN", r_same, V_NONE, SA_NONE},
-    {"", "LSTM", r_rnn, 0, SA_NONE},
-    {"", "LayerNormalization", r_layer_norm, 0, SA_NONE},
-    {"", "LeakyRelu", r_same, V_NONE, SA_NONE},
-    {"", "Less", r_bcast, B_LT, SA_ANY},
-    {"", "LessOrEqual", r_bcast, B_LE, SA_ANY},
-    {"", "Log", r_same, V_NONE, SA_NONE},
-    {"", "LogSoftmax", r_same, V_NONE, SA_NONE},
-    {"", "Loop", r_loop, 0, SA_NONE},
-    {"", "LpNormalization", r_same, V_NONE, SA_NONE},
-    {"", "LpPool", r_pool, 0, SA_NONE},
-    {"", "MatMul", r_matmul, 0, SA_NONE},
-    {"", "MatMulInteger", r_matmul, 1, SA_NONE},
-    {"", "Max", r_bcast, B_MAX, SA_ANY},
-    {"", "MaxPool", r_pool, 0, SA_NONE},
-    {"", "MaxUnpool", r_max_unpool, 0, SA_NONE},
-    {"", "Mean", r_bcast, B_MEAN, SA_ANY},
-    {"", "MeanVarianceNormalization", r_same, V_NONE, SA_NONE},
-    {"", "Min", r_bcast, B_MIN, SA_ANY},
-    {"", "Mish", r_same, V_NONE, SA_NONE},
-    {"", "Mod", r_bcast, B_MOD, SA_ANY},
-    {"", "Mul", r_bcast, B_MUL, SA_ANY},
-    {"", "Neg", r_same, V_NEG, SA_DATA},
-    {"", "NonMaxSuppression", r_nms, 0, SA_NONE},
-    {"", "NonZero", r_nonzero, 0, SA_NONE},
-    {"", "Not", r_same, V_NOT, SA_DATA},
-    {"", "OneHot", r_onehot, 0, SA_NONE},
-    {"", "Or", r_bcast, B_OR, SA_ANY},
-    {"", "PRelu", r_same, V_NONE, SA_NONE},
-    {"", "Pad", r_pad, 0, SA_NONE},
-    {"", "Pow", r_bcast, B_POW, SA_ANY},
-    {"", "QLinearConv", r_conv, 2, SA_NONE},
-    {"", "QLinearMatMul", r_matmul, 2, SA_NONE},
-    {"", "QuantizeLinear", r_quantize, 0, SA_NONE},
-    {"", "RNN", r_rnn, 0, SA_NONE},
-    {"", "RandomNormal", r_random, 0, SA_NONE},
-    {"", "RandomNormalLike", r_like, 0, SA_NONE},
-    {"", "RandomUniform", r_random, 0, SA_NONE},
-    {"", "RandomUniformLike", r_like, 0, SA_NONE},
-    {"", "Range", r_range, 0, SA_ANY},
-    {"", "Reciprocal", r_same, V_NONE, SA_NONE},
-    {"", "ReduceL1", r_reduce, 18, SA_NONE},
-    {"", "ReduceL2", r_reduce, 18, SA_NONE},
-    {"", "ReduceLogSum", r_reduce, 18, SA_NONE},
-    {"", "ReduceLogSumExp", r_reduce, 18, SA_NONE},
-    {"", "ReduceMax", r_reduce, 18, SA_DATA},
-    {"", "ReduceMean", r_reduce, 18, SA_NONE},
-    {"", "ReduceMin", r_reduce, 18, SA_DATA},
-    {"", "ReduceProd", r_reduce, 18, SA_DATA},
-    {"", "ReduceSum", r_reduce, 13, SA_DATA},
-    {"", "ReduceSumSquare", r_reduce, 18, SA_NONE},
-    {"", "Relu", r_same, V_NONE, SA_NONE},
-    {"", "Reshape", r_reshape, 0, SA_DATA},
-    {"", "Resize", r_resize, 0, SA_NONE},
-    {"", "ReverseSequence", r_same, V_NONE, SA_NONE},
-    {"", "RoiAlign", r_roi_align, 0, SA_NONE},
-    {"", "Round", r_same, V_NONE, SA_NONE},
-    {"", "Scan", r_scan, 0, SA_NONE},
-    {"", "Scatter", r_same, V_NONE, SA_NONE},
-    {"", "ScatterElements", r_same, V_NONE, SA_NONE},
-    {"", "ScatterND", r_same, V_NONE, SA_NONE},
-    {"", "Selu", r_same, V_NONE, SA_NONE},
-    {"", "Shape", r_shape, 0, SA_ALWAYS},
-    {"", "Shrink", r_same, V_NONE, SA_NONE},
-    {"", "Sigmoid", r_same, V_NONE, SA_NONE},
-    {"", "Sign", r_same, V_SIGN, SA_DATA},
-    {"", "Sin", r_same, V_NONE, SA_NONE},
-    {"", "Sinh", r_same, V_NONE, SA_NONE},
-    {"", "Size", r_size, 0, SA_ALWAYS},
-    {"", "Slice", r_slice, 0, SA_DATA},
-    {"", "Softmax", r_same, V_NONE, SA_NONE},
-    {"", "Softplus", r_same, V_NONE, SA_NONE},
-    {"", "Softsign", r_same, V_NONE, SA_NONE},
-    {"", "SpaceToDepth", r_depth_space, 1, SA_NONE},
-    {"", "Split", r_split, 0, SA_DATA},
-    {"", "Sqrt", r_same, V_NONE, SA_NONE},
-    {"", "Squeeze", r_squeeze, 0, SA_DATA},
-    {"", "Sub", r_bcast, B_SUB, SA_ANY},
-    {"", "Sum", r_bcast, B_SUM, SA_ANY},
-    {"", "Tan", r_same, V_NONE, SA_NONE},
-    {"", "Tanh", r_same, V_NONE, SA_NONE},
-    {"", "ThresholdedRelu", r_same, V_NONE, SA_NONE},
-    {"", "Tile", r_tile, 0, SA_DATA},
-    {"", "TopK", r_topk, 0, SA_NONE},
-    {"", "Transpose", r_transpose, 0, SA_DATA},
-    {"", "Trilu", r_same, V_NONE, SA_NONE},
-    {"", "Unique", r_unique, 0, SA_NONE},
-    {"", "Unsqueeze", r_unsqueeze, 0, SA_DATA},
-    {"", "Upsample", r_upsample, 0, SA_NONE},
-    {"", "Where", r_where, 0, SA_ANY},
-    {"", "Xor", r_bcast, B_XOR, SA_ANY},
+/* ONNX's rows, of the default domain "", sorted by operator (strcmp
+ * order). */
+static const sg_gi_rule rules[] = {
+    {"", "Abs", sg_gi_same, V_ABS, SA_DATA, false},
+    {"", "Acos", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Acosh", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Add", r_bcast, B_ADD, SA_ANY, false},
+    {"", "And", r_bcast, B_AND, SA_ANY, false},
+    {"", "ArgMax", r_argminmax, 0, SA_NONE, false},
+    {"", "ArgMin", r_argminmax, 0, SA_NONE, false},
+    {"", "Asin", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Asinh", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Atan", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Atanh", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "AveragePool", r_pool, 0, SA_NONE, false},
+    {"", "BatchNormalization", r_batch_norm, 0, SA_NONE, false},
+    {"", "Bernoulli", r_like, 0, SA_NONE, false},
+    {"", "BitShift", r_bcast, B_SHIFT, SA_ANY, false},
+    {"", "BitwiseAnd", r_bcast, B_BITAND, SA_ANY, false},
+    {"", "BitwiseNot", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "BitwiseOr", r_bcast, B_BITOR, SA_ANY, false},
+    {"", "BitwiseXor", r_bcast, B_BITXOR, SA_ANY, false},
+    {"", "Cast", r_cast, 0, SA_DATA, false},
+    {"", "CastLike", r_cast, 1, SA_DATA, false},
+    {"", "Ceil", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Celu", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Clip", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Compress", r_compress, 0, SA_NONE, false},
+    {"", "Concat", r_concat, 0, SA_ANY, false},
+    {"", "Constant", r_constant, 0, SA_NONE, true},
+    {"", "ConstantOfShape", r_constant_of_shape, 0, SA_NONE, false},
+    {"", "Conv", r_conv, 0, SA_NONE, false},
+    {"", "ConvInteger", r_conv, 1, SA_NONE, false},
+    {"", "ConvTranspose", r_conv_transpose, 0, SA_NONE, false},
+    {"", "Cos", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Cosh", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "CumSum", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "DepthToSpace", r_depth_space, 0, SA_NONE, false},
+    {"", "DequantizeLinear", r_dequantize, 0, SA_NONE, false},
+    {"", "Det", r_det, 0, SA_NONE, false},
+    {"", "Div", r_bcast, B_DIV, SA_ANY, false},
+    {"", "Dropout", r_dropout, 0, SA_NONE, false},
+    {"", "DynamicQuantizeLinear", r_dynamic_quantize, 0, SA_NONE, false},
+    {"", "Einsum", r_einsum, 0, SA_NONE, false},
+    {"", "Elu", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Equal", r_bcast, B_EQ, SA_ANY, false},
+    {"", "Erf", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Exp", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Expand", r_expand, 0, SA_DATA, false},
+    {"", "EyeLike", r_like, 0, SA_NONE, false},
+    {"", "Flatten", r_flatten, 0, SA_DATA, false},
+    {"", "Floor", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "GRU", r_rnn, 0, SA_NONE, false},
+    {"", "Gather", r_gather, 0, SA_DATA, false},
+    {"", "GatherElements", r_gather_elements, 0, SA_NONE, false},
+    {"", "GatherND", r_gather_nd, 0, SA_NONE, false},
+    {"", "Gelu", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Gemm", r_gemm, 0, SA_NONE, false},
+    {"", "GlobalAveragePool", r_global_pool, 0, SA_NONE, false},
+    {"", "GlobalLpPool", r_global_pool, 0, SA_NONE, false},
+    {"", "GlobalMaxPool", r_global_pool, 0, SA_NONE, false},
+    {"", "Greater", r_bcast, B_GT, SA_ANY, false},
+    {"", "GreaterOrEqual", r_bcast, B_GE, SA_ANY, false},
+    {"", "GridSample", r_grid_sample, 0, SA_NONE, false},
+    {"", "GroupNormalization", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "HardSigmoid", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "HardSwish", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Hardmax", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Identity", r_identity, 0, SA_DATA, false},
+    {"", "If", r_if, 0, SA_NONE, false},
+    {"", "InstanceNormalization", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "IsInf", sg_gi_same, OUT_BOOL, SA_NONE, false},
+    {"", "IsNaN", sg_gi_same, OUT_BOOL, SA_NONE, false},
+    {"", "LRN", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "LSTM", r_rnn, 0, SA_NONE, false},
+    {"", "LayerNormalization", r_layer_norm, 0, SA_NONE, false},
+    {"", "LeakyRelu", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Less", r_bcast, B_LT, SA_ANY, false},
+    {"", "LessOrEqual", r_bcast, B_LE, SA_ANY, false},
+    {"", "Log", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "LogSoftmax", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Loop", r_loop, 0, SA_NONE, false},
+    {"", "LpNormalization", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "LpPool", r_pool, 0, SA_NONE, false},
+    {"", "MatMul", r_matmul, 0, SA_NONE, false},
+    {"", "MatMulInteger", r_matmul, 1, SA_NONE, false},
+    {"", "Max", r_bcast, B_MAX, SA_ANY, false},
+    {"", "MaxPool", r_pool, 0, SA_NONE, false},
+    {"", "MaxUnpool", r_max_unpool, 0, SA_NONE, false},
+    {"", "Mean", r_bcast, B_MEAN, SA_ANY, false},
+    {"", "MeanVarianceNormalization", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Min", r_bcast, B_MIN, SA_ANY, false},
+    {"", "Mish", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Mod", r_bcast, B_MOD, SA_ANY, false},
+    {"", "Mul", r_bcast, B_MUL, SA_ANY, false},
+    {"", "Neg", sg_gi_same, V_NEG, SA_DATA, false},
+    {"", "NonMaxSuppression", r_nms, 0, SA_NONE, false},
+    {"", "NonZero", r_nonzero, 0, SA_NONE, false},
+    {"", "Not", sg_gi_same, V_NOT, SA_DATA, false},
+    {"", "OneHot", r_onehot, 0, SA_NONE, false},
+    {"", "Or", r_bcast, B_OR, SA_ANY, false},
+    {"", "PRelu", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Pad", r_pad, 0, SA_NONE, false},
+    {"", "Pow", r_bcast, B_POW, SA_ANY, false},
+    {"", "QLinearConv", r_conv, 2, SA_NONE, false},
+    {"", "QLinearMatMul", r_matmul, 2, SA_NONE, false},
+    {"", "QuantizeLinear", r_quantize, 0, SA_NONE, false},
+    {"", "RNN", r_rnn, 0, SA_NONE, false},
+    {"", "RandomNormal", r_random, 0, SA_NONE, false},
+    {"", "RandomNormalLike", r_like, 0, SA_NONE, false},
+    {"", "RandomUniform", r_random, 0, SA_NONE, false},
+    {"", "RandomUniformLike", r_like, 0, SA_NONE, false},
+    {"", "Range", r_range, 0, SA_ANY, false},
+    {"", "Reciprocal", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "ReduceL1", r_reduce, 18, SA_NONE, false},
+    {"", "ReduceL2", r_reduce, 18, SA_NONE, false},
+    {"", "ReduceLogSum", r_reduce, 18, SA_NONE, false},
+    {"", "ReduceLogSumExp", r_reduce, 18, SA_NONE, false},
+    {"", "ReduceMax", r_reduce, 18, SA_DATA, false},
+    {"", "ReduceMean", r_reduce, 18, SA_NONE, false},
+    {"", "ReduceMin", r_reduce, 18, SA_DATA, false},
+    {"", "ReduceProd", r_reduce, 18, SA_DATA, false},
+    {"", "ReduceSum", r_reduce, 13, SA_DATA, false},
+    {"", "ReduceSumSquare", r_reduce, 18, SA_NONE, false},
+    {"", "Relu", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Reshape", r_reshape, 0, SA_DATA, false},
+    {"", "Resize", r_resize, 0, SA_NONE, false},
+    {"", "ReverseSequence", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "RoiAlign", r_roi_align, 0, SA_NONE, false},
+    {"", "Round", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Scan", r_scan, 0, SA_NONE, false},
+    {"", "Scatter", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "ScatterElements", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "ScatterND", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Selu", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Shape", r_shape, 0, SA_ALWAYS, false},
+    {"", "Shrink", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Sigmoid", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Sign", sg_gi_same, V_SIGN, SA_DATA, false},
+    {"", "Sin", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Sinh", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Size", r_size, 0, SA_ALWAYS, false},
+    {"", "Slice", sg_gi_slice, 0, SA_DATA, false},
+    {"", "Softmax", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Softplus", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Softsign", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "SpaceToDepth", r_depth_space, 1, SA_NONE, false},
+    {"", "Split", r_split, 0, SA_DATA, false},
+    {"", "Sqrt", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Squeeze", r_squeeze, 0, SA_DATA, false},
+    {"", "Sub", r_bcast, B_SUB, SA_ANY, false},
+    {"", "Sum", r_bcast, B_SUM, SA_ANY, false},
+    {"", "Tan", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Tanh", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "ThresholdedRelu", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Tile", r_tile, 0, SA_DATA, false},
+    {"", "TopK", r_topk, 0, SA_NONE, false},
+    {"", "Transpose", r_transpose, 0, SA_DATA, false},
+    {"", "Trilu", sg_gi_same, V_NONE, SA_NONE, false},
+    {"", "Unique", r_unique, 0, SA_NONE, false},
+    {"", "Unsqueeze", r_unsqueeze, 0, SA_DATA, false},
+    {"", "Upsample", r_upsample, 0, SA_NONE, false},
+    {"", "Where", sg_gi_where, 0, SA_BRANCHES, false},
+    {"", "Xor", r_bcast, B_XOR, SA_ANY, false},
 };
 
-static int rule_cmp(const char *domain, const char *op, const rule *r)
+/* The rule of (domain, op), or NULL: ONNX's ("" and "ai.onnx") or
+ * OpenVINO's ("openvino"). */
+static const sg_gi_rule *find_rule(const char *domain, const char *op)
 {
-    int d = strcmp(domain, r->domain);
-    return d ? d : strcmp(op, r->op);
-}
-
-static const rule *find_rule(const char *domain, const char *op)
-{
+    const sg_gi_rule *table = rules;
+    size_t lo = 0, hi = sizeof rules / sizeof *rules;
     if (domain == NULL || op == NULL)
         return NULL;
-    if (strcmp(domain, "ai.onnx") == 0)
-        domain = "";
-    size_t lo = 0, hi = sizeof rules / sizeof *rules;
+    if (strcmp(domain, "openvino") == 0)
+        table = sg_gi_openvino_rules, hi = sg_gi_openvino_nrules;
+    else if (domain[0] != '\0' && strcmp(domain, "ai.onnx") != 0)
+        return NULL;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int d = rule_cmp(domain, op, &rules[mid]);
+        int d = strcmp(op, table[mid].op);
         if (d == 0)
-            return &rules[mid];
+            return &table[mid];
         if (d < 0)
             hi = mid;
         else
@@ -3480,8 +3196,8 @@ static sg_status check_stated(ctx *c, int32_t ti)
         return fail(c, "%s '%s' gives %s but the node makes %s",
                     t->stated, /* "value_info of", "graph output" */
                     sg_quote(t->name, strlen(t->name), 0, 24, name),
-                    shape_text(c, t->stated_type, srank, t->stated_dims, a, sizeof a),
-                    shape_text(c, t->type, t->rank, t->dims, b, sizeof b));
+                    sg_gi_shape_text(c, t->stated_type, srank, t->stated_dims, a, sizeof a),
+                    sg_gi_shape_text(c, t->type, t->rank, t->dims, b, sizeof b));
     }
     if (t->type == SG_GTYPE_UNKNOWN)
         t->type = t->stated_type;
@@ -3515,11 +3231,11 @@ static sg_status infer_node(ctx *c, int32_t ni)
     int saved_arg = c->arg;
     const sg_gnode *n = c->n = &g->nodes[ni];
     c->node = ni;
-    const rule *r = find_rule(n->domain, n->op);
-    bool constant = r != NULL && r->fn == r_constant;
+    const sg_gi_rule *r = find_rule(n->domain, n->op);
+    bool preset = r != NULL && r->preset;
     for (size_t k = 0; k < n->nout; k++) {
         int32_t o = out_i(c, k);
-        if (o < 0 || constant)
+        if (o < 0 || preset)
             continue;
         g->tensors[o].shape_arith = false;
         if (!sg_graph_set_shape(g, o, SG_GTYPE_UNKNOWN, -1, NULL) || !sg_graph_set_values(g, o, -1, NULL))
@@ -3547,7 +3263,8 @@ static sg_status infer_node(ctx *c, int32_t ni)
     bool sa = r != NULL && r->shape_arith == SA_ALWAYS;
     for (size_t i = 0; st == SG_OK && r != NULL && !sa && i < n->nin; i++) {
         const sg_gtensor *t = in_t(c, i);
-        if (r->shape_arith == SA_ANY || (r->shape_arith == SA_DATA && i == 0) || (r->fn == r_where && i > 0))
+        if (r->shape_arith == SA_ANY || (r->shape_arith == SA_DATA && i == 0) ||
+            (r->shape_arith == SA_BRANCHES && i > 0))
             sa = t != NULL && t->shape_arith;
     }
     for (size_t k = 0; st == SG_OK && k < n->nout; k++) {
@@ -3621,9 +3338,13 @@ static bool constant_values(sg_graph *g)
 sg_status sg_graph_infer(sg_graph *g, sg_error *err)
 {
     for (size_t i = 1; i < sizeof rules / sizeof *rules; i++)
-        if (rule_cmp(rules[i].domain, rules[i].op, &rules[i - 1]) <= 0)
+        if (strcmp(rules[i].op, rules[i - 1].op) <= 0)
             return sg_fail(err, SG_ERR_INTERNAL, "the table of shape rules is not sorted at '%s'",
                            rules[i].op);
+    for (size_t i = 1; i < sg_gi_openvino_nrules; i++)
+        if (strcmp(sg_gi_openvino_rules[i].op, sg_gi_openvino_rules[i - 1].op) <= 0)
+            return sg_fail(err, SG_ERR_INTERNAL, "the table of OpenVINO's shape rules is not sorted at '%s'",
+                           sg_gi_openvino_rules[i].op);
     if (g->nscopes == 0)
         return SG_OK;
     ctx c = {.g = g, .err = err, .nsym0 = g->nsymbols};

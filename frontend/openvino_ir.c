@@ -1,17 +1,21 @@
 /*
  * OpenVINO IR v10 and v11 models: the slice layers of a model as specs
- * (sg_model_load, sg_model_free). The only file that includes libxml2.
+ * (sg_model_load, sg_model_free), and the model as a graph
+ * (sg_openvino_read_graph). The only file that includes libxml2.
  *
  * The reader parses the .xml into a tree, checks every layer id, port and
- * edge and every Const's place in the weights, then turns each StridedSlice
- * and Slice layer, in document order, into a spec built from the Consts
- * wired to its index inputs; an index input that is no Const gives one
- * runtime value per element, and a dynamic data dimension is -1 in the
- * layer's shape; the output ports of a layer with a spec must agree with
- * its plan (check_output). The weights file is opened once and only the
- * bytes of those Consts are read, each once. Anything malformed fails the whole
- * model with SG_ERR_IO, "failed to read model '<file>': <rule> (<values>)";
- * a well-formed slice that slicegen cannot describe is listed with a
+ * edge and every Const's place in the weights, then decodes the whole
+ * model into a graph (openvino_graph.c) whose every output port's type and
+ * shape shape inference checks against what its layer makes (a dynamic
+ * dimension a symbol of the model). Then it turns each slice layer, in
+ * document order, into a spec built from the Consts wired to its index
+ * inputs; an index input that is no Const gives one runtime value per
+ * element; the data input's shape and type are inference's (a dimension
+ * known only at run time -1 in the layer's shape). The weights file is
+ * opened once and only the bytes of those Consts and of small ones (for
+ * inference) are read. Anything malformed fails the whole model with
+ * SG_ERR_IO, "failed to read model '<file>': <rule> (<values>)"; a
+ * well-formed slice that slicegen cannot describe is listed with a
  * one-line skip reason instead of a spec. docs/openvino-ir.md lists the
  * rules. Last, the data flow around the slice layers (read_flow): which
  * tensor, an output port, each reads and writes, how many inputs read each
@@ -40,8 +44,8 @@
 #include <libxml/xmlerror.h>
 #include <libxml/xmlversion.h>
 
-#include "../planner/planner.h" /* the output shape of a slice layer (check_output) */
 #include "frontend.h"
+#include "openvino_graph.h"
 
 #if LIBXML_VERSION >= 21200
 typedef const xmlError xml_error; /* the handler signature gained a const in 2.12 */
@@ -91,8 +95,11 @@ typedef struct layer {
     const char *etype; /* element_type, or the output port's precision */
     const char *shape; /* the shape as written, for messages */
     size_t rank;       /* of the shape */
+    int64_t *dims;     /* the shape (rank entries) */
+    int64_t count;     /* its elements */
     int64_t *values;   /* read on first use as an index input */
     bool values_read;
+    void *raw; /* the bytes of a small one, for shape inference */
 } layer;
 
 typedef struct id_index {
@@ -111,6 +118,9 @@ typedef struct reader {
     layer *layers;
     size_t nlayers;
     id_index *by_id; /* sorted by id */
+    size_t *order;   /* the layers, each after those it reads (check_acyclic) */
+    sg_graph g;      /* the model as a graph, every tensor's type and shape inferred */
+    int32_t *tensor; /* per layer: the graph tensor of its first output port */
     char **owned;    /* texts libxml2 had to assemble (see text_of) */
     size_t nowned, owned_cap;
     bool nomem;
@@ -338,40 +348,16 @@ static sg_status get_count(reader *r, xmlNode *n, const char *name, const char *
 
 /* ---- element types ------------------------------------------------------------ */
 
-static int lower(int c)
-{
-    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-static bool same_text_nocase(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (lower((unsigned char)*a) != lower((unsigned char)*b))
-            return false;
-    return *a == *b;
-}
-
 /* An element type as IR writes it: a port precision ("FP32") or a
- * <data element_type> ("f32"), any case. 0 if slicegen lacks it. */
+ * <data element_type> ("f32"), any case (sg_ir_graph_type). 0 if
+ * slicegen lacks it. */
 static int dtype_from_ir(const char *text, sg_dtype *dtype)
 {
-    static const struct {
-        const char *precision, *element_type;
-        sg_dtype dtype;
-    } map[] = {
-        {"FP32", "f32", SG_F32},      {"FP16", "f16", SG_F16}, {"BF16", "bf16", SG_BF16},
-        {"FP64", "f64", SG_F64},      {"I8", "i8", SG_I8},     {"U8", "u8", SG_U8},
-        {"I16", "i16", SG_I16},       {"U16", "u16", SG_U16},  {"I32", "i32", SG_I32},
-        {"U32", "u32", SG_U32},       {"I64", "i64", SG_I64},  {"U64", "u64", SG_U64},
-        {"BOOL", "boolean", SG_BOOL},
-    };
-    for (size_t i = 0; text != NULL && i < sizeof map / sizeof map[0]; i++) {
-        if (same_text_nocase(text, map[i].precision) || same_text_nocase(text, map[i].element_type)) {
-            *dtype = map[i].dtype;
-            return 1;
-        }
-    }
-    return 0;
+    int type = sg_ir_graph_type(text);
+    if (type < 0)
+        return 0;
+    *dtype = (sg_dtype)type;
+    return 1;
 }
 
 /* ---- files ------------------------------------------------------------------- */
@@ -667,9 +653,10 @@ static sg_status read_edges(reader *r)
 /* The edges make no cycle: no layer's input depends, through any chain of
  * edges, on one of its own outputs (OpenVINO orders the layers by their
  * edges, so document order is free, but a cycle has no order). Kahn's
- * algorithm settles every layer whose producers are all settled; each one
- * left has a producer left, so walking back from one through such
- * producers for nlayers steps ends on a cycle. */
+ * algorithm settles every layer whose producers are all settled, in the
+ * order r->order keeps; each one left has a producer left, so walking
+ * back from one through such producers for nlayers steps ends on a
+ * cycle. */
 static sg_status check_acyclic(reader *r)
 {
     size_t n = r->nlayers, nedges = 0, settled = 0;
@@ -706,8 +693,11 @@ static sg_status check_acyclic(reader *r)
         for (size_t e = first[queue[q]]; e < first[queue[q] + 1]; e++)
             if (--waiting[readers[e]] == 0)
                 queue[settled++] = readers[e];
-    if (settled == n)
+    if (settled == n) {
+        r->order = queue;
+        queue = NULL;
         goto done;
+    }
     size_t at = 0, k = 0;
     while (waiting[at] == 0)
         at++;
@@ -825,8 +815,15 @@ static sg_status check_const(reader *r, layer *l)
     /* The shape: <data shape>, else the output port's dims. Static only. */
     bool overflow = false, zero = false;
     int64_t count = 1;
+    size_t cap = 1;
     l->shape = attr(r, data, "shape");
     l->rank = 0;
+    for (const char *p = l->shape; p != NULL && *p != '\0'; p++)
+        cap += *p == ',';
+    if (l->shape == NULL)
+        cap = count_children(out, "dim");
+    if ((l->dims = malloc((cap ? cap : 1) * sizeof *l->dims)) == NULL)
+        return nomem(r);
     if (l->shape != NULL) {
         const char *p = l->shape;
         while (*p == ' ')
@@ -842,7 +839,7 @@ static sg_status check_const(reader *r, layer *l)
                 return bad(r,
                            "Const shape is not a list of non-negative integers (%s, attribute shape = '%s')",
                            whom, show(l->shape, shown));
-            l->rank++;
+            l->dims[l->rank++] = d;
             zero = zero || d == 0;
             overflow = overflow || __builtin_mul_overflow(count, d, &count);
             p += k;
@@ -865,17 +862,18 @@ static sg_status check_const(reader *r, layer *l)
             if (classify_dim(content_of(r, d), &v) != DIM_STATIC)
                 return bad(r, "Const shape is not static (%s, output port dim '%s')", whom,
                            show(content_of(r, d), shown));
-            l->rank++;
+            l->dims[l->rank++] = v;
             zero = zero || v == 0;
             overflow = overflow || __builtin_mul_overflow(count, v, &count);
         }
     }
     sg_dtype dtype;
+    if (zero)
+        count = 0, overflow = false;
+    l->count = overflow ? -1 : count;
     if (!dtype_from_ir(l->etype, &dtype))
         return SG_OK; /* u1, u4, string...: sizes not checked */
     int64_t need;
-    if (zero)
-        count = 0, overflow = false;
     if (overflow || __builtin_mul_overflow(count, (int64_t)sg_dtype_size(dtype), &need))
         return bad(r, "Const shape overflows 64 bits (%s, attribute shape = '%s')", whom,
                    show(l->shape, shown));
@@ -917,6 +915,171 @@ static sg_status const_values(reader *r, layer *c, size_t esize)
     return SG_OK;
 }
 
+/* ---- the graph ------------------------------------------------------------------- */
+
+/* The <dim>s of output port `port` (id port_id) of layer l: *rank of them,
+ * the first `cap` in shape (-1 for a dynamic one), and the first dynamic
+ * one's index in *dynamic (NONE when every one is static) and text in
+ * *dynamic_text. A <dim> that is no count, -1, ? or range makes the model
+ * malformed. */
+static sg_status port_dims(reader *r, const layer *l, xmlNode *port, int64_t port_id, int64_t *shape,
+                           size_t cap, size_t *rank, size_t *dynamic, const char **dynamic_text)
+{
+    char whom[WHO_BUF], shown[SHOW_BUF];
+    *rank = 0;
+    *dynamic = NONE;
+    *dynamic_text = NULL;
+    for (xmlNode *d = port->children; d != NULL; d = d->next) {
+        if (!is_element(d, "dim"))
+            continue;
+        const char *text = content_of(r, d);
+        int64_t v = -1;
+        switch (classify_dim(text, &v)) {
+        case DIM_BAD:
+            return bad(r, "a dimension is not a count, -1, ? or a range (%s, output port %lld, dim '%s')",
+                       who(l, whom), (long long)port_id, show(text, shown));
+        case DIM_DYNAMIC:
+            if (*dynamic == NONE)
+                *dynamic = *rank, *dynamic_text = text;
+            break;
+        case DIM_STATIC:
+            break;
+        }
+        if (*rank < cap)
+            shape[*rank] = v;
+        ++*rank;
+    }
+    return SG_OK;
+}
+
+/* N of a layer's version "opsetN" (N a count), else 0. */
+static int64_t opset_number(const char *version)
+{
+    int64_t n = 0;
+    if (version == NULL || strncmp(version, "opset", 5) != 0 || parse_count(version + 5, &n) != NUM_OK)
+        return 0;
+    return n;
+}
+
+/* What decoding the graph takes from the layers (see openvino_graph.h),
+ * in arrays of all the layers' attributes, sources, ports and dims. */
+typedef struct ir_arrays {
+    sg_ir_layer *layers;
+    const char **attrs;
+    sg_ir_source *sources;
+    sg_ir_port *ports;
+    int64_t *dims;
+} ir_arrays;
+
+static void ir_arrays_free(ir_arrays *a)
+{
+    free(a->layers);
+    free(a->attrs);
+    free(a->sources);
+    free(a->ports);
+    free(a->dims);
+}
+
+/* Layer l as decoding takes it, its arrays from a's at the counts *na,
+ * *ns, *np and *nd; small Consts' bytes read (at most
+ * SG_GRAPH_MAX_VALUES elements, of a type slicegen knows). */
+static sg_status describe(reader *r, layer *l, ir_arrays *a, size_t *na, size_t *ns, size_t *np, size_t *nd,
+                          sg_ir_layer *out)
+{
+    xmlNode *data = child(l->node, "data");
+    sg_dtype dtype;
+    *out =
+        (sg_ir_layer){.name = l->name, .type = l->type, .version = opset_number(attr(r, l->node, "version"))};
+    out->attrs = a->attrs + 2 * *na;
+    for (xmlAttr *p = data ? data->properties : NULL; p != NULL; p = p->next) {
+        if (p->ns != NULL)
+            continue;
+        a->attrs[2 * *na] = (const char *)p->name;
+        a->attrs[2 * *na + 1] = text_of(r, p->children);
+        ++*na;
+        out->nattrs++;
+    }
+    out->in = a->sources + *ns;
+    out->nin = l->nin;
+    for (size_t i = 0; i < l->nin; i++)
+        a->sources[(*ns)++] = (sg_ir_source){l->src[i].layer, l->src[i].output};
+    out->out = a->ports + *np;
+    out->nout = l->nout;
+    for (size_t j = 0; j < l->nout; j++) { /* sorted by id: placed by position */
+        const port *p = &l->out[j];
+        size_t rank, dynamic;
+        const char *dynamic_text;
+        sg_ir_port *ip = &a->ports[*np + p->pos];
+        if (port_dims(r, l, p->node, p->id, a->dims + *nd, SIZE_MAX, &rank, &dynamic, &dynamic_text) != SG_OK)
+            return r->err->status;
+        *ip = (sg_ir_port){p->id, sg_ir_graph_type(attr(r, p->node, "precision")), rank,
+                           rank <= SG_MAX_RANK ? a->dims + *nd : NULL};
+        *nd += rank;
+    }
+    *np += l->nout;
+    out->data_type =
+        sg_ir_graph_type(strcmp(l->type, "Const") == 0 ? l->etype : attr(r, data, "element_type"));
+    if (strcmp(l->type, "Const") != 0)
+        return SG_OK;
+    out->const_rank = l->rank;
+    out->const_shape = l->dims;
+    out->const_count = l->count;
+    if (l->count < 0 || l->count > SG_GRAPH_MAX_VALUES || !dtype_from_ir(l->etype, &dtype))
+        return SG_OK;
+    if ((l->raw = malloc(l->size > 0 ? (size_t)l->size : 1)) == NULL)
+        return nomem(r);
+    out->raw = l->raw;
+    return read_at(r, r->bin_fd, r->bin_path, "weights file", l->offset, l->raw, (size_t)l->size);
+}
+
+/* The model as a graph (r->g), every tensor's type and shape inferred, and
+ * the tensor of each layer's first output port (r->tensor). */
+static sg_status read_graph(reader *r)
+{
+    ir_arrays a = {0};
+    size_t nattrs = 0, nsources = 0, nports = 0, ndims = 0, na = 0, ns = 0, np = 0, nd = 0;
+    sg_status st = SG_OK;
+    for (size_t i = 0; i < r->nlayers; i++) {
+        const layer *l = &r->layers[i];
+        xmlNode *data = child(l->node, "data");
+        for (xmlAttr *p = data ? data->properties : NULL; p != NULL; p = p->next)
+            nattrs++;
+        nsources += l->nin;
+        nports += l->nout;
+        for (size_t k = 0; k < l->nout; k++)
+            ndims += count_children(l->out[k].node, "dim");
+    }
+    a.layers = malloc((r->nlayers ? r->nlayers : 1) * sizeof *a.layers);
+    a.attrs = malloc((nattrs ? 2 * nattrs : 1) * sizeof *a.attrs);
+    a.sources = malloc((nsources ? nsources : 1) * sizeof *a.sources);
+    a.ports = malloc((nports ? nports : 1) * sizeof *a.ports);
+    a.dims = malloc((ndims ? ndims : 1) * sizeof *a.dims);
+    r->tensor = malloc((r->nlayers ? r->nlayers : 1) * sizeof *r->tensor);
+    if (a.layers == NULL || a.attrs == NULL || a.sources == NULL || a.ports == NULL || a.dims == NULL ||
+        r->tensor == NULL) {
+        st = nomem(r);
+        goto done;
+    }
+    for (size_t i = 0, t = 0; i < r->nlayers; t += r->layers[i].nout, i++) {
+        r->tensor[i] = (int32_t)t;
+        if ((st = describe(r, &r->layers[i], &a, &na, &ns, &np, &nd, &a.layers[i])) != SG_OK)
+            goto done;
+    }
+    if (r->nomem) {
+        st = nomem(r);
+        goto done;
+    }
+    sg_error lerr = {0};
+    st = sg_openvino_decode_graph(a.layers, r->nlayers, r->order, &r->g, &lerr);
+    if (st == SG_ERR_NOMEM)
+        st = nomem(r);
+    else if (st != SG_OK)
+        st = bad(r, "%s", lerr.message);
+done:
+    ir_arrays_free(&a);
+    return st;
+}
+
 /* ---- slice layers ------------------------------------------------------------------ */
 
 typedef enum { OP_STRIDED_SLICE, OP_SLICE, OP_PAD, OP_GATHER, OP_SPLIT, OP_VARIADIC_SPLIT } op_kind;
@@ -926,7 +1089,7 @@ typedef enum {
     IN_DATA,       /* the data (read_data_input) */
     IN_LIST,       /* a 1-D i32 or i64 Const, else one runtime value per element */
     IN_CONST_LIST, /* a 1-D i32 or i64 Const */
-    IN_INDEX,      /* an i32 or i64 Const of rank 0 (a Gather of one index) */
+    IN_INDICES,    /* an i32 or i64 Const of any rank (Gather's indices) */
     IN_AXIS,       /* an i32 or i64 Const of one element, rank 0 or 1 */
     IN_FILL        /* a rank-0 Const of the data's element type */
 } in_kind;
@@ -948,7 +1111,7 @@ static const op_info ops[] = {
      {IN_DATA, IN_LIST, IN_LIST, IN_LIST, IN_CONST_LIST}, 4, 5, false},
     {"Pad", OP_PAD, {"data", "pads_begin", "pads_end", "pad_value"}, {IN_DATA, IN_LIST, IN_LIST, IN_FILL}, 3, 4,
      false},
-    {"Gather", OP_GATHER, {"data", "indices", "axis"}, {IN_DATA, IN_INDEX, IN_AXIS}, 3, 3, false},
+    {"Gather", OP_GATHER, {"data", "indices", "axis"}, {IN_DATA, IN_INDICES, IN_AXIS}, 3, 3, false},
     {"Split", OP_SPLIT, {"data", "axis"}, {IN_DATA, IN_AXIS}, 2, 2, true},
     {"VariadicSplit", OP_VARIADIC_SPLIT, {"data", "axis", "split_lengths"}, {IN_DATA, IN_AXIS, IN_CONST_LIST}, 3,
      3, true},
@@ -982,6 +1145,8 @@ typedef struct slice_in {
     sg_scalar fill;   /* Pad: pad_value, when connected and read */
     bool have_fill;
     int64_t batch_dims; /* Gather-7 and 8 */
+    size_t index_rank;  /* Gather: the rank of the indices, and their dims */
+    const int64_t *index_dims;
     int64_t num_splits; /* Split */
     bool have_shape, have_dtype;
     size_t rank;
@@ -1028,15 +1193,6 @@ static sg_status read_masks(reader *r, const layer *l, slice_in *s)
         }
     }
     return SG_OK;
-}
-
-/* N of a layer's version "opsetN" (N a count), else 0. */
-static int64_t opset_number(const char *version)
-{
-    int64_t n = 0;
-    if (version == NULL || strncmp(version, "opset", 5) != 0 || parse_count(version + 5, &n) != NUM_OK)
-        return 0;
-    return n;
 }
 
 /* The attributes of Pad (pad_mode; the version), Gather (the version;
@@ -1098,40 +1254,6 @@ static sg_status read_attributes(reader *r, const layer *l, const op_info *op, s
     return SG_OK;
 }
 
-/* The <dim>s of the output port `src` reads: *rank of them, the first
- * `cap` in shape (-1 for a dynamic one), and the first dynamic one's index
- * in *dynamic (NONE when every one is static) and text in *dynamic_text. A
- * <dim> that is no count, -1, ? or range makes the model malformed. */
-static sg_status read_dims(reader *r, const source *src, int64_t *shape, size_t cap, size_t *rank,
-                           size_t *dynamic, const char **dynamic_text)
-{
-    char whom[WHO_BUF], shown[SHOW_BUF];
-    *rank = 0;
-    *dynamic = NONE;
-    *dynamic_text = NULL;
-    for (xmlNode *d = src->port->children; d != NULL; d = d->next) {
-        if (!is_element(d, "dim"))
-            continue;
-        const char *text = content_of(r, d);
-        int64_t v = -1;
-        switch (classify_dim(text, &v)) {
-        case DIM_BAD:
-            return bad(r, "a dimension is not a count, -1, ? or a range (%s, output port %lld, dim '%s')",
-                       who(&r->layers[src->layer], whom), (long long)src->port_id, show(text, shown));
-        case DIM_DYNAMIC:
-            if (*dynamic == NONE)
-                *dynamic = *rank, *dynamic_text = text;
-            break;
-        case DIM_STATIC:
-            break;
-        }
-        if (*rank < cap)
-            shape[*rank] = v;
-        ++*rank;
-    }
-    return SG_OK;
-}
-
 /* The element type of the output port `src` reads: its precision, else the
  * producer's <data element_type> (a Parameter's); NULL when neither. */
 static const char *port_type(reader *r, const source *src)
@@ -1140,16 +1262,21 @@ static const char *port_type(reader *r, const source *src)
     return type ? type : attr(r, child(r->layers[src->layer].node, "data"), "element_type");
 }
 
-/* The data input (position 0): shape (-1 for a dynamic dimension) and
- * element type of the producer's output port. A rank above SG_MAX_RANK or
- * an unknown type is a skip reason. */
+/* The data input (position 0) as shape inference gives it: the shape of
+ * the producer's output port, each dimension the port leaves dynamic but
+ * inference knows taken from inference (-1 when neither knows it); the
+ * element type the port's precision, else the producer's <data
+ * element_type>, else inference's. A rank above SG_MAX_RANK or a type
+ * slicegen lacks is a skip reason. */
 static sg_status read_data_input(reader *r, const source *src, slice_in *s)
 {
     const layer *p = &r->layers[src->layer];
+    const sg_gtensor *x = &r->g.tensors[r->tensor[src->layer] + (int32_t)src->output];
     char whom[WHO_BUF], shown[SHOW_BUF];
     size_t rank, dynamic;
     const char *dynamic_text;
-    if (read_dims(r, src, s->shape, SG_MAX_RANK, &rank, &dynamic, &dynamic_text) != SG_OK)
+    if (port_dims(r, p, src->port, src->port_id, s->shape, SG_MAX_RANK, &rank, &dynamic, &dynamic_text) !=
+        SG_OK)
         return r->err->status;
     who(p, whom);
     if (rank > SG_MAX_RANK)
@@ -1157,13 +1284,23 @@ static sg_status read_data_input(reader *r, const source *src, slice_in *s)
              whom, (long long)src->port_id);
     s->have_shape = rank <= SG_MAX_RANK;
     s->rank = s->have_shape ? rank : 0;
+    for (size_t d = 0; d < s->rank && x->rank == (int)s->rank; d++)
+        if (s->shape[d] < 0 && sg_is_const(x->dims[d]) && x->dims[d].k >= 0)
+            s->shape[d] = x->dims[d].k;
 
     const char *type = port_type(r, src);
-    if (type == NULL)
+    if (type == NULL && x->type == SG_GTYPE_UNKNOWN)
         return bad(r,
-                   "the data input has no element type (%s, output port %lld: no attribute precision and no "
-                   "<data element_type>)",
+                   "the data input has no element type (%s, output port %lld: no attribute precision, no "
+                   "<data element_type> and none inferred)",
                    whom, (long long)src->port_id);
+    if (type == NULL) {
+        s->have_dtype = x->type >= 0;
+        s->dtype = s->have_dtype ? (sg_dtype)x->type : SG_BOOL;
+        if (!s->have_dtype)
+            skip(s, "the data input has an element type slicegen lacks (from %s)", whom);
+        return SG_OK;
+    }
     s->have_dtype = dtype_from_ir(type, &s->dtype);
     if (!s->have_dtype)
         skip(s, "the data input has unsupported element type '%s' (from %s)", show(type, shown), whom);
@@ -1186,7 +1323,7 @@ static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op
     size_t rank, dynamic;
     sg_dtype dtype;
     who(c, cwho);
-    if (read_dims(r, src, &len, 1, &rank, &dynamic, &dynamic_text) != SG_OK)
+    if (port_dims(r, c, src->port, src->port_id, &len, 1, &rank, &dynamic, &dynamic_text) != SG_OK)
         return r->err->status;
     type = port_type(r, src);
     if (rank != 1)
@@ -1319,11 +1456,8 @@ static sg_status read_input(reader *r, const layer *l, const op_info *op, size_t
             r,
             "an axis input must be a scalar or hold one element (%s, input %zu (%s) is %s with shape '%s')",
             whom, i, role, cwho, show(c->shape, shown));
-    if (how == IN_INDEX && c->rank != 0) {
-        skip(s, "input %zu (%s) is not a scalar (%s has shape '%s'): only a Gather of one index is a slice",
-             i, role, cwho, show(c->shape, shown));
-        return SG_OK;
-    }
+    if (how == IN_INDICES)
+        s->index_rank = c->rank, s->index_dims = c->dims;
     if (const_values(r, c, sg_dtype_size(dtype)) != SG_OK)
         return r->err->status;
     s->index[i] = c->values;
@@ -1411,17 +1545,43 @@ static void make_pad(slice_in *s, sg_spec **spec, sg_error *lerr)
                      s->mode == SG_TRT_FILL && s->have_fill ? &s->fill : NULL, &values, spec, lerr);
 }
 
+/* Gather of an index array (rank 1 or more): a program of slices
+ * (sg_gather_program); negative indices before Gather-8 and a batch_dims
+ * other than 0 are skip reasons. */
+static void gather_program(slice_in *s, size_t axis, sg_spec **spec, sg_error *lerr)
+{
+    if (s->version >= 7 && s->batch_dims != 0) {
+        skip(s, "failed to make Gather: batch_dims must be 0 for an index array (batch_dims = %lld)",
+             (long long)s->batch_dims);
+        return;
+    }
+    for (size_t k = 0; s->version < 8 && k < s->len[1]; k++)
+        if (s->index[1][k] < 0) {
+            skip(s, "Gather-%d takes no negative index (indices[%zu] = %lld); Gather-8 does", s->version, k,
+                 (long long)s->index[1][k]);
+            return;
+        }
+    if (sg_gather_program(s->rank, s->shape, (int64_t)axis, s->index_rank, s->index_dims, s->index[1],
+                          s->len[1], "input 1 (indices)", spec, s->reason, sizeof s->reason, lerr) != SG_OK)
+        s->reason[0] = '\0'; /* out of memory: no reason, the error */
+}
+
 /* Gather of one index: a StridedSlice of whole ranges before the axis and
- * a shrink step on it. Indices out of range of a static axis are a skip
- * reason (Gather-8 gives zeros there), as are negative ones before
- * Gather-8 and a batch_dims other than 0 (a scalar index has no batch). */
+ * a shrink step on it, of an index array a program (gather_program).
+ * Indices out of range of a static axis are a skip reason (Gather-8 gives
+ * zeros there), as are negative ones before Gather-8 and a batch_dims
+ * other than 0 (a scalar index has no batch). */
 static void make_gather(slice_in *s, sg_spec **spec, sg_error *lerr)
 {
-    int64_t index = s->index[1][0], begin[SG_MAX_RANK] = {0}, end[SG_MAX_RANK] = {0}, masks[SG_MAX_RANK],
-            shrink[SG_MAX_RANK] = {0};
+    int64_t begin[SG_MAX_RANK] = {0}, end[SG_MAX_RANK] = {0}, masks[SG_MAX_RANK], shrink[SG_MAX_RANK] = {0};
     size_t axis;
     if (!data_axis(s, "Gather", s->index[2][0], &axis))
         return;
+    if (s->index_rank > 0) {
+        gather_program(s, axis, spec, lerr);
+        return;
+    }
+    int64_t index = s->index[1][0];
     if (s->version >= 7 && s->batch_dims != 0) {
         skip(s, "failed to make Gather: batch_dims must be 0 for a scalar index (batch_dims = %lld)",
              (long long)s->batch_dims);
@@ -1618,63 +1778,6 @@ static size_t model_layers_of(const layer *l, const op_info *op)
     return op->per_output ? l->nout : 1;
 }
 
-/* Model layer `out`, output k of layer l (read, with a spec), against the
- * output ports it writes (port k for Split and VariadicSplit, else every
- * one): each must give the shape of the layer's plan (its rank and each
- * dimension; a dynamic one, on either side, matches any) and, where its
- * precision names a type slicegen knows, the data input's element type, or
- * a slice reading the port would be compiled for another input than the
- * one it gets. A spec that does not plan, or a program, is not checked. */
-static sg_status check_output(reader *r, const layer *l, const op_info *op, size_t k,
-                              const sg_model_layer *out)
-{
-    if (out->spec == NULL || out->spec->op == SG_OP_PROGRAM)
-        return SG_OK;
-    sg_plan *plan = calloc(1, sizeof *plan);
-    sg_error lerr = {0};
-    if (plan == NULL)
-        return nomem(r);
-    sg_status st = sg_infer_shape(out->spec, out->rank, out->shape, out->dtype, plan, &lerr);
-    if (st != SG_OK) {
-        sg_plan_free(plan);
-        return st == SG_ERR_NOMEM ? nomem(r) : SG_OK;
-    }
-    char whom[WHO_BUF], shown[SHOW_BUF], stated[SG_DIMS_TEXT_BUF], made[SG_DIMS_TEXT_BUF];
-    for (size_t i = 0; st == SG_OK && i < l->nout; i++) {
-        const port *p = &l->out[i];
-        if (op->per_output && p->pos != k)
-            continue;
-        source src = {(size_t)(l - r->layers), p->node, p->id, xmlGetLineNo(p->node), p->pos};
-        int64_t dims[SG_MAX_RANK];
-        size_t rank, dynamic;
-        const char *dynamic_text;
-        sg_dtype dtype;
-        const char *type = attr(r, p->node, "precision");
-        if (type != NULL && dtype_from_ir(type, &dtype) && dtype != out->dtype) {
-            st = bad(r,
-                     "an output port does not match its layer (%s, output port %lld gives element type '%s', "
-                     "but the %s makes %s)",
-                     who(l, whom), (long long)p->id, show(type, shown), l->type, sg_dtype_name(out->dtype));
-            break;
-        }
-        if ((st = read_dims(r, &src, dims, SG_MAX_RANK, &rank, &dynamic, &dynamic_text)) != SG_OK)
-            break;
-        bool same = rank == plan->out_rank;
-        for (size_t d = 0; d < rank && d < SG_MAX_RANK && d < plan->out_rank; d++)
-            if (dims[d] >= 0 && plan->out_shape[d] >= 0 && dims[d] != plan->out_shape[d])
-                same = false;
-        if (!same) /* a rank past SG_MAX_RANK shows cut, as a long one does */
-            st = bad(r,
-                     "an output port does not match its layer (%s, output port %lld gives %s, but the %s "
-                     "makes %s)",
-                     who(l, whom), (long long)p->id,
-                     sg_dims_text(dims, rank < SG_MAX_RANK ? rank : SG_MAX_RANK, -1, stated), l->type,
-                     sg_dims_text(plan->out_shape, plan->out_rank, -1, made));
-    }
-    sg_plan_free(plan);
-    return st;
-}
-
 /* Reads slice layer l into m's next model_layers_of(l, op) layers. */
 static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_model *m)
 {
@@ -1716,8 +1819,7 @@ static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_mod
         goto done;
     }
     for (size_t k = 0; k < nout; k++)
-        if ((st = put_layer(r, l, op, &s, k, nout, &m->layers[m->nlayers++])) != SG_OK ||
-            (st = check_output(r, l, op, k, &m->layers[m->nlayers - 1])) != SG_OK)
+        if ((st = put_layer(r, l, op, &s, k, nout, &m->layers[m->nlayers++])) != SG_OK)
             goto done;
 done:
     sg_value_table_free(&s.values);
@@ -1846,8 +1948,18 @@ done:
     return st;
 }
 
-/* Every Const checked, then every slice layer read, in document order, then
- * the data flow around them. */
+/* Every Const checked, then the model decoded into a graph and its
+ * shapes inferred (r->g). */
+static sg_status read_consts_and_graph(reader *r)
+{
+    for (size_t i = 0; i < r->nlayers; i++)
+        if (strcmp(r->layers[i].type, "Const") == 0 && check_const(r, &r->layers[i]) != SG_OK)
+            return r->err->status;
+    return read_graph(r);
+}
+
+/* Every slice layer read, in document order, then the data flow around
+ * them. */
 static sg_status read_model(reader *r, sg_model **model)
 {
     sg_model *m = calloc(1, sizeof *m);
@@ -1856,8 +1968,6 @@ static sg_status read_model(reader *r, sg_model **model)
         return nomem(r);
     for (size_t i = 0; i < r->nlayers; i++) {
         const op_info *op = slice_op(&r->layers[i]);
-        if (strcmp(r->layers[i].type, "Const") == 0 && check_const(r, &r->layers[i]) != SG_OK)
-            goto fail;
         nslices += op != NULL ? model_layers_of(&r->layers[i], op) : 0;
     }
     m->layers = calloc(nslices ? nslices : 1, sizeof *m->layers);
@@ -1883,6 +1993,8 @@ fail:
     return r->err->status;
 }
 
+/* Frees the reader but its graph; the graph's constants no longer point
+ * at their bytes. */
 static void reader_free(reader *r)
 {
     for (size_t i = 0; i < r->nlayers; i++) {
@@ -1890,9 +2002,15 @@ static void reader_free(reader *r)
         free(r->layers[i].out);
         free(r->layers[i].src);
         free(r->layers[i].values);
+        free(r->layers[i].dims);
+        free(r->layers[i].raw);
     }
+    for (size_t i = 0; i < r->g.ntensors; i++)
+        r->g.tensors[i].raw = NULL;
     free(r->layers);
     free(r->by_id);
+    free(r->order);
+    free(r->tensor);
     for (size_t i = 0; i < r->nowned; i++)
         xmlFree(r->owned[i]);
     free(r->owned);
@@ -1902,15 +2020,11 @@ static void reader_free(reader *r)
     xmlFreeDoc(r->doc);
 }
 
-sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model **model, sg_error *err)
+/* Reads the model at r->path into r->g, and its layers into *model
+ * unless model is NULL; frees the reader but r->g. libxml2 reports to the
+ * reader's handlers meanwhile. */
+static sg_status read_all(reader *r, const char *weights_path, sg_model **model)
 {
-    sg_error local = {0};
-    reader r = {.path = xml_path, .bin_fd = -1, .err = err ? err : &local};
-    if (xml_path == NULL)
-        return sg_fail(r.err, SG_ERR_USAGE, "failed to read model: no .xml path given");
-    if (model == NULL)
-        return sg_fail(r.err, SG_ERR_USAGE, "failed to read model '%s': no place for the result", xml_path);
-
     /* libxml2 reports through this thread's handlers and the parser
      * context's; both capture instead of printing, until we return. */
     capture stray = {0};
@@ -1922,23 +2036,52 @@ sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model
     xmlSetStructuredErrorFunc(&stray, on_error);
     xmlSetGenericErrorFunc(&stray, on_generic);
 
-    sg_status st = read_document(&r);
+    sg_status st = read_document(r);
     if (st == SG_OK)
-        st = read_layers(&r);
+        st = read_layers(r);
     if (st == SG_OK)
-        st = read_edges(&r);
+        st = read_edges(r);
     if (st == SG_OK)
-        st = check_acyclic(&r);
+        st = check_acyclic(r);
     if (st == SG_OK)
-        st = open_weights(&r, weights_path);
-    if (st == SG_OK && r.nomem)
-        st = nomem(&r);
+        st = open_weights(r, weights_path);
+    if (st == SG_OK && r->nomem)
+        st = nomem(r);
     if (st == SG_OK)
-        st = read_model(&r, model);
+        st = read_consts_and_graph(r);
+    if (st == SG_OK && model != NULL)
+        st = read_model(r, model);
 
-    reader_free(&r);
+    reader_free(r);
     xmlSetStructuredErrorFunc(saved_structured_ctx, saved_structured);
     xmlSetGenericErrorFunc(saved_generic_ctx, saved_generic);
+    return st;
+}
+
+sg_status sg_openvino_read_graph(const char *xml_path, const char *weights_path, sg_graph *g, sg_error *err)
+{
+    sg_error local = {0};
+    reader r = {.path = xml_path, .bin_fd = -1, .err = err ? err : &local};
+    if (xml_path == NULL)
+        return sg_fail(r.err, SG_ERR_USAGE, "failed to read model: no .xml path given");
+    sg_status st = read_all(&r, weights_path, NULL);
+    if (st == SG_OK)
+        *g = r.g;
+    else
+        sg_graph_free(&r.g);
+    return st;
+}
+
+sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model **model, sg_error *err)
+{
+    sg_error local = {0};
+    reader r = {.path = xml_path, .bin_fd = -1, .err = err ? err : &local};
+    if (xml_path == NULL)
+        return sg_fail(r.err, SG_ERR_USAGE, "failed to read model: no .xml path given");
+    if (model == NULL)
+        return sg_fail(r.err, SG_ERR_USAGE, "failed to read model '%s': no place for the result", xml_path);
+    sg_status st = read_all(&r, weights_path, model);
+    sg_graph_free(&r.g);
     return st;
 }
 

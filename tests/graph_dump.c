@@ -1,10 +1,11 @@
 /*
- * The model graph of an ONNX model as slicegen infers it, one line per
- * tensor, for tests/graph/infer_vs_ort.py:
+ * The model graph of an ONNX or OpenVINO IR model as slicegen infers it,
+ * one line per tensor, for tests/graph/infer_vs_ort.py (and people):
  *
- *     graph_dump MODEL.onnx [SYMBOL=VALUE ...] [-- SYMBOL=VALUE ... ...]
+ *     graph_dump MODEL.onnx|MODEL.xml [SYMBOL=VALUE ...] [-- SYMBOL=VALUE ... ...]
  *
- * reads MODEL.onnx with sg_onnx_read_graph (which runs sg_graph_infer) and
+ * reads MODEL.onnx with sg_onnx_read_graph, MODEL.xml (its weights
+ * MODEL.bin) with sg_openvino_read_graph (both run sg_graph_infer) and
  * prints every named tensor of every scope, the main graph's first, as
  *
  *     NAME TYPE [D0, D1, ...]
@@ -105,12 +106,14 @@ static bool print_set(const sg_graph *g, char **args, int n, int64_t *dims[2], i
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: graph_dump MODEL.onnx [SYMBOL=VALUE ...]\n");
+        fprintf(stderr, "usage: graph_dump MODEL.onnx|MODEL.xml [SYMBOL=VALUE ...]\n");
         return 2;
     }
     sg_graph g = {0};
     sg_error err = {0};
-    if (sg_onnx_read_graph(argv[1], &g, &err) != SG_OK) {
+    sg_status st = sg_model_is_onnx(argv[1]) ? sg_onnx_read_graph(argv[1], &g, &err)
+                                             : sg_openvino_read_graph(argv[1], NULL, &g, &err);
+    if (st != SG_OK) {
         printf("graph_dump: error: %s\n", err.message);
         sg_graph_free(&g);
         return 2;

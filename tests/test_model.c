@@ -14,16 +14,22 @@
  *   - the committed example files are what the generator writes today;
  *   - the same model spelled as IR v10, and with Parameter ports that carry
  *     no precision, gives the same layers;
+ *   - the infer model: slices of ports the file leaves dynamic take the
+ *     shapes shape inference gives (through Relu, Concat, and a Reshape
+ *     whose target is computed from ShapeOf), a negative Gather index
+ *     along such a dimension compiles, a dimension nobody knows stays -1;
  *   - the ops model: Pad-1 and Pad-12 (constant, edge, reflect; negative
  *     pads; runtime pads; dynamic dimensions), Gather-1, 7 and 8 of one
- *     index, Split-1 and VariadicSplit-1 (one layer per output), and every
- *     skip reason of theirs; each static layer's output through the
- *     reference interpreter equals OpenVINO's (written by make_model.py
- *     with OpenVINO's reference rules);
+ *     index and of index arrays of rank 1 and 2 (negative indices, runs
+ *     up and down: programs of slices), Split-1 and VariadicSplit-1 (one
+ *     layer per output), and every skip reason of theirs; each static
+ *     layer's output through the reference interpreter equals OpenVINO's
+ *     (written by make_model.py with OpenVINO's reference rules);
  *   - a model with 500 slice layers;
  *   - every malformed variant fails with SG_ERR_IO and a one-line message
- *     naming the file, the layer (name and id) and the attribute, and
- *     libxml2 prints nothing.
+ *     naming the file, the layer (name and id) and the attribute, or an
+ *     output port whose shape contradicts shape inference, naming both
+ *     shapes; and libxml2 prints nothing.
  * The variants are written at test time by running make_model.py with the
  * python3 found in PATH into a temporary folder; without python3 the test
  * says so and exits 77 (skipped).
@@ -281,9 +287,7 @@ static const expect ops[] = {
     {"gather8/batch-dims", 97, "Gather", "3,4", "f32",
      NULL,
      NULL, "failed to make Gather: batch_dims must be 0 for a scalar index (batch_dims = 1)", NULL},
-    {"gather8/indices-1d", 100, "Gather", "3,4", "f32",
-     NULL,
-     NULL, "input 1 (indices) is not a scalar (layer 'gather8/indices-1d/indices' id 98 has shape '1'): only a Gather of one index is a slice", NULL},
+    {"gather8/indices-1d", 100, "Gather", "3,4", "f32", "[:, 0:1]", "3,1", NULL, NULL},
     {"gather8/indices-param", 102, "Gather", "3,4", "f32",
      NULL,
      NULL, "input 1 (indices) is not a Const: it comes from layer 'index' id 6 (type Parameter), and indices must be constant", NULL},
@@ -338,8 +342,43 @@ static const expect ops[] = {
     {"vsplit/over", 122, "VariadicSplit", "3,4", "f32",
      NULL,
      NULL, "failed to make VariadicSplit: split_lengths add up to 5 besides the -1, axis 0 has 3 elements", NULL},
+    {"gather8/rows", 125, "Gather", "3,4", "f32", "np.concatenate([x[2:3], x[0:1]], axis=0)", "2,4", NULL, NULL},
+    {"gather8/negative-array", 128, "Gather", "2,5,6", "u8", "np.concatenate([x[:, 4:2:-1], x[:, 0:1]], axis=1)",
+     "2,3,6", NULL, NULL},
+    {"gather7/matrix", 131, "Gather", "2,5,6", "u8",
+     "np.concatenate([x[:, :, None, 0:2], np.concatenate([x[:, :, None, 5:6], x[:, :, None, 2:3]], axis=3)], "
+     "axis=2)",
+     "2,5,2,2", NULL, NULL},
+    {"gather1/run", 134, "Gather", "3,4", "f32", "[:, 1:4]", "3,3", NULL, NULL},
+    {"gather7/negative-array", 137, "Gather", "3,4", "f32", NULL, NULL,
+     "Gather-7 takes no negative index (indices[1] = -1); Gather-8 does", NULL},
+    {"gather8/array-out-of-range", 140, "Gather", "3,4", "f32", NULL, NULL,
+     "index 4 is out of range for axis 1 of size 4", NULL},
+    {"gather8/array-batch", 143, "Gather", "2,5,6", "u8", NULL, NULL,
+     "failed to make Gather: batch_dims must be 0 for an index array (batch_dims = 1)", NULL},
 };
 #define NOPS (sizeof ops / sizeof ops[0])
+
+/* The infer model: the data shapes of ports the file leaves dynamic come
+ * from shape inference (a Relu's, a Concat's, a Reshape's of a target made
+ * by ShapeOf, Gather, Unsqueeze and Concat), so that their slices are
+ * static and a negative Gather index along such a dimension compiles; a
+ * dimension nobody knows stays -1. */
+static const expect infer[] = {
+    {"batch", 7, "Gather", "4", "i64",
+     "--op StridedSlice --begin 0 --end 1 --stride 1 --begin-mask 0 --end-mask 0 --new-axis-mask 0 "
+     "--shrink-axis-mask 1 --ellipsis-mask 0",
+     "", NULL, NULL},
+    {"crop", 15, "StridedSlice", "2,3,8,8", "f32",
+     "--op StridedSlice --begin 0,0,2,2 --end 0,0,6,6 --stride 1,1,1,1 --begin-mask 1,1,0,0 --end-mask "
+     "1,1,0,0" SS_MASKS0("0,0,0,0"),
+     "2,3,4,4", NULL, NULL},
+    {"rows", 20, "Slice", "2,192", "f32", "--op Slice --start 0 --stop 1 --step 1 --axes 0", "1,192", NULL, NULL},
+    {"pick", 23, "Gather", "2,6,8,8", "f32", "np.concatenate([x[:, 5:6], x[:, 0:1]], axis=1)", "2,2,8,8", NULL,
+     NULL},
+    {"window", 28, "Slice", "-1,16", "i64", "--op Slice --start 0 --stop 8 --step 1 --axes 1", "-1,8", NULL, NULL},
+};
+#define NINFER (sizeof infer / sizeof infer[0])
 
 /* Calls of the runtime-values model's symbolic layers: the input shape and
  * values, and the layer's words with these numbers typed in. */
@@ -417,11 +456,13 @@ static const struct fault {
       "reads layer 'backbone/crop.0' id 7 output port 3, which depends on that input"}},
     {"dim-not-number", {"not a count", "layer 'image' id 0", "dim '8x'"}},
     {"output-shape-mismatch",
-     {"an output port does not match its layer", "layer 'backbone/crop.0' id 7",
-      "output port 3 gives [2, 3, 9, 9]", "but the StridedSlice makes [2, 3, 4, 4])"}},
+     {"node 'backbone/crop.0' (StridedSlice): output port 'backbone/crop.0:3' gives f32 [2, 3, 9, 9]",
+      "but the node makes f32 [2, 3, 4, 4]"}},
     {"output-type-mismatch",
-     {"an output port does not match its layer", "layer 'split/rows' id 63",
-      "output port 4 gives element type 'I32'", "but the VariadicSplit makes f32)"}},
+     {"node 'split/rows' (VariadicSplit): output port 'split/rows:4' gives i32 [2, 3, 3, 8]",
+      "but the node makes f32 [2, 3, 3, 8]"}},
+    {"port-shape-conflict",
+     {"node 'image_shape' (ShapeOf): output port 'image_shape:1' gives i64 [5]", "but the node makes i64 [4]"}},
     {"pad-mode-missing", {"missing attribute of Pad", "layer 'pad/border' id 58", "attribute pad_mode)"}},
     {"pad-mode-unknown",
      {"unknown pad_mode", "layer 'pad/border' id 58", "attribute pad_mode = 'mirror'",
@@ -444,8 +485,8 @@ static const struct fault {
 #define NFAULTS (sizeof faults / sizeof faults[0])
 
 /* Models make_model.py --all writes besides the faults: model, model-v10,
- * model-noprec, scale-500, runtime-values and ops. */
-enum { PLAIN_MODELS = 6 };
+ * model-noprec, scale-500, runtime-values, infer and ops. */
+enum { PLAIN_MODELS = 7 };
 
 /* ---- helpers ------------------------------------------------------------------- */
 
@@ -504,7 +545,8 @@ static const char *value_names(const sg_plan *plan, char *buf, size_t cap)
     return buf;
 }
 
-/* Plans `words` (a spec in command-line form; '' is an empty word). */
+/* Plans `words` (a spec in command-line form, '' an empty word; or a
+ * NumPy expression or program). */
 static sg_plan *plan_words(suite *s, const char *words, size_t rank, const int64_t *shape, sg_dtype dtype)
 {
     char *copy = strdup(words);
@@ -514,7 +556,9 @@ static sg_plan *plan_words(suite *s, const char *words, size_t rank, const int64
     sg_plan *plan = NULL;
     for (char *save, *w = strtok_r(copy, " ", &save); w != NULL && argc < 64; w = strtok_r(NULL, " ", &save))
         argv[argc++] = strcmp(w, "''") == 0 ? w + 2 : w;
-    if (sg_spec_from_words(s->ctx, argc, argv, &spec) == SG_OK)
+    sg_status st = strncmp(words, "--", 2) == 0 ? sg_spec_from_words(s->ctx, argc, argv, &spec)
+                                                : sg_spec_numpy(s->ctx, words, &spec);
+    if (st == SG_OK)
         sg_plan_create(s->ctx, spec, rank, shape, dtype, &plan);
     sg_spec_destroy(spec);
     free(copy);
@@ -711,6 +755,18 @@ static void check_runtime(suite *s)
         sg_plan_destroy(specialized);
         sg_plan_destroy(plan);
     }
+    sg_model_destroy(model);
+}
+
+/* The infer model: its layers as `infer` says. */
+static void check_infer(suite *s)
+{
+    char xml[512];
+    sg_model *model = read_variant(s, "infer", NINFER, xml, sizeof xml);
+    if (model == NULL)
+        return;
+    for (size_t i = 0; i < sg_model_layer_count(model) && i < NINFER; i++)
+        check_layer(s, xml, sg_model_layer_at(model, i), &infer[i], infer[i].skip);
     sg_model_destroy(model);
 }
 
@@ -947,6 +1003,7 @@ int main(int argc, char **argv)
     check_committed(&s);
     check_scale(&s);
     check_runtime(&s);
+    check_infer(&s);
     check_ops(&s);
     check_faults(&s);
     check_api(&s);

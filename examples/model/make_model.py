@@ -11,6 +11,9 @@
     make_model.py DIR --ops                Pad, Gather, Split and VariadicSplit in every version,
                                            mode and skip reason (DIR/ops.*), with the expected
                                            output of each static one (DIR/<layer>.out)
+    make_model.py DIR --infer              slices of ports the file leaves dynamic and shape
+                                           inference knows: through Relu, Concat, and a Reshape
+                                           whose target is computed from ShapeOf (DIR/infer.*)
     make_model.py DIR --fault NAME         the example with exactly one fault (DIR/NAME.*);
                                            NAME "all" writes every fault
     make_model.py DIR --all                every file above, with N = 500
@@ -308,6 +311,7 @@ def ops_layers():
         gather("gather7/negative", "x", scalar("i64", -1), scalar("i64", 0), out=[4], version="opset7"),
         gather("gather8/out-of-range", "x", scalar("i64", 3), scalar("i64", 0), out=[4]),
         gather("gather8/batch-dims", "x", scalar("i64", 0), scalar("i64", 1), out=[3], batch_dims=1),
+        # an index array of one index, which compiles: x[:, 0:1]
         gather("gather8/indices-1d", "x", i64(0), scalar("i64", 1), out=[3, 1]),
         gather("gather8/indices-param", "x", "index", scalar("i64", 1), out=[3]),
         gather("gather8/axis-range", "x", scalar("i64", 0), scalar("i64", 2), out=[3, 4]),
@@ -318,6 +322,17 @@ def ops_layers():
         variadic_split("vsplit/sum", "x", scalar("i64", 0), i64(1, 1), [[1, 4]] * 2),
         variadic_split("vsplit/negative", "x", scalar("i64", 0), i64(-2, 5), [[0, 4]] * 2),
         variadic_split("vsplit/over", "x", scalar("i64", 0), i64(3, -1, 2), [[3, 4], [0, 4], [2, 4]]),
+        # index arrays: a program of slices, runs of consecutive indices each one slice
+        gather("gather8/rows", "x", i64(2, 0), scalar("i64", 0), out=[2, 4]),
+        gather("gather8/negative-array", "y", i32(-1, -2, 0), scalar("i64", 1), out=[2, 3, 6], etype="u8"),
+        gather("gather7/matrix", "y", Index("i64", [0, 1, 5, 2], shape=[2, 2]), scalar("i64", -1),
+               out=[2, 5, 2, 2], etype="u8", version="opset7", batch_dims=0),
+        gather("gather1/run", "x", i32(1, 2, 3), scalar("i32", 1), out=[3, 3], version="opset1"),
+        # skipped:
+        gather("gather7/negative-array", "x", i64(0, -1), scalar("i64", 1), out=[3, 2], version="opset7"),
+        gather("gather8/array-out-of-range", "x", i64(1, 4), scalar("i64", 1), out=[3, 2]),
+        gather("gather8/array-batch", "y", Index("i64", [0, 1], shape=[2, 1]), scalar("i64", 1), out=[2, 1, 6],
+               etype="u8", batch_dims=1),
     ]
     return ([parameter("x", "f32", [3, 4]),
              parameter("y", "u8", [2, 5, 6]),
@@ -327,6 +342,32 @@ def ops_layers():
              parameter("fill", "f32", []),
              parameter("index", "i64", [])]
             + slices + results(slices))
+
+
+def infer_layers():
+    """Slices of ports the file leaves dynamic ('?') and shape inference
+    knows: the output of a Relu, of a Concat, of a Reshape whose target is
+    computed from ShapeOf (Gather, Unsqueeze, Concat); a negative Gather
+    index along such a dimension; and a dimension nobody knows (a symbol).
+    Expected results are in tests/test_model.c."""
+    slices = [
+        strided_slice("crop", "act", i64(0, 0, 2, 2), i64(0, 0, 6, 6), out=["?", "?", 4, 4],
+                      begin_mask="1,1,0,0", end_mask="1,1,0,0"),
+        slice8("rows", "flat", i64(0), i64(1), i64(1), i64(0), out=[1, "?"]),
+        gather("pick", "pair", i64(-1, 0), scalar("i64", 1), out=["?", 2, 8, 8]),
+        slice8("window", "tokens", i64(0), i64(8), i64(1), i64(1), out=["?", 8], etype="i64"),
+    ]
+    return ([parameter("x", "f32", [2, 3, 8, 8]),
+             parameter("tokens", "i64", ["?", 16]),
+             op("act", "Relu", ["x"], "f32", ["?", "?", 8, 8]),
+             op("pair", "Concat", ["act", "act"], "f32", ["?", "?", 8, 8], data={"axis": 1}),
+             op("x_shape", "ShapeOf", ["x"], "i64", [4], "opset3", {"output_type": "i64"}),
+             gather("batch", "x_shape", scalar("i64", 0), scalar("i64", 0), out=[], etype="i64"),
+             op("batch_1d", "Unsqueeze", ["batch", i64(0)], "i64", [1]),
+             op("flat_shape", "Concat", ["batch_1d", i64(-1)], "i64", [2], data={"axis": 0}),
+             op("flat", "Reshape", ["x", "flat_shape"], "f32", ["?", "?"], data={"special_zero": "false"})]
+            + slices
+            + results(slices))
 
 
 def scale_layers(n):
@@ -413,7 +454,8 @@ def build(name, layers, ir_version=11, port_precision=True):
         sources = []  # (layer, output port)
         for k, source in enumerate(desc["inputs"]):
             if isinstance(source, Index):
-                const = g.const("%s/%s" % (desc["name"], ROLES[kind][k]), source)
+                role = ROLES[kind][k] if kind in ROLES else "input%d" % k
+                const = g.const("%s/%s" % (desc["name"], role), source)
                 sources.append((const, const["outputs"][0]))
             else:
                 name, port = source if isinstance(source, tuple) else (source, 0)
@@ -450,6 +492,10 @@ def runtime():
     return build("slicegen_runtime_values", runtime_layers())
 
 
+def infer():
+    return build("slicegen_infer", infer_layers())
+
+
 # ---- expected outputs: OpenVINO's reference rules, on a known input -------------
 
 def pattern(count):
@@ -481,9 +527,13 @@ def expected_output(desc, shapes, k):
         ranges = [[ov_pad_coord(y, n, b, desc["data"]["pad_mode"]) for y in range(n + b + e)]
                   for n, b, e in zip(data, begin, end)]
     elif kind == "Gather":
+        # the indices in row-major order stand for their dimensions
         axis = consts[2][0] % len(data)
         ranges = [list(range(n)) for n in data]
-        ranges[axis] = consts[1][0] % data[axis]
+        if desc["inputs"][1].shape:
+            ranges[axis] = [v % data[axis] for v in consts[1]]
+        else:
+            ranges[axis] = consts[1][0] % data[axis]
     else:
         axis = consts[1][0] % len(data)
         if kind == "Split":
@@ -542,7 +592,8 @@ def expected_outputs(layers):
 EXPECTED = {
     "Pad": ["pad1/constant", "pad1/edge", "pad1/reflect", "pad12/crop", "pad12/mixed-constant",
             "pad12/mixed-edge", "pad12/zeros", "pad12/edge-value"],
-    "Gather": ["gather1/row", "gather7/col", "gather8/negative", "gather8/axis-1d"],
+    "Gather": ["gather1/row", "gather7/col", "gather8/negative", "gather8/axis-1d", "gather8/indices-1d",
+               "gather8/rows", "gather8/negative-array", "gather7/matrix", "gather1/run"],
     "Split": ["split/three"],
     "VariadicSplit": ["vsplit/lengths"],
 }
@@ -637,6 +688,13 @@ def set_filter(g, f):
     g.filter = f
 
 
+def set_const_shape(g, name, shape):
+    """A Const's shape (its <data shape> and its port) made another one of
+    the same element count."""
+    g.layer(name)["data"].update(shape=",".join(str(d) for d in shape))
+    g.layer(name)["outputs"][0].update(dims=list(shape))
+
+
 def fault_doctype(text):
     return text.replace("<net ", '<!DOCTYPE net [<!ENTITY vendor "slicegen">]>\n<net ', 1)
 
@@ -675,7 +733,7 @@ FAULTS = {
     "const-offset-negative": lambda g: g.layer(TARGET_CONST)["data"].update(offset=-8),
     "const-size-out-of-range": lambda g: g.layer(TARGET_CONST)["data"].update(size="99999999999999999999"),
     "const-size-mismatch": lambda g: g.layer(TARGET_CONST)["data"].update(size=24),
-    "index-not-1d": lambda g: g.layer(TARGET_CONST)["data"].update(shape="2,2"),
+    "index-not-1d": lambda g: set_const_shape(g, TARGET_CONST, [2, 2]),
     "missing-bin": lambda g: setattr(g, "write_bin", False),
     "bin-is-directory": lambda g: setattr(g, "bin_is_dir", True),
     "missing-begin-mask": lambda g: g.layer(TARGET)["data"].pop("begin_mask"),
@@ -692,13 +750,15 @@ FAULTS = {
     # target's ([2, 3, 4, 4]), the element type of a Split output's
     "output-shape-mismatch": lambda g: g.layer(TARGET)["outputs"][0].update(dims=[2, 3, 9, 9]),
     "output-type-mismatch": lambda g: g.layer("split/rows")["outputs"][1].update(precision="I32"),
+    # a layer that is no slice states a shape its inputs do not make
+    "port-shape-conflict": lambda g: g.layer("image_shape")["outputs"][0].update(dims=[5]),
     "pad-mode-missing": lambda g: g.layer("pad/border")["data"].pop("pad_mode"),
     "pad-mode-unknown": lambda g: g.layer("pad/border")["data"].update(pad_mode="mirror"),
-    "pad-value-not-scalar": lambda g: g.layer("pad/border/pad_value")["data"].update(shape="1"),
+    "pad-value-not-scalar": lambda g: set_const_shape(g, "pad/border/pad_value", [1]),
     "num-splits-missing": lambda g: g.layer("split/halves")["data"].pop("num_splits"),
     "num-splits-mismatch": lambda g: g.layer("split/halves")["data"].update(num_splits=3),
     "split-lengths-mismatch": lambda g: g.layer("split/rows")["outputs"].append(g.port(6, "f32", [2, 3, 0, 8])),
-    "axis-not-scalar": lambda g: g.layer("split/halves/axis")["data"].update(shape="1,1"),
+    "axis-not-scalar": lambda g: set_const_shape(g, "split/halves/axis", [1, 1]),
     "batch-dims-not-number": lambda g: g.layer("pick/last-channel")["data"].update(batch_dims="0x"),
 }
 
@@ -723,6 +783,8 @@ def main(argv=None):
                    help="slices with numbers known at run time (runtime-values.*)")
     p.add_argument("--ops", action="store_true",
                    help="Pad, Gather, Split and VariadicSplit layers (ops.*, *.out)")
+    p.add_argument("--infer", action="store_true",
+                   help="slices of dynamic ports that shape inference knows (infer.*)")
     p.add_argument("--fault", metavar="NAME", choices=sorted(FAULTS) + ["all"],
                    help="the example with one fault (NAME.*), or every fault: %s" % ", ".join(sorted(FAULTS)))
     p.add_argument("--all", action="store_true", help="every file, for tests")
@@ -742,6 +804,7 @@ def main(argv=None):
         write(example(port_precision=False), out, "model-noprec")
         write(scale(500), out, "scale-500")
         write(runtime(), out, "runtime-values")
+        write(infer(), out, "infer")
         write_ops(out)
         for name in sorted(FAULTS):
             write(faulty(name), out, name)
@@ -750,6 +813,8 @@ def main(argv=None):
             write(faulty(name), out, name)
     elif args.ops:
         write_ops(out)
+    elif args.infer:
+        write(infer(), out, "infer")
     elif args.runtime_values:
         write(runtime(), out, "runtime-values")
     elif args.layers is not None:
