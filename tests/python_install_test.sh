@@ -7,6 +7,8 @@
 # extension slicegen._ext against the repository's include/ and that copy.
 # Exits 77 (skipped) where NumPy, pip, setuptools or Python.h is missing.
 #   usage: python_install_test.sh PYTHON LIBSLICEGEN.so SOURCE_DIR [SLICEGEN]
+#   SLICEGEN_PYTHON_INSTALL_CASES  random cases of the Python tests against the
+#   installed module (default 100: the test is of the install; `python` runs more)
 set -euo pipefail
 python=$1 lib=$2 src=$3 cli=${4:-}
 skip() { echo "python-install: $* is not installed; skipped"; exit 77; }
@@ -39,7 +41,7 @@ loaded=$("$venv_python" -c "import slicegen; print(slicegen.library_path)")
 [ "$loaded" = "$(realpath "$site/slicegen/libslicegen.so.0")" ] ||
     fail "the installed module loaded $loaded, not the copy installed with it"
 echo "python-install: installed in $site, loads $loaded"
-SLICEGEN_CLI=$cli SLICEGEN_CASES=${SLICEGEN_CASES:-500} "$venv_python" "$src/python/tests/run_tests.py" ||
+SLICEGEN_CLI=$cli SLICEGEN_CASES=${SLICEGEN_PYTHON_INSTALL_CASES:-100} "$venv_python" "$src/python/tests/run_tests.py" ||
     fail "the Python tests against the installed module"
 
 "$venv_python" -m pip uninstall --yes --quiet slicegen
