@@ -432,8 +432,8 @@ sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model
                         sg_error *err);
 /* The model graph of an OpenVINO IR model (graph.h), every output port's
  * type and shape inferred and checked; g zeroed, freed with sg_graph_free.
- * weights_path NULL: the .xml's path with ".bin". The same checks and
- * errors as sg_model_load. */
+ * weights_path NULL: the .xml's path with ".bin". The checks and errors
+ * of sg_model_load but for those of its slice layers. */
 struct sg_graph;
 sg_status sg_openvino_read_graph(const char *xml_path, const char *weights_path, struct sg_graph *g,
                                  sg_error *err);

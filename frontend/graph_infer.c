@@ -1672,7 +1672,7 @@ sg_status sg_gi_gather(ctx *c, int64_t axis, int64_t batch_dims, bool strict)
     for (int i = a + 1; i < x.rank; i++)
         o.d[o.rank++] = x.d[i];
     bool ints = b == 0 && in_ints(c, 1, idx, &ni);
-    for (int64_t i = 0; ints && sg_is_const(x.d[a]) && i < ni; i++) {
+    for (int64_t i = 0; ints && sg_is_const(x.d[a]) && x.d[a].k >= 0 && i < ni; i++) {
         if (idx[i] < -x.d[a].k || idx[i] >= x.d[a].k) {
             if (strict)
                 return fail(c, "index %" PRId64 " is out of range for axis %d of size %" PRId64, idx[i], a,
@@ -1730,7 +1730,7 @@ static sg_status r_gather_nd(ctx *c)
     if (!known || ind.rank < 1 || !sg_is_const(ind.d[ind.rank - 1]))
         return set_out(c, 0, &o);
     int64_t last = ind.d[ind.rank - 1].k;
-    if (b < 0 || last < 0 || b + last > x.rank || b >= ind.rank)
+    if (b < 0 || last < 0 || b > x.rank || last > x.rank - b || b >= ind.rank)
         return fail(c, "indices of shape [..., %" PRId64 "] with batch_dims %" PRId64 " for data of rank %d",
                     last, b, x.rank);
     o.rank = 0;
@@ -1769,7 +1769,6 @@ sg_status sg_gi_shape_input(ctx *c, size_t i, shp *s, bool *known)
     return SG_OK;
 }
 
-/* Output 0's values broadcast from input 0's (Expand). */
 sg_status sg_gi_broadcast_to(ctx *c, const shp *o)
 {
     const sg_gtensor *t = in_t(c, 0);
@@ -1777,7 +1776,7 @@ sg_status sg_gi_broadcast_to(ctx *c, const shp *o)
     int64_t od[MAXVR], id[MAXVR], count, ic;
     TRY(set_out(c, 0, o));
     if (!known_vals(t) || !t_shape(t, &x) || !const_dims(&x, id, &ic) || !const_dims(o, od, &count) ||
-        count > MAXV)
+        count > MAXV || (ic == 0 && count > 0))
         return SG_OK;
     sg_val v[MAXV];
     for (int64_t f = 0; f < count; f++)
@@ -1945,10 +1944,9 @@ static sg_status r_constant(ctx *c)
     int64_t n = -1;
     if (t != NULL) {
         t_shape(t, &s);
-        if (known_vals(t)) {
-            n = t->nvalues;
-            memcpy(v, t->values, (size_t)n * sizeof *v);
-        }
+        if (known_vals(t) && t->nvalues > 0)
+            memcpy(v, t->values, (size_t)t->nvalues * sizeof *v);
+        n = known_vals(t) ? t->nvalues : -1;
     } else if ((a = attr(c, "value_int")) != NULL) {
         if (a->kind != SG_GATTR_INT)
             return wrong_kind(c, a, "an int");

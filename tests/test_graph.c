@@ -19,13 +19,21 @@
  *     operator without a rule takes the stated shape, and what follows it
  *     is inferred from that; a wrong attribute kind leaves the output
  *     unknown;
- *   - sg_graph_has_rule; a graph of 100,000 nodes.
+ *   - sg_graph_has_rule; a graph of 100,000 nodes;
+ *   - OpenVINO IR models written here, read with sg_openvino_read_graph: a
+ *     Parameter's dynamic dimensions ("?", a range) are symbols named
+ *     after it, inferred through the layers that read them where the file
+ *     leaves their ports dynamic; a port no rule tells keeps its own
+ *     symbol; shape arithmetic (ShapeOf, Gather, ReduceProd, Concat) gives
+ *     a Reshape's target; a port that contradicts its layer fails naming
+ *     both shapes.
  * Every symbolic result is evaluated (sg_exprs_eval) at two sizes of its
  * symbols and compared with the numbers ONNX gives.
  *
  * And random graphs for 2 seconds (seeded by SLICEGEN_SEED, else the clock;
- * the seed is printed): random operators of the table with random
- * attributes of every kind, inputs of random types, ranks (past the
+ * the seed is printed): random operators of the table (ONNX's, and
+ * OpenVINO's with attributes as IR writes them) with random attributes of
+ * every kind, inputs of random types, ranks (past the
  * largest), dimensions and values, subgraphs, stated shapes; inference
  * must succeed or fail with one line, and leave every tensor well formed
  * (run it under AddressSanitizer: nothing may be read out of bounds).
@@ -41,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../frontend/graph.h"
 #include "check.h"
@@ -680,6 +689,216 @@ static void test_large(suite *s)
     sg_graph_free(&g);
 }
 
+/* ---- OpenVINO IR ---- */
+
+/* Writes dir/name.xml, IR v11 of the layers and edges (lines, NULL at the
+ * end), and dir/name.bin, the n little-endian i64 of bin; the .xml's path
+ * into xml. */
+static void write_ir(const char *dir, const char *name, const char *const *lines, const int64_t *bin,
+                     size_t n, char xml[512])
+{
+    char path[512];
+    snprintf(xml, 512, "%s/%s.xml", dir, name);
+    snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+    FILE *f = fopen(xml, "w"), *b = fopen(path, "wb");
+    if (f == NULL || b == NULL) {
+        printf("graph: cannot write %s\n", xml);
+        exit(1);
+    }
+    fprintf(f, "<?xml version=\"1.0\"?>\n<net name=\"%s\" version=\"11\">\n", name);
+    for (; *lines != NULL; lines++)
+        fprintf(f, "%s\n", *lines);
+    fprintf(f, "</net>\n");
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 8; k++)
+            fputc((int)(((uint64_t)bin[i] >> (8 * k)) & 0xff), b);
+    fclose(f);
+    fclose(b);
+}
+
+static int32_t tensor_named(const sg_graph *g, const char *name)
+{
+    for (size_t i = 0; i < g->ntensors; i++)
+        if (strcmp(g->tensors[i].name, name) == 0)
+            return (int32_t)i;
+    return -1;
+}
+
+/* Tensor `name` has type and dims `want` (a symbol's name, or a number). */
+static void check_ir_shape(suite *s, const sg_graph *g, const char *name, int type, int rank,
+                           const char *const *want)
+{
+    int32_t t = tensor_named(g, name);
+    char text[64];
+    if (!CHECK(s, t >= 0, "IR: no tensor '%s'", name))
+        return;
+    const sg_gtensor *x = &g->tensors[t];
+    CHECK(s, x->type == type && x->rank == rank, "IR: '%s' has type %d and rank %d, not %d and %d", name,
+          x->type, x->rank, type, rank);
+    for (int i = 0; i < rank && x->rank == rank; i++)
+        CHECK(s, strcmp(sg_graph_val_text(g, x->dims[i], text), want[i]) == 0,
+              "IR: '%s' dimension %d is %s, not %s", name, i, text, want[i]);
+}
+
+/* symbols: tokens [?, 16] and x [1..10, 4]; act, a Relu of x, and crop,
+ * tokens[:, 0:8], leave their ports dynamic; no rule tells mystery's */
+static const char *const ir_symbols[] = {
+    "<layers>",
+    "<layer id='0' name='tokens' type='Parameter' version='opset1'><data shape='?,16' element_type='i64'/>",
+    " <output><port id='0' precision='I64'><dim>?</dim><dim>16</dim></port></output></layer>",
+    "<layer id='1' name='x' type='Parameter' version='opset1'><data shape='1..10,4' element_type='f32'/>",
+    " <output><port id='0' precision='FP32'><dim>1..10</dim><dim>4</dim></port></output></layer>",
+    "<layer id='2' name='act' type='Relu' version='opset1'>",
+    " <input><port id='0'><dim>-1</dim><dim>4</dim></port></input>",
+    " <output><port id='1' precision='FP32'><dim>-1</dim><dim>-1</dim></port></output></layer>",
+    "<layer id='3' name='begin' type='Const' version='opset1'><data element_type='i64' shape='2' offset='0' "
+    "size='16'/>",
+    " <output><port id='0' precision='I64'><dim>2</dim></port></output></layer>",
+    "<layer id='4' name='end' type='Const' version='opset1'><data element_type='i64' shape='2' offset='16' "
+    "size='16'/>",
+    " <output><port id='0' precision='I64'><dim>2</dim></port></output></layer>",
+    "<layer id='5' name='crop' type='StridedSlice' version='opset1'><data begin_mask='1,0' end_mask='1,0'/>",
+    " <input><port id='0'><dim>-1</dim><dim>16</dim></port><port id='1'><dim>2</dim></port>",
+    "  <port id='2'><dim>2</dim></port></input>",
+    " <output><port id='3' precision='I64'><dim>?</dim><dim>?</dim></port></output></layer>",
+    "<layer id='6' name='mystery' type='Interpolate' version='opset11'>",
+    " <input><port id='0'><dim>-1</dim><dim>4</dim></port></input>",
+    " <output><port id='1' precision='FP32'><dim>?</dim><dim>8</dim></port></output></layer>",
+    "</layers>",
+    "<edges><edge from-layer='1' from-port='0' to-layer='2' to-port='0'/>",
+    "<edge from-layer='0' from-port='0' to-layer='5' to-port='0'/>",
+    "<edge from-layer='3' from-port='0' to-layer='5' to-port='1'/>",
+    "<edge from-layer='4' from-port='0' to-layer='5' to-port='2'/>",
+    "<edge from-layer='2' from-port='1' to-layer='6' to-port='0'/></edges>",
+    NULL};
+
+/* shape arithmetic: flat = Reshape(x, Concat(-1, ReduceProd(Gather(ShapeOf(x), [1, 2])))) */
+static const char *const ir_arith[] = {
+    "<layers>",
+    "<layer id='0' name='x' type='Parameter' version='opset1'><data shape='2,3,4' element_type='f32'/>",
+    " <output><port id='0' precision='FP32'><dim>2</dim><dim>3</dim><dim>4</dim></port></output></layer>",
+    "<layer id='1' name='shape' type='ShapeOf' version='opset3'><data output_type='i64'/>",
+    " <input><port id='0'><dim>2</dim><dim>3</dim><dim>4</dim></port></input>",
+    " <output><port id='1' precision='I64'><dim>3</dim></port></output></layer>",
+    "<layer id='2' name='indices' type='Const' version='opset1'><data element_type='i64' shape='2' "
+    "offset='0' "
+    "size='16'/>",
+    " <output><port id='0' precision='I64'><dim>2</dim></port></output></layer>",
+    "<layer id='3' name='axis' type='Const' version='opset1'><data element_type='i64' shape='' offset='16' "
+    "size='8'/>",
+    " <output><port id='0' precision='I64'/></output></layer>",
+    "<layer id='4' name='tail' type='Gather' version='opset8'>",
+    " <input><port id='0'><dim>3</dim></port><port id='1'><dim>2</dim></port><port id='2'/></input>",
+    " <output><port id='3' precision='I64'><dim>2</dim></port></output></layer>",
+    "<layer id='5' name='axes' type='Const' version='opset1'><data element_type='i64' shape='1' offset='24' "
+    "size='8'/>",
+    " <output><port id='0' precision='I64'><dim>1</dim></port></output></layer>",
+    "<layer id='6' name='size' type='ReduceProd' version='opset1'><data keep_dims='true'/>",
+    " <input><port id='0'><dim>2</dim></port><port id='1'><dim>1</dim></port></input>",
+    " <output><port id='2' precision='I64'><dim>1</dim></port></output></layer>",
+    "<layer id='7' name='rest' type='Const' version='opset1'><data element_type='i64' shape='1' offset='32' "
+    "size='8'/>",
+    " <output><port id='0' precision='I64'><dim>1</dim></port></output></layer>",
+    "<layer id='8' name='target' type='Concat' version='opset1'><data axis='0'/>",
+    " <input><port id='0'><dim>1</dim></port><port id='1'><dim>1</dim></port></input>",
+    " <output><port id='2' precision='I64'><dim>2</dim></port></output></layer>",
+    "<layer id='9' name='flat' type='Reshape' version='opset1'><data special_zero='false'/>",
+    " <input><port id='0'><dim>2</dim><dim>3</dim><dim>4</dim></port><port "
+    "id='1'><dim>2</dim></port></input>",
+    " <output><port id='2' precision='FP32'><dim>?</dim><dim>?</dim></port></output></layer>",
+    "</layers>",
+    "<edges><edge from-layer='0' from-port='0' to-layer='1' to-port='0'/>",
+    "<edge from-layer='1' from-port='1' to-layer='4' to-port='0'/>",
+    "<edge from-layer='2' from-port='0' to-layer='4' to-port='1'/>",
+    "<edge from-layer='3' from-port='0' to-layer='4' to-port='2'/>",
+    "<edge from-layer='4' from-port='3' to-layer='6' to-port='0'/>",
+    "<edge from-layer='5' from-port='0' to-layer='6' to-port='1'/>",
+    "<edge from-layer='7' from-port='0' to-layer='8' to-port='0'/>",
+    "<edge from-layer='6' from-port='2' to-layer='8' to-port='1'/>",
+    "<edge from-layer='0' from-port='0' to-layer='9' to-port='0'/>",
+    "<edge from-layer='8' from-port='2' to-layer='9' to-port='1'/></edges>",
+    NULL};
+
+static void test_openvino(suite *s)
+{
+    char dir[256], xml[512];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/sg-graph-ir-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!CHECK(s, mkdtemp(dir) != NULL, "IR: cannot make a temporary folder"))
+        return;
+    sg_graph g = {0};
+    sg_error err = {0};
+
+    write_ir(dir, "symbols", ir_symbols, (int64_t[]){0, 0, 0, 8}, 4, xml);
+    if (CHECK(s, sg_openvino_read_graph(xml, NULL, &g, &err) == SG_OK, "IR symbols: %s", err.message)) {
+        check_ir_shape(s, &g, "tokens:0", SG_I64, 2, (const char *const[]){"tokens_dim0", "16"});
+        check_ir_shape(s, &g, "x:0", SG_F32, 2, (const char *const[]){"x_dim0", "4"});
+        check_ir_shape(s, &g, "act:1", SG_F32, 2, (const char *const[]){"x_dim0", "4"});
+        check_ir_shape(s, &g, "crop:3", SG_I64, 2, (const char *const[]){"tokens_dim0", "8"});
+        check_ir_shape(s, &g, "mystery:1", SG_F32, 2, (const char *const[]){"mystery:1_dim0", "8"});
+        CHECK(s, g.nnodes == 7 && strcmp(g.nodes[0].domain, "openvino") == 0,
+              "IR: 7 nodes of the domain openvino");
+    }
+    sg_graph_free(&g);
+
+    write_ir(dir, "arith", ir_arith, (int64_t[]){1, 2, 0, 0, -1}, 5, xml);
+    if (CHECK(s, sg_openvino_read_graph(xml, NULL, &g, &err) == SG_OK, "IR arithmetic: %s", err.message) &&
+        CHECK(s,
+              tensor_named(&g, "tail:3") >= 0 && tensor_named(&g, "size:2") >= 0 &&
+                  tensor_named(&g, "target:2") >= 0,
+              "IR arithmetic: tensors named after their layers and ports")) {
+        static const int64_t tail[] = {3, 4}, size[] = {12}, target[] = {-1, 12};
+        check_values(s, __FILE__, __LINE__, &g, tensor_named(&g, "tail:3"), 2, tail, NULL, NULL, 0);
+        check_values(s, __FILE__, __LINE__, &g, tensor_named(&g, "size:2"), 1, size, NULL, NULL, 0);
+        check_values(s, __FILE__, __LINE__, &g, tensor_named(&g, "target:2"), 2, target, NULL, NULL, 0);
+        check_ir_shape(s, &g, "flat:2", SG_F32, 2, (const char *const[]){"2", "12"});
+        CHECK(s, g.tensors[tensor_named(&g, "target:2")].shape_arith, "IR: the target is shape arithmetic");
+    }
+    sg_graph_free(&g);
+
+    /* a port that contradicts its layer: its shape, its element type */
+    static const char *const conflicts[][2] = {
+        {"<port id='1' precision='FP32'><dim>2</dim><dim>4</dim></port>",
+         "node 'act' (Relu): output port 'act:1' gives f32 [2, 4] but the node makes f32 [2, 3]"},
+        {"<port id='1' precision='FP16'><dim>2</dim><dim>3</dim></port>",
+         "node 'act' (Relu): output port 'act:1' gives f16 [2, 3] but the node makes f32 [2, 3]"},
+    };
+    for (size_t k = 0; k < 2; k++) {
+        char want[1024];
+        const char *lines[] = {
+            "<layers><layer id='0' name='x' type='Parameter' version='opset1'>",
+            " <data shape='2,3' element_type='f32'/>",
+            " <output><port id='0' precision='FP32'><dim>2</dim><dim>3</dim></port></output></layer>",
+            "<layer id='1' name='act' type='Relu' version='opset1'>",
+            " <input><port id='0'><dim>2</dim><dim>3</dim></port></input>",
+            " <output>",
+            conflicts[k][0],
+            " </output></layer></layers>",
+            "<edges><edge from-layer='0' from-port='0' to-layer='1' to-port='0'/></edges>",
+            NULL};
+        write_ir(dir, "conflict", lines, NULL, 0, xml);
+        snprintf(want, sizeof want, "failed to read model '%s': %s", xml, conflicts[k][1]);
+        err = (sg_error){0};
+        CHECK(s, sg_openvino_read_graph(xml, NULL, &g, &err) == SG_ERR_IO && strcmp(err.message, want) == 0,
+              "IR conflict %zu: %s", k, err.message);
+        CHECK(s, g.ntensors == 0 && g.nnodes == 0, "IR conflict %zu: the graph is left empty", k);
+        sg_graph_free(&g);
+    }
+    CHECK(s,
+          sg_graph_has_rule("openvino", "StridedSlice") && sg_graph_has_rule("openvino", "Gather") &&
+              !sg_graph_has_rule("openvino", "Interpolate") && !sg_graph_has_rule("", "StridedSlice"),
+          "OpenVINO's rules are of the domain openvino");
+
+    static const char *const files[] = {"symbols.xml", "symbols.bin",  "arith.xml",
+                                        "arith.bin",   "conflict.xml", "conflict.bin"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 /* ---- random graphs: nothing the file controls crashes inference ---- */
 
 static uint64_t rnd_state;
@@ -839,6 +1058,79 @@ static const char *const random_strings[] = {
     "forward", "bidirectional", "reverse",    "ij,jk->ik", "...ii->i", "a,b",
     "->",      "ij->k",         "stretch",    "...",       "i..j,..."};
 static const int64_t random_ints[] = {0, 1, -1, 2, 3, -2, 4, 5, 64, -64, INT64_MAX, INT64_MIN, 1000000007};
+/* OpenVINO's operators, and their attributes as IR writes them: strings. */
+static const char *const random_ov_ops[] = {"Add",
+                                            "Broadcast",
+                                            "Concat",
+                                            "Const",
+                                            "Convert",
+                                            "ConvertLike",
+                                            "Convolution",
+                                            "Divide",
+                                            "Equal",
+                                            "Gather",
+                                            "GroupConvolution",
+                                            "MatMul",
+                                            "MaxPool",
+                                            "Mod",
+                                            "Pad",
+                                            "Parameter",
+                                            "Range",
+                                            "ReduceProd",
+                                            "ReduceSum",
+                                            "Reshape",
+                                            "Result",
+                                            "Select",
+                                            "ShapeOf",
+                                            "Slice",
+                                            "Split",
+                                            "Squeeze",
+                                            "StridedSlice",
+                                            "Tile",
+                                            "TopK",
+                                            "Transpose",
+                                            "Unsqueeze",
+                                            "VariadicSplit",
+                                            "Unknown"};
+static const char *const random_ov_attrs[] = {"axis",          "begin_mask",         "end_mask",
+                                              "new_axis_mask", "shrink_axis_mask",   "ellipsis_mask",
+                                              "num_splits",    "special_zero",       "destination_type",
+                                              "output_type",   "auto_broadcast",     "mode",
+                                              "strides",       "dilations",          "pads_begin",
+                                              "pads_end",      "auto_pad",           "kernel",
+                                              "rounding_type", "keep_dims",          "batch_dims",
+                                              "transpose_a",   "index_element_type", "m_pythondiv"};
+static const char *const random_ov_strings[] = {"0",
+                                                "1",
+                                                "-1",
+                                                "2",
+                                                "1,0",
+                                                "0,1,1",
+                                                "1, 0, 1, 0",
+                                                "",
+                                                "true",
+                                                "false",
+                                                "i64",
+                                                "f32",
+                                                "boolean",
+                                                "u4",
+                                                "numpy",
+                                                "pdpd",
+                                                "none",
+                                                "bidirectional",
+                                                "explicit",
+                                                "same_upper",
+                                                "valid",
+                                                "ceil",
+                                                "floor",
+                                                "64",
+                                                "9223372036854775807",
+                                                "-9223372036854775808",
+                                                "x",
+                                                "1,1",
+                                                "2,2",
+                                                "0,0",
+                                                "1,1,1,1,1,1,1,1,1"};
 
 /* A random tensor: a type, a rank (or none), dimensions constant or
  * symbolic, sometimes values. */
@@ -880,9 +1172,15 @@ static void random_node(sg_graph *g, int32_t scope, int32_t *pool, size_t *npool
     size_t nin = (size_t)pick(6), nout = (size_t)pick(5), nattrs = (size_t)pick(5);
     char name[32];
     snprintf(name, sizeof name, "n%d", k);
-    int32_t n = sg_graph_add_node(g, name, pick(20) ? "" : "com.x",
-                                  random_ops[pick(sizeof random_ops / sizeof *random_ops)], pick(22), scope,
-                                  nin, nout, nattrs);
+    int domain = (int)pick(20); /* 0: a custom domain, 1-5: OpenVINO's, else ONNX's */
+    bool ov = domain >= 1 && domain <= 5;
+    int32_t n = sg_graph_add_node(g, name,
+                                  domain == 0 ? "com.x"
+                                  : ov        ? "openvino"
+                                              : "",
+                                  ov ? random_ov_ops[pick(sizeof random_ov_ops / sizeof *random_ov_ops)]
+                                     : random_ops[pick(sizeof random_ops / sizeof *random_ops)],
+                                  pick(22), scope, nin, nout, nattrs);
     for (size_t i = 0; i < nin; i++)
         g->nodes[n].in[i] = pick(8) ? pool[pick((int64_t)*npool)] : -1;
     for (size_t i = 0; i < nattrs; i++) {
@@ -896,6 +1194,14 @@ static void random_node(sg_graph *g, int32_t scope, int32_t *pool, size_t *npool
         for (int j = 0; j < 8; j++)
             a->ints[j] = pick(3) ? pick(7) - 3 : random_ints[pick(13)], a->floats[j] = pick(2) ? 2.0 : 0.7;
         const char *str = random_strings[pick(sizeof random_strings / sizeof *random_strings)];
+        if (ov) {
+            free(a->name);
+            str = random_ov_attrs[pick(sizeof random_ov_attrs / sizeof *random_ov_attrs)];
+            a->name = malloc(strlen(str) + 1);
+            strcpy(a->name, str);
+            a->kind = pick(8) ? SG_GATTR_STRING : (sg_gattr_kind)pick(SG_GATTR_OTHER + 1);
+            str = random_ov_strings[pick(sizeof random_ov_strings / sizeof *random_ov_strings)];
+        }
         a->s = malloc(strlen(str) + 1);
         strcpy(a->s, str);
         a->tensor = (int32_t)pick((int64_t)g->ntensors + 2) - 1;
@@ -994,6 +1300,7 @@ int main(int argc, char **argv)
     test_stated(&s);
     test_rules(&s);
     test_large(&s);
+    test_openvino(&s);
     test_random(&s, 2.0);
     return finish("graph", &s.counts);
 }
