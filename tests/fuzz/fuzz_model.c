@@ -1,6 +1,7 @@
 /*
  * fuzz_model: the OpenVINO IR reader (sg_model_read): XML parsing with
  * libxml2, layers, ports, edges, Consts and their place in the weights,
+ * the model as a graph and shape inference over it (every port checked),
  * StridedSlice masks and the specs of slice layers.
  *
  * Decoding: the bytes up to the first NUL are the .xml, the bytes after it

@@ -11,8 +11,9 @@ starts from inputs that mean something:
     fuzz_npy        .npy files of every element type, versions 1.0, 2.0 and 3.0, and some rejections
     fuzz_plan_text  tests/golden/*.plan
     fuzz_model      the example model (examples/model), its v10 spelling, a small model, the
-                    runtime-values model and some malformed ones, each as the .xml, a NUL
-                    byte, then the .bin
+                    runtime-values, infer and ops models and some malformed ones (ports that
+                    contradict shape inference among them), each as the .xml, a NUL byte,
+                    then the .bin
     fuzz_onnx       the example ONNX model and the models of tests/make_onnx_models.py, good
                     and malformed (written with /usr/bin/python3 and its onnx package; left
                     as they are without it), external data renamed to the target's data.bin
@@ -190,13 +191,16 @@ def model_seeds():
 
     write(folder, "example", pair("model", os.path.join(ROOT, "examples", "model"), shrink=False))
     with tempfile.TemporaryDirectory() as tmp:
-        for args in (["--ir-version", "10"], ["--layers", "3"], ["--runtime-values"], ["--fault", "all"]):
+        for args in (["--ir-version", "10"], ["--layers", "3"], ["--runtime-values"], ["--infer"], ["--ops"],
+                     ["--fault", "all"]):
             subprocess.run([sys.executable, make_model, tmp] + args, check=True, stdout=subprocess.DEVNULL)
         write(folder, "example-v10-min", pair("model-v10", tmp))
         write(folder, "scale-3-min", pair("scale-3", tmp))
         write(folder, "runtime-values-min", pair("runtime-values", tmp))
+        write(folder, "infer-min", pair("infer", tmp))
+        write(folder, "ops-min", pair("ops", tmp))
         for fault in ("const-past-end", "index-not-1d", "bad-mask-value", "edge-to-missing-port",
-                      "const-size-mismatch", "unconnected-input"):
+                      "const-size-mismatch", "unconnected-input", "port-shape-conflict", "output-type-mismatch"):
             write(folder, "fault-%s-min" % fault, pair(fault, tmp))
 
 
