@@ -5,15 +5,15 @@
  *
  * The reader parses the .xml into a tree, checks every layer id, port and
  * edge and every Const's place in the weights, then decodes the whole
- * model into a graph (openvino_graph.c) whose every output port's type and
- * shape shape inference checks against what its layer makes (a dynamic
- * dimension a symbol of the model). Then it turns each slice layer, in
+ * model into a graph (openvino_graph.c) and infers its shapes, checking
+ * every output port's type and shape against what its layer makes (a
+ * dynamic dimension a symbol of the model). Then it turns each slice layer, in
  * document order, into a spec built from the Consts wired to its index
  * inputs; an index input that is no Const gives one runtime value per
  * element; the data input's shape and type are inference's (a dimension
  * known only at run time -1 in the layer's shape). The weights file is
  * opened once and only the bytes of those Consts and of small ones (for
- * inference) are read. Anything malformed fails the whole model with
+ * inference) are read, each once. Anything malformed fails the whole model with
  * SG_ERR_IO, "failed to read model '<file>': <rule> (<values>)"; a
  * well-formed slice that slicegen cannot describe is listed with a
  * one-line skip reason instead of a spec. docs/openvino-ir.md lists the
@@ -885,6 +885,17 @@ static sg_status check_const(reader *r, layer *l)
     return SG_OK;
 }
 
+/* The first len (at most c->size) bytes of Const c: the ones read for
+ * shape inference, else from the weights. */
+static sg_status const_bytes(reader *r, const layer *c, void *buf, size_t len)
+{
+    if (c->raw != NULL) {
+        memcpy(buf, c->raw, len);
+        return SG_OK;
+    }
+    return read_at(r, r->bin_fd, r->bin_path, "weights file", c->offset, buf, len);
+}
+
 /* Reads a 1-D i32 or i64 Const's values once (little-endian). */
 static sg_status const_values(reader *r, layer *c, size_t esize)
 {
@@ -897,7 +908,7 @@ static sg_status const_values(reader *r, layer *c, size_t esize)
         free(bytes);
         return nomem(r);
     }
-    if (read_at(r, r->bin_fd, r->bin_path, "weights file", c->offset, bytes, (size_t)c->size) != SG_OK) {
+    if (const_bytes(r, c, bytes, (size_t)c->size) != SG_OK) {
         free(bytes);
         return r->err->status;
     }
@@ -1375,7 +1386,7 @@ static sg_status const_scalar(reader *r, const layer *c, sg_dtype dtype, sg_scal
     uint8_t bytes[8] = {0};
     size_t esize = sg_dtype_size(dtype);
     uint64_t u = 0;
-    if (read_at(r, r->bin_fd, r->bin_path, "weights file", c->offset, bytes, esize) != SG_OK)
+    if (const_bytes(r, c, bytes, esize) != SG_OK)
         return r->err->status;
     for (size_t b = 0; b < esize; b++)
         u |= (uint64_t)bytes[b] << (8 * b);
