@@ -414,8 +414,11 @@ int cmd_aot(sg_context *ctx, const options *o)
             goto done;
         }
         plans[nkernels] = plan;
-        kernels[nkernels++] = (sg_aot_kernel){
-            .plan = plan, .spec = layer->spec_text, .layer = layer->name, .layer_id = layer->id};
+        kernels[nkernels++] = (sg_aot_kernel){.plan = plan,
+                                              .spec = layer->spec_text,
+                                              .layer = layer->name,
+                                              .layer_id = layer->id,
+                                              .model_layer = layer};
     }
     if (nkernels == 0 && nlayers > 0) { /* with no layer at all: an empty table */
         size_t folded = sg_model_folded_count(model);
@@ -447,6 +450,7 @@ int cmd_aot(sg_context *ctx, const options *o)
         .progress = isatty(STDERR_FILENO) && nlayers > 50 ? show_progress : NULL,
         .progress_arg = &shown,
         .no_cf_protection = o->no_cf_protection,
+        .model = model,
     };
     if ((rc = parse_stores(o->stores, &options.stores)) >= 0)
         goto done;

@@ -18,6 +18,7 @@
 #include <llvm-c/Target.h>
 #include <llvm/Config/llvm-config.h>
 
+#include "../frontend/graph.h"
 #include "codegen.h"
 
 int sg_aot_format_of(const char *path, sg_aot_format *format)
@@ -109,9 +110,19 @@ static LLVMValueRef kernel_symbol(LLVMModuleRef m, const char *name)
     return fn ? fn : LLVMGetNamedGlobalAlias(m, name, strlen(name));
 }
 
+const sg_layer_numbers *sg_aot_numbers(const sg_aot_kernel *k, const sg_aot_options *o, const sg_target *t)
+{
+    const sg_model *model = o->model;
+    if (model == NULL || model->numbers == NULL || k->model_layer == NULL || k->plan->sym == NULL ||
+        sg_target_is_gpu(t) || k->model_layer < model->layers || k->model_layer >= model->layers + model->nlayers)
+        return NULL;
+    const sg_layer_numbers *n = &model->numbers[k->model_layer - model->layers];
+    return n->symbolic ? n : NULL;
+}
+
 /* NAME_info for kernel k, whose function is fn, as *info. */
-static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, const sg_target *t,
-                          LLVMValueRef *info, sg_error *err)
+static sg_status add_info(meta *x, const sg_aot_kernel *k, const sg_aot_options *o, LLVMValueRef fn,
+                          const sg_target *t, LLVMValueRef *info, sg_error *err)
 {
     const sg_plan *p = k->plan;
     char *plan = sg_plan_to_text(p);
@@ -154,8 +165,20 @@ static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, cons
         prepare = as_ptr(x, kernel_symbol(x->m, prep));
         free(prep);
     }
+    LLVMValueRef numbers = LLVMConstNull(x->ptr);
+    if (sg_aot_numbers(k, o, t) != NULL) {
+        char *fn_name = malloc(strlen(k->name) + sizeof "_numbers");
+        if (fn_name == NULL) {
+            free(plan);
+            free(name);
+            return sg_fail(err, SG_ERR_NOMEM, "failed to describe kernel %s: out of memory", k->name);
+        }
+        sprintf(fn_name, "%s_numbers", k->name);
+        numbers = as_ptr(x, LLVMGetNamedFunction(x->m, fn_name));
+        free(fn_name);
+    }
     LLVMValueRef fields[] = {
-        i32(x, 3),
+        i32(x, SG_KERNEL_INFO_VERSION),
         string(x, k->name),
         string(x, k->layer),
         i64(x, k->layer ? k->layer_id : -1),
@@ -181,6 +204,7 @@ static sg_status add_info(meta *x, const sg_aot_kernel *k, LLVMValueRef fn, cons
         sym ? as_ptr(x, fn) : LLVMConstNull(x->ptr),
         fused,
         i32(x, (int64_t)k->fused_count),
+        numbers,
     };
     free(plan);
     memcpy(name, k->name, len);
@@ -207,7 +231,7 @@ static LLVMTypeRef info_type(meta *x)
         x->ptr, /* plan */         x->ptr, /* target */       x->ptr, /* cpu */
         x->ptr, /* features */     x->i64, /* step_bytes */   x->ptr, /* prepare */
         x->i32, /* value_count */  x->ptr, /* value_names */  x->ptr, /* run */
-        x->ptr, /* fused_layers */ x->i32, /* fused_count */
+        x->ptr, /* fused_layers */ x->i32, /* fused_count */  x->ptr, /* numbers */
     };
     /* clang-format on */
     LLVMStructSetBody(t, fields, sizeof fields / sizeof fields[0], 0);
@@ -304,6 +328,21 @@ static sg_status find_shared(const sg_aot_kernel *kernels, size_t count, size_t 
  * merged down while the part below holds no more kernels than it. Every
  * kernel is then in a module scanned O(log count) times; m, at the bottom,
  * receives everything at the end. */
+/* NAME_numbers of a kernel, in a module of its own (as a kernel's). */
+static sg_status numbers_module(const sg_layer_numbers *n, const char *name, const sg_target *t,
+                                LLVMTargetMachineRef tm, LLVMContextRef c, int opt_level, LLVMModuleRef *out,
+                                sg_error *err)
+{
+    LLVMModuleRef m = sg_codegen_new_module(name, t, tm, c);
+    if (sg_codegen_add_numbers(n, name, t, m, err) != SG_OK || sg_codegen_verify(m, name, err) != SG_OK ||
+        sg_codegen_optimize(m, tm, opt_level, err) != SG_OK) {
+        LLVMDisposeModule(m);
+        return err->status;
+    }
+    *out = m;
+    return SG_OK;
+}
+
 static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
                              const sg_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m, sg_error *err)
 {
@@ -314,6 +353,14 @@ static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const s
     if (!gpu && find_shared(kernels, count, &shares, err) != SG_OK)
         return err->status;
     for (size_t i = 0; i < count && err->status == SG_OK; i++) {
+        const sg_layer_numbers *numbers = sg_aot_numbers(&kernels[i], o, t);
+        if (numbers != NULL) {
+            if (numbers_module(numbers, kernels[i].name, t, tm, c, o->opt_level, &parts[top + 1].m, err) != SG_OK)
+                break;
+            parts[++top].count = 1;
+            while (top > 1 && parts[top - 1].count <= parts[top].count && merge(parts, top, err) == SG_OK)
+                top--;
+        }
         if (shares && shares[i] != i) {
             if (o->progress)
                 o->progress(o->progress_arg, i + 1, count);
@@ -374,7 +421,7 @@ static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, co
     if (infos == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to describe kernels: out of memory");
     for (size_t i = 0; i < count && err->status == SG_OK; i++)
-        add_info(&x, &kernels[i], kernel_symbol(m, kernels[i].name), t, &infos[i], err);
+        add_info(&x, &kernels[i], o, kernel_symbol(m, kernels[i].name), t, &infos[i], err);
     if (err->status == SG_OK && o->prefix != NULL)
         add_table(&x, o->prefix, infos, count, err);
     free(infos);
@@ -383,15 +430,16 @@ static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, co
 
 /* The symbols the module defines, for an archive's index: kernels, infos,
  * and the table. Strings point into *storage (malloc'd). */
-static const char **defined_symbols(const sg_aot_kernel *kernels, size_t count, const char *prefix,
-                                    size_t *nsymbols, char **storage)
+static const char **defined_symbols(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+                                    const sg_target *t, size_t *nsymbols, char **storage)
 {
+    const char *prefix = o->prefix;
     size_t bytes = 0;
     for (size_t i = 0; i < count; i++)
-        bytes += 3 * strlen(kernels[i].name) + sizeof "_info" + sizeof "_prepare" + 1;
+        bytes += 4 * strlen(kernels[i].name) + sizeof "_info" + sizeof "_prepare" + sizeof "_numbers" + 1;
     if (prefix)
         bytes += 2 * strlen(prefix) + sizeof "_kernels" + sizeof "_kernel_count";
-    const char **symbols = malloc((3 * count + 2) * sizeof *symbols);
+    const char **symbols = malloc((4 * count + 2) * sizeof *symbols);
     char *s = *storage = malloc(bytes);
     if (symbols == NULL || s == NULL) {
         free(symbols);
@@ -407,6 +455,10 @@ static const char **defined_symbols(const sg_aot_kernel *kernels, size_t count, 
         if (kernels[i].plan->sym) {
             symbols[n++] = s;
             s += sprintf(s, "%s_prepare", kernels[i].name) + 1;
+        }
+        if (sg_aot_numbers(&kernels[i], o, t) != NULL) {
+            symbols[n++] = s;
+            s += sprintf(s, "%s_numbers", kernels[i].name) + 1;
         }
     }
     if (prefix) {
@@ -556,7 +608,7 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot
     if (format == SG_AOT_ARCHIVE) {
         char *storage = NULL;
         size_t nsymbols = 0;
-        const char **symbols = defined_symbols(kernels, count, o->prefix, &nsymbols, &storage);
+        const char **symbols = defined_symbols(kernels, count, o, t, &nsymbols, &storage);
         if (symbols == NULL)
             sg_fail(err, SG_ERR_NOMEM, "failed to make archive: out of memory");
         else

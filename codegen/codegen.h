@@ -399,6 +399,20 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
  * sg_codegen_add_kernel adds it). */
 sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                                  sg_error *err);
+/* The version of struct slicegen_kernel_info (header.c) the objects hold. */
+#define SG_KERNEL_INFO_VERSION 4
+#define SG_TEXT_OF_(x) #x
+#define SG_TEXT_OF(x) SG_TEXT_OF_(x) /* a macro's value as a string literal */
+/* A model layer's `<symbol>_numbers(symbols, in_shape, values)` (prepare.c):
+ * writes its input shape and each value the model's symbols give, as n
+ * says (frontend/graph.h). */
+struct sg_layer_numbers;
+/* The numbers of kernel k's model layer (o->model's) when they follow
+ * from the model's symbols: the kernel then has NAME_numbers; else NULL
+ * (no model layer, no runtime numbers, or a GPU target). */
+const struct sg_layer_numbers *sg_aot_numbers(const sg_aot_kernel *k, const sg_aot_options *o, const sg_target *t);
+sg_status sg_codegen_add_numbers(const struct sg_layer_numbers *n, const char *symbol, const sg_target *t,
+                                 LLVMModuleRef m, sg_error *err);
 /* The GPU kernel (gpu.c): the NVPTX entry, or for another target the
  * emulation function of sg_jit_compile_gpu_emulation. */
 sg_status sg_gpu_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../frontend/graph.h"
 #include "codegen.h"
 
 /* The first n bytes of s inside a comment: control characters as \xNN, and
@@ -80,7 +81,7 @@ static const char struct_text[] =
     "#define SLICEGEN_KERNEL_INFO_DEFINED\n"
     "/* What a generated kernel is, as compiled into the object. */\n"
     "typedef struct slicegen_kernel_info {\n"
-    "    uint32_t version;          /* 3 */\n"
+    "    uint32_t version;          /* " SG_TEXT_OF(SG_KERNEL_INFO_VERSION) " */\n"
     "    const char *name;          /* the kernel's symbol */\n"
     "    const char *layer;         /* the model's layer name, or NULL */\n"
     "    int64_t layer_id;          /* the model's layer id, or -1 */\n"
@@ -110,6 +111,9 @@ static const char struct_text[] =
     "    /* Version 3: a kernel of several model layers (aot --fuse; NULL, 0 for others): */\n"
     "    const char *const *fused_layers; /* the names of the layers it replaces */\n"
     "    int32_t fused_count;\n"
+    "    /* Version 4: a model layer whose numbers follow from the model's symbols\n"
+    "       (NAME_numbers; NULL for others): */\n"
+    "    void (*numbers)(const int64_t *symbols, int64_t *in_shape, int64_t *values);\n"
     "} slicegen_kernel_info;\n"
     "#endif\n";
 
@@ -149,6 +153,35 @@ static const char how_to_prepare[] =
     " * holds the output's shape and sizes. A nonzero SLICEGEN_PREPARE_* code\n"
     " * means the slice is invalid for these numbers. Threads split\n"
     " * [0, args.outer_extent) as above.\n";
+
+static const char how_to_use_symbols[] =
+    " *\n"
+    " * The model's symbols, P_symbols[P_SYMBOL_COUNT], are the sizes its\n"
+    " * dynamic dimensions take; each names the graph input and dimension that\n"
+    " * gives it (input NULL: none does, the caller knows it otherwise). A\n"
+    " * kernel whose numbers follow from them has NAME_numbers, which writes its\n"
+    " * input shape and every value that shape arithmetic gives; a value it\n"
+    " * leaves is index data the caller gives. So, for every kernel of the table:\n"
+    " *\n"
+    " *     int64_t symbols[P_SYMBOL_COUNT];          (from the graph inputs' shapes)\n"
+    " *     const slicegen_kernel_info *k = P_kernels[i];\n"
+    " *     int64_t in_shape[64], values[256];\n"
+    " *     if (k->numbers) {\n"
+    " *         k->numbers(symbols, in_shape, values);\n"
+    " *         if (k->prepare(&args, in_shape, values) == 0)\n"
+    " *             k->run(in, out, &args, 0, args.outer_extent);\n"
+    " *     }\n";
+
+static const char symbol_struct_text[] =
+    "#ifndef SLICEGEN_MODEL_SYMBOL_DEFINED\n"
+    "#define SLICEGEN_MODEL_SYMBOL_DEFINED\n"
+    "/* A size of a model's dynamic dimensions, and where the graph inputs give it. */\n"
+    "typedef struct slicegen_model_symbol {\n"
+    "    const char *name;\n"
+    "    const char *input;         /* the graph input; NULL: no graph input gives it */\n"
+    "    int64_t dim;               /* its dimension; -1 with input NULL */\n"
+    "} slicegen_model_symbol;\n"
+    "#endif\n";
 
 static const char how_to_call[] =
     " * How to call a kernel NAME declared here:\n"
@@ -259,7 +292,31 @@ static void dims_or_runtime(FILE *f, const int64_t *shape, size_t rank)
     fputc(']', f);
 }
 
-static void describe(FILE *f, const sg_aot_kernel *k)
+/* What NAME_numbers writes: each input dimension and value as an
+ * expression of the symbols. */
+static void describe_numbers(FILE *f, const sg_layer_numbers *n, const char *const *symbols,
+                             char *const *value_names)
+{
+    char text[160];
+    fputs(" *     from the model's symbols (NAME_numbers): input [", f);
+    for (size_t d = 0; d < n->rank; d++) {
+        fputs(d ? ", " : "", f);
+        comment_text(f, sg_exprs_text(&n->ex, n->dims[d], symbols, NULL, text, sizeof text));
+    }
+    fputs("]", f);
+    for (size_t i = 0; i < n->nvalues; i++) {
+        fprintf(f, ",\n *         %s ", value_names[i]);
+        if (n->given[i]) {
+            fputs("= ", f);
+            comment_text(f, sg_exprs_text(&n->ex, n->values[i], symbols, NULL, text, sizeof text));
+        } else {
+            fputs("(index data: the caller's)", f);
+        }
+    }
+    fputc('\n', f);
+}
+
+static void describe(FILE *f, const sg_aot_kernel *k, const sg_layer_numbers *numbers, const char *const *symbols)
 {
     const sg_plan *p = k->plan;
     const char *type = sg_dtype_name(p->dtype);
@@ -278,7 +335,10 @@ static void describe(FILE *f, const sg_aot_kernel *k)
         fputs("\n *     values", f);
         for (size_t i = 0; i < p->sym->nvalues; i++)
             fprintf(f, "%s%s", i ? ", " : " ", p->sym->spec->values[i]);
-        fputs(p->sym->nvalues ? "\n */\n" : " none\n */\n", f);
+        fputs(p->sym->nvalues ? "\n" : " none\n", f);
+        if (numbers != NULL)
+            describe_numbers(f, numbers, symbols, p->sym->spec->values);
+        fputs(" */\n", f);
         return;
     }
     fprintf(f, "\n *     input  %s ", type);
@@ -288,11 +348,15 @@ static void describe(FILE *f, const sg_aot_kernel *k)
     fprintf(f, ", %" PRIu64 " bytes\n */\n", p->out_bytes);
 }
 
-static void kernel_block(FILE *f, const sg_aot_kernel *k, const sg_target *t)
+static void kernel_block(FILE *f, const sg_aot_kernel *k, const sg_aot_options *o, const sg_target *t,
+                         const char *const *symbols)
 {
     const sg_plan *p = k->plan;
     const char *n = k->name;
-    describe(f, k);
+    const sg_layer_numbers *numbers = sg_aot_numbers(k, o, t);
+    describe(f, k, numbers, symbols);
+    if (numbers != NULL)
+        fprintf(f, "void %s_numbers(const int64_t *symbols, int64_t *in_shape, int64_t *values);\n", n);
     if (p->sym) {
         int64_t above = sg_codegen_stream_above(p, t);
         fprintf(f, "#define %s_VALUE_COUNT %zu\n", n, p->sym->nvalues);
@@ -323,7 +387,7 @@ static void gpu_kernel_block(FILE *f, const sg_aot_kernel *k)
     sg_error err = {0};
     sg_gpu_launch launch = {0};
     sg_gpu_launch_of(p, &launch, &err);
-    describe(f, k);
+    describe(f, k, NULL, NULL);
     fprintf(f, "#define %s_ENTRY \"%s\"\n", n, n);
     fprintf(f, "#define %s_GRID_X %" PRIu32 "u\n", n, launch.grid_x);
     fprintf(f, "#define %s_BLOCK_X %" PRIu32 "u\n", n, launch.block_x);
@@ -360,11 +424,15 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
     bool gpu = strncmp(code->triple, "nvptx", 5) == 0;
     if (count > 0)
         fputs(gpu ? how_to_launch : how_to_call, f);
-    bool symbolic = false;
-    for (size_t i = 0; i < count; i++)
+    bool symbolic = false, numbers = false;
+    for (size_t i = 0; i < count; i++) {
         symbolic = symbolic || kernels[i].plan->sym;
+        numbers = numbers || sg_aot_numbers(&kernels[i], o, code->target) != NULL;
+    }
     if (symbolic)
         fputs(how_to_prepare, f);
+    if (numbers && o->prefix)
+        fputs(how_to_use_symbols, f);
     if (!gpu && count > 0)
         calls(f, code);
     fputs(" */\n", f);
@@ -380,12 +448,36 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
     }
     fputs(gpu ? gpu_struct_text : struct_text, f);
     fputc('\n', f);
+    size_t nsymbols = o->model ? o->model->nsymbols : 0;
+    const char **symbols = calloc(nsymbols ? nsymbols : 1, sizeof *symbols);
+    if (symbols == NULL) {
+        fclose(f);
+        free(text);
+        return NULL;
+    }
+    for (size_t k = 0; k < nsymbols; k++)
+        symbols[k] = o->model->symbols[k].name;
+    if (nsymbols > 0 && o->prefix && !gpu) {
+        fputs(symbol_struct_text, f);
+        fprintf(f, "/* The model's symbols (see above). */\n#define %s_SYMBOL_COUNT %zu\n", o->prefix, nsymbols);
+        fprintf(f, "static const slicegen_model_symbol %s_symbols[%s_SYMBOL_COUNT] = {\n", o->prefix, o->prefix);
+        for (size_t k = 0; k < nsymbols; k++) {
+            const sg_model_symbol *y = &o->model->symbols[k];
+            fputs("    {", f);
+            string_literal(f, y->name);
+            fputs(", ", f);
+            string_literal(f, y->input);
+            fprintf(f, ", %" PRId64 "},\n", y->dim);
+        }
+        fputs("};\n\n", f);
+    }
     for (size_t i = 0; i < count; i++) {
         if (gpu)
             gpu_kernel_block(f, &kernels[i]);
         else
-            kernel_block(f, &kernels[i], code->target);
+            kernel_block(f, &kernels[i], o, code->target, symbols);
     }
+    free(symbols);
     if (o->prefix && gpu && count == 0) { /* C has no empty initializer: a null table */
         fputs("/* The model has no kernel. */\n", f);
         fprintf(f, "static const slicegen_cuda_kernel_info *const %s_kernels = NULL;\n", o->prefix);

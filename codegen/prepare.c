@@ -18,6 +18,7 @@
 
 #include <llvm/Config/llvm-config.h>
 
+#include "../frontend/graph.h"
 #include "codegen.h"
 
 typedef struct prep {
@@ -147,20 +148,56 @@ static void fail_if(prep *p, LLVMValueRef cond, int code)
     LLVMPositionBuilderAtEnd(p->b, next);
 }
 
+/* p's types for m's context. */
+static void prep_init(prep *p, LLVMModuleRef m)
+{
+    *p = (prep){.c = LLVMGetModuleContext(m), .m = m};
+    p->i1 = LLVMInt1TypeInContext(p->c);
+    p->i8 = LLVMInt8TypeInContext(p->c);
+    p->i32 = LLVMInt32TypeInContext(p->c);
+    p->i64 = LLVMInt64TypeInContext(p->c);
+#if LLVM_VERSION_MAJOR < 15
+    p->ptr = LLVMPointerType(p->i8, 0);
+#else
+    p->ptr = LLVMPointerTypeInContext(p->c, 0);
+#endif
+}
+
+/* p->fn: a function `name` returning `ret` of three pointer parameters
+ * (each noalias, nocapture), compiled for t's CPU, and p->b at its entry. */
+static void add_function(prep *p, const char *name, LLVMTypeRef ret, const char *const names[3],
+                         const sg_target *t)
+{
+    LLVMTypeRef params[3] = {p->ptr, p->ptr, p->ptr};
+    p->fn = LLVMAddFunction(p->m, name, LLVMFunctionType(ret, params, 3, 0));
+    for (unsigned i = 0; i < 3; i++) {
+        LLVMSetValueName2(LLVMGetParam(p->fn, i), names[i], strlen(names[i]));
+        static const char *const attrs[] = {"noalias", "nocapture"}; /* LLVM 21 on has no nocapture */
+        for (size_t k = 0; k < 2; k++) {
+            unsigned kind = LLVMGetEnumAttributeKindForName(attrs[k], strlen(attrs[k]));
+            if (kind != 0)
+                LLVMAddAttributeAtIndex(p->fn, i + 1, LLVMCreateEnumAttribute(p->c, kind, 0));
+        }
+    }
+    static const char *const fn_attrs[2] = {"target-cpu", "target-features"};
+    const char *fn_values[2] = {t->cpu, t->features};
+    for (int i = 0; i < 2; i++)
+        if (fn_values[i][0] != '\0')
+            LLVMAddAttributeAtIndex(p->fn, LLVMAttributeFunctionIndex,
+                                    LLVMCreateStringAttribute(p->c, fn_attrs[i], (unsigned)strlen(fn_attrs[i]),
+                                                              fn_values[i], (unsigned)strlen(fn_values[i])));
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(p->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(p->c, nounwind, 0));
+    p->b = LLVMCreateBuilderInContext(p->c);
+    LLVMPositionBuilderAtEnd(p->b, LLVMAppendBasicBlockInContext(p->c, p->fn, "entry"));
+}
+
 sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                                  sg_error *err)
 {
     const sg_sym *s = plan->sym;
-    prep p = {.c = LLVMGetModuleContext(m), .m = m};
-    p.i1 = LLVMInt1TypeInContext(p.c);
-    p.i8 = LLVMInt8TypeInContext(p.c);
-    p.i32 = LLVMInt32TypeInContext(p.c);
-    p.i64 = LLVMInt64TypeInContext(p.c);
-#if LLVM_VERSION_MAJOR < 15
-    p.ptr = LLVMPointerType(p.i8, 0);
-#else
-    p.ptr = LLVMPointerTypeInContext(p.c, 0);
-#endif
+    prep p;
+    prep_init(&p, m);
     p.nodes = malloc((s->ex.n ? s->ex.n : 1) * sizeof *p.nodes);
     if (p.nodes == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel: out of memory");
@@ -169,31 +206,9 @@ sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const 
         free(p.nodes);
         return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel: out of memory");
     }
-    LLVMTypeRef params[3] = {p.ptr, p.ptr, p.ptr};
-    p.fn = LLVMAddFunction(m, name, LLVMFunctionType(p.i32, params, 3, 0));
-    free(name);
     static const char *const names[3] = {"args", "in_shape", "values"};
-    for (unsigned i = 0; i < 3; i++) {
-        LLVMSetValueName2(LLVMGetParam(p.fn, i), names[i], strlen(names[i]));
-        static const char *const attrs[] = {"noalias", "nocapture"}; /* LLVM 21 on has no nocapture */
-        for (size_t k = 0; k < 2; k++) {
-            unsigned kind = LLVMGetEnumAttributeKindForName(attrs[k], strlen(attrs[k]));
-            if (kind != 0)
-                LLVMAddAttributeAtIndex(p.fn, i + 1, LLVMCreateEnumAttribute(p.c, kind, 0));
-        }
-    }
-    static const char *const fn_attrs[2][2] = {{"target-cpu", NULL}, {"target-features", NULL}};
-    const char *fn_values[2] = {t->cpu, t->features};
-    for (int i = 0; i < 2; i++)
-        if (fn_values[i][0] != '\0')
-            LLVMAddAttributeAtIndex(p.fn, LLVMAttributeFunctionIndex,
-                                    LLVMCreateStringAttribute(p.c, fn_attrs[i][0],
-                                                              (unsigned)strlen(fn_attrs[i][0]), fn_values[i],
-                                                              (unsigned)strlen(fn_values[i])));
-    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
-    LLVMAddAttributeAtIndex(p.fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(p.c, nounwind, 0));
-    p.b = LLVMCreateBuilderInContext(p.c);
-    LLVMPositionBuilderAtEnd(p.b, LLVMAppendBasicBlockInContext(p.c, p.fn, "entry"));
+    add_function(&p, name, p.i32, names, t);
+    free(name);
     LLVMValueRef args = LLVMGetParam(p.fn, 0), in_shape = LLVMGetParam(p.fn, 1),
                  values = LLVMGetParam(p.fn, 2);
 
@@ -227,6 +242,39 @@ sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const 
     for (size_t i = 0; i < n; i++)
         store(&p, val(&p, vals[i]), args, slots[i]);
     LLVMBuildRet(p.b, LLVMConstInt(p.i32, 0, 0));
+    LLVMDisposeBuilder(p.b);
+    free(p.nodes);
+    return SG_OK;
+}
+
+sg_status sg_codegen_add_numbers(const sg_layer_numbers *n, const char *symbol, const sg_target *t,
+                                 LLVMModuleRef m, sg_error *err)
+{
+    prep p;
+    prep_init(&p, m);
+    size_t len = strlen(symbol);
+    char *name = malloc(len + sizeof "_numbers");
+    p.nodes = malloc((n->ex.n ? n->ex.n : 1) * sizeof *p.nodes);
+    if (name == NULL || p.nodes == NULL) {
+        free(name);
+        free(p.nodes);
+        return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel: out of memory");
+    }
+    memcpy(name, symbol, len);
+    memcpy(name + len, "_numbers", sizeof "_numbers");
+    static const char *const names[3] = {"symbols", "in_shape", "values"};
+    add_function(&p, name, LLVMVoidTypeInContext(p.c), names, t);
+    free(name);
+    LLVMValueRef symbols = LLVMGetParam(p.fn, 0), in_shape = LLVMGetParam(p.fn, 1),
+                 values = LLVMGetParam(p.fn, 2);
+    for (size_t i = 0; i < n->ex.n; i++) /* a symbol is a dimension leaf: symbols[k] */
+        p.nodes[i] = node(&p, &n->ex.nodes[i], symbols, symbols);
+    for (size_t d = 0; d < n->rank; d++)
+        store(&p, val(&p, n->dims[d]), in_shape, (int64_t)d);
+    for (size_t i = 0; i < n->nvalues; i++)
+        if (n->given[i])
+            store(&p, val(&p, n->values[i]), values, (int64_t)i);
+    LLVMBuildRetVoid(p.b);
     LLVMDisposeBuilder(p.b);
     free(p.nodes);
     return SG_OK;

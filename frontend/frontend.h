@@ -417,7 +417,18 @@ struct sg_model {
     bool fused;
     size_t nfusions;
     sg_model_fusion *fusions;
+    /* The model's symbols (sg_model_symbol; strings owned) and, per layer,
+     * how its numbers follow from them (graph.h; model.c); NULL numbers:
+     * the reader records none, every layer's are its own. */
+    size_t nsymbols;
+    sg_model_symbol *symbols;
+    struct sg_layer_numbers *numbers;
 };
+
+/* Layer `index`'s numbers for the symbols' sizes: see
+ * sg_model_layer_numbers (slicegen.h). SG_ERR_USAGE with a message. */
+sg_status sg_model_numbers_eval(const sg_model *model, size_t index, const int64_t *symbols, int64_t *in_shape,
+                                int64_t *values, uint8_t *given, sg_error *err);
 
 /* Finds the model's fusions (see sg_model_fusion) once: model->fusions.
  * Fails only for lack of memory. */

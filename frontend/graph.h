@@ -156,6 +156,37 @@ bool sg_graph_set_shape(sg_graph *g, int32_t tensor, int type, int rank, const s
 /* Sets a tensor's values (n elements copied; n -1 drops them). */
 bool sg_graph_set_values(sg_graph *g, int32_t tensor, int64_t n, const sg_val *values);
 
+/* How a model layer's numbers follow from the model's symbols
+ * (struct sg_model.numbers): its data input's dimensions and each runtime
+ * value of its spec that shape arithmetic gives, as expressions in its own
+ * `ex` whose SG_X_DIM leaf k is symbol k (graph->symbols). A value no
+ * symbol gives (index data) has given[i] false. */
+typedef struct sg_layer_numbers {
+    sg_exprs ex;
+    size_t rank;
+    sg_val dims[SG_MAX_RANK];
+    size_t nvalues; /* the spec's */
+    sg_val *values;
+    bool *given;
+    bool symbolic; /* a dimension or value is not a constant */
+} sg_layer_numbers;
+
+/* The numbers of a layer (model.c): `data` the tensor of its data input
+ * (NULL: unknown), `shape` the layer's (rank entries, -1 dynamic: those
+ * dimensions are taken from data), and its spec's values, of which the
+ * ngiven named given_names are given_vals (graph expressions). Copies what
+ * it needs out of g->ex. False when out of memory. */
+bool sg_layer_numbers_make(sg_layer_numbers *out, const sg_graph *g, const sg_gtensor *data, size_t rank,
+                           const int64_t *shape, const sg_spec *spec, char *const *given_names,
+                           const sg_val *given_vals, size_t ngiven);
+/* The model's symbols from g: names, and the first graph input (of the
+ * main graph) dimension that is each one. False when out of memory. */
+bool sg_model_take_symbols(struct sg_model *m, const sg_graph *g);
+/* After the layers: drops the symbols that neither a graph input gives
+ * nor any layer's numbers use (dimensions inside the graph no shape rule
+ * could tell), renumbering the layers' expressions. */
+void sg_model_keep_symbols(struct sg_model *m);
+
 /* A node's attribute by name, or NULL. */
 const sg_gattr *sg_gnode_attr(const sg_gnode *n, const char *name);
 

@@ -890,6 +890,10 @@ typedef struct node_in {
     sg_dtype dtype;
     int32_t onnx_type;
     sg_value_table values;
+    /* value k of `values` as shape arithmetic gives it (an expression of the
+     * model's symbols in r->g), where known[k] */
+    sg_val value_exprs[SG_MAX_VALUES];
+    bool known[SG_MAX_VALUES];
     char reason[448]; /* the first skip reason */
 } node_in;
 
@@ -1223,6 +1227,10 @@ static sg_status runtime_ints(node_in *n, const sg_gtensor *x, const char *role,
             skip(n, "input '%s' is not a constant and its elements are too many runtime values (%s)", role,
                  why);
             return SG_OK;
+        }
+        if (x != NULL && e < x->nvalues) { /* shape arithmetic: it follows from the symbols */
+            n->value_exprs[l->refs[e] - 1] = x->values[e];
+            n->known[l->refs[e] - 1] = true;
         }
     }
     return SG_OK;
@@ -1777,6 +1785,25 @@ static sg_status fill_layer(node_in *n, sg_spec *spec, sg_model_layer *out)
     return SG_OK;
 }
 
+/* How layer l's numbers (its data input's dimensions, the values shape
+ * arithmetic gives) follow from the model's symbols. */
+static sg_status layer_numbers(node_in *n, const sg_model_layer *l, sg_layer_numbers *out)
+{
+    const sg_gnode *gn = &n->r->g.nodes[n->gnode];
+    const sg_gtensor *data = gn->nin > 0 && gn->in[0] >= 0 ? &n->r->g.tensors[gn->in[0]] : NULL;
+    char *names[SG_MAX_VALUES];
+    sg_val vals[SG_MAX_VALUES];
+    size_t ngiven = 0;
+    for (size_t k = 0; k < n->values.count; k++)
+        if (n->known[k]) {
+            names[ngiven] = n->values.names[k];
+            vals[ngiven++] = n->value_exprs[k];
+        }
+    if (!sg_layer_numbers_make(out, &n->r->g, data, l->rank, l->shape, l->spec, names, vals, ngiven))
+        return nomem(n->r);
+    return SG_OK;
+}
+
 /* Reads graph node `gnode` into the next layers of m (one; a Split one
  * per output): a node of the main graph, `index` in it, or of a subgraph. */
 static sg_status read_node(reader *r, int32_t gnode, op_kind op, sg_model *m)
@@ -1819,6 +1846,8 @@ static sg_status read_node(reader *r, int32_t gnode, op_kind op, sg_model *m)
         st = fill_layer(n, skipped(n) ? NULL : specs[k], &m->layers[m->nlayers++]);
         if (!skipped(n))
             specs[k] = NULL;
+        if (st == SG_OK && !skipped(n))
+            st = layer_numbers(n, &m->layers[m->nlayers - 1], &m->numbers[m->nlayers - 1]);
         if (st == SG_OK && k < n->node->n_output && !n->sub)
             st = check_output(n, n->node->output[k], &m->layers[m->nlayers - 1]);
     }
@@ -2011,8 +2040,9 @@ static sg_status read_nodes(reader *r, sg_model **model)
         folded += f;
     }
     sg_model *m = calloc(1, sizeof *m);
-    if (m == NULL || (m->layers = calloc(count ? count : 1, sizeof *m->layers)) == NULL) {
-        free(m);
+    if (m == NULL || (m->layers = calloc(count ? count : 1, sizeof *m->layers)) == NULL ||
+        (m->numbers = calloc(count ? count : 1, sizeof *m->numbers)) == NULL || !sg_model_take_symbols(m, &r->g)) {
+        sg_model_free(m);
         return nomem(r);
     }
     m->folded = folded;
@@ -2030,6 +2060,7 @@ static sg_status read_nodes(reader *r, sg_model **model)
         sg_model_free(m);
         return r->err->status;
     }
+    sg_model_keep_symbols(m);
     *model = m;
     return SG_OK;
 }

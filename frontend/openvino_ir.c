@@ -2095,28 +2095,3 @@ sg_status sg_model_load(const char *xml_path, const char *weights_path, sg_model
     sg_graph_free(&r.g);
     return st;
 }
-
-void sg_model_free(sg_model *model)
-{
-    if (model == NULL)
-        return;
-    sg_model_fusions_free(model);
-    for (size_t i = 0; i < model->nlayers; i++) {
-        sg_model_layer *l = &model->layers[i];
-        free((void *)l->name);
-        free((void *)l->type);
-        sg_spec_free((sg_spec *)l->spec);
-        free((void *)l->spec_text);
-        free((void *)l->shape);
-        free((void *)l->skip_reason);
-    }
-    free(model->layers);
-    free(model->flow);
-    free(model->readers);
-    for (size_t i = 0; i < model->nconcats; i++) {
-        free(model->concats[i].name);
-        free(model->concats[i].inputs);
-    }
-    free(model->concats);
-    free(model);
-}

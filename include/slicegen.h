@@ -420,6 +420,10 @@ typedef struct sg_aot_kernel {
     /* aot --fuse: the names of the layers the kernel replaces (NULL, 0: none) */
     const char *const *fused_layers;
     size_t fused_count;
+    /* The model layer it compiles (sg_model_layer_at of options->model), or
+     * NULL: with runtime numbers, the output then has NAME_numbers, which
+     * computes them from the model's symbols (docs/aot.md). */
+    const struct sg_model_layer *model_layer;
 } sg_aot_kernel;
 
 typedef struct sg_aot_options {
@@ -447,6 +451,9 @@ typedef struct sg_aot_options {
      * whose threshold comes from this machine's last-level cache only for
      * cpu "native" (else 32 MiB is assumed). */
     sg_stores stores;
+    /* The model the kernels' model_layer belong to, or NULL; with a prefix
+     * P the header lists its symbols (P_symbols). */
+    const struct sg_model *model;
 } sg_aot_options;
 
 /* Writes `count` kernels to `path` and, if header_path is not NULL, their C
@@ -619,6 +626,33 @@ SG_API size_t sg_model_layer_count(const sg_model *model);
 SG_API size_t sg_model_folded_count(const sg_model *model);
 /* The layer at index (< sg_model_layer_count); owned by the model. */
 SG_API const sg_model_layer *sg_model_layer_at(const sg_model *model, size_t index);
+
+/* A model's symbols: the sizes its dynamic dimensions take, each named
+ * once (an ONNX dim_param; an unnamed dynamic dimension of graph input x
+ * is "x_dim<k>"; a dimension no shape rule can tell is named after its
+ * tensor). The dimensions and runtime values of every layer follow from
+ * them (sg_model_layer_numbers), so a caller who knows the graph inputs'
+ * shapes knows every layer's. */
+typedef struct sg_model_symbol {
+    const char *name;
+    const char *input; /* the graph input whose dimension `dim` gives it; NULL: none does
+                          (the caller must know it otherwise) */
+    int64_t dim;       /* -1 when input is NULL */
+} sg_model_symbol;
+SG_API size_t sg_model_symbol_count(const sg_model *model);
+/* Symbol k (< sg_model_symbol_count); owned by the model. */
+SG_API const sg_model_symbol *sg_model_symbol_at(const sg_model *model, size_t k);
+/* Layer `index`'s numbers for the symbols' sizes (symbols: one per
+ * sg_model_symbol_count, in that order): its data input's shape into
+ * in_shape (its rank of entries) and into values each runtime value of its
+ * spec that follows from the symbols (shape arithmetic); given[i], when
+ * not NULL, is set to 1 for those and 0 for the others (index data the
+ * caller gives, left as they are in values). values and given have
+ * sg_plan_value_count entries of the layer's plan. SG_ERR_USAGE for a
+ * skipped layer or an index out of range. */
+SG_API sg_status sg_model_layer_numbers(sg_context *ctx, const sg_model *model, size_t index,
+                                        const int64_t *symbols, int64_t *in_shape, int64_t *values,
+                                        uint8_t *given);
 SG_API void sg_model_destroy(sg_model *model);
 
 /* Slice layers that run as one kernel (`slicegen aot --fuse`,

@@ -424,3 +424,158 @@ const char *sg_val_text(sg_val v, char out[SG_VAL_TEXT])
         snprintf(out, SG_VAL_TEXT, "%" PRId64, v.k);
     return out;
 }
+
+bool sg_exprs_import(sg_exprs *to, const sg_exprs *from, const sg_val *roots, size_t n, sg_val *out)
+{
+    int32_t top = 0;
+    for (size_t i = 0; i < n; i++)
+        top = roots[i].node > top ? roots[i].node : top;
+    sg_val *copy = malloc((top ? (size_t)top : 1) * sizeof *copy); /* node i + 1's counterpart */
+    bool *used = calloc(top ? (size_t)top : 1, sizeof *used);
+    if (copy == NULL || used == NULL) {
+        free(copy);
+        free(used);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (roots[i].node)
+            used[roots[i].node - 1] = true;
+    for (int32_t i = top; i-- > 0;) { /* an operand's node comes before its user's */
+        if (!used[i])
+            continue;
+        const sg_xnode *x = &from->nodes[i];
+        const sg_val ops[3] = {x->a, x->b, x->c};
+        for (int k = 0; k < 3; k++)
+            if (ops[k].node)
+                used[ops[k].node - 1] = true;
+    }
+    for (int32_t i = 0; i < top; i++) {
+        if (!used[i])
+            continue;
+        const sg_xnode *x = &from->nodes[i];
+        sg_val a = x->a.node ? copy[x->a.node - 1] : x->a, b = x->b.node ? copy[x->b.node - 1] : x->b,
+               c = x->c.node ? copy[x->c.node - 1] : x->c;
+        copy[i] = intern(to, x->op, a, b, c, x->k);
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = roots[i].node ? copy[roots[i].node - 1] : roots[i];
+    free(copy);
+    free(used);
+    return !to->nomem;
+}
+
+typedef struct text_out {
+    char *at, *end;
+    bool cut;
+} text_out;
+
+static void put(text_out *t, const char *s)
+{
+    for (; *s && !t->cut; s++) {
+        if (t->end - t->at > 4) {
+            *t->at++ = *s;
+        } else {
+            memcpy(t->at, "...", 4);
+            t->at += 3;
+            t->cut = true;
+        }
+    }
+}
+
+static void leaf(text_out *t, const sg_xnode *x, const char *const *dim_names, const char *const *value_names)
+{
+    char own[32];
+    const char *const *names = x->op == SG_X_DIM ? dim_names : value_names;
+    if (names != NULL) {
+        put(t, names[x->k]);
+        return;
+    }
+    snprintf(own, sizeof own, "%c%" PRId64, x->op == SG_X_DIM ? 'd' : 'v', x->k);
+    put(t, own);
+}
+
+/* How tightly an infix operator binds (C's order); 0: not infix. */
+static int binding(sg_xop op)
+{
+    switch (op) {
+    case SG_X_OR:
+        return 1;
+    case SG_X_AND:
+        return 2;
+    case SG_X_EQ:
+        return 3;
+    case SG_X_LT:
+        return 4;
+    case SG_X_ADD:
+    case SG_X_SUB:
+        return 5;
+    case SG_X_MUL:
+        return 6;
+    default:
+        return 0;
+    }
+}
+
+/* v into t, parenthesized when it binds less tightly than `outer` (0: a
+ * whole expression, or a function's argument) */
+static void text_of(const sg_exprs *e, sg_val v, const char *const *dims, const char *const *values, int outer,
+                    text_out *t)
+{
+    char num[32];
+    if (!v.node) {
+        snprintf(num, sizeof num, "%" PRId64, v.k);
+        put(t, num);
+        return;
+    }
+    const sg_xnode *x = &e->nodes[v.node - 1];
+    static const char *const infix[SG_X_COUNT] = {
+        [SG_X_ADD] = " + ", [SG_X_SUB] = " - ", [SG_X_MUL] = " * ", [SG_X_LT] = " < ",
+        [SG_X_EQ] = " == ", [SG_X_AND] = " && ", [SG_X_OR] = " || ",
+    };
+    static const char *const call[SG_X_COUNT] = {
+        [SG_X_CDIV] = "ceil_div(", [SG_X_SREM] = "mod(", [SG_X_MIN] = "min(", [SG_X_MAX] = "max(",
+        [SG_X_ADD_OVF] = "add_overflows(", [SG_X_MUL_OVF] = "mul_overflows(",
+    };
+    int own = binding(x->op);
+    bool parens = own > 0 && own < outer;
+    if (x->op == SG_X_DIM || x->op == SG_X_VALUE) {
+        leaf(t, x, dims, values);
+    } else if (x->op == SG_X_MAX && x->a.node && !x->b.node && x->b.k == 0 &&
+               (e->nodes[x->a.node - 1].op == SG_X_DIM || e->nodes[x->a.node - 1].op == SG_X_VALUE)) {
+        leaf(t, &e->nodes[x->a.node - 1], dims, values); /* a dimension as shape inference uses it */
+    } else if (infix[x->op] != NULL) {
+        put(t, parens ? "(" : "");
+        text_of(e, x->a, dims, values, own, t);
+        put(t, infix[x->op]);
+        text_of(e, x->b, dims, values, own + 1, t); /* a - (b - c), a - (b + c) */
+        put(t, parens ? ")" : "");
+    } else if (call[x->op] != NULL) {
+        put(t, call[x->op]);
+        text_of(e, x->a, dims, values, 0, t);
+        put(t, ", ");
+        text_of(e, x->b, dims, values, 0, t);
+        put(t, ")");
+    } else if (x->op == SG_X_SELECT) {
+        put(t, outer > 0 ? "(" : "");
+        text_of(e, x->a, dims, values, 1, t);
+        put(t, " ? ");
+        text_of(e, x->b, dims, values, 1, t);
+        put(t, " : ");
+        text_of(e, x->c, dims, values, 1, t);
+        put(t, outer > 0 ? ")" : "");
+    }
+}
+
+const char *sg_exprs_text(const sg_exprs *e, sg_val v, const char *const *dim_names,
+                          const char *const *value_names, char *buf, size_t size)
+{
+    text_out t = {buf, buf + size, size < 8};
+    if (size < 8) {
+        if (size > 0)
+            buf[0] = '\0';
+        return buf;
+    }
+    text_of(e, v, dim_names, value_names, 0, &t);
+    *t.at = '\0';
+    return buf;
+}

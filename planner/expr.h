@@ -181,6 +181,19 @@ static inline int64_t sg_val_of(sg_val v, const int64_t *nodes)
     return v.node ? nodes[v.node - 1] : v.k;
 }
 
+/* Copies the expressions `from` gives for roots[0..n) into `to` (the
+ * nodes they use, leaves and operations alike, node for node), writing
+ * each root's counterpart to out[i]. Checks are not copied. False when out
+ * of memory. */
+bool sg_exprs_import(sg_exprs *to, const sg_exprs *from, const sg_val *roots, size_t n, sg_val *out);
+
+/* v as infix text for people ("(n - 3) / 2", "min(a, 4)"), into buf of
+ * `size` bytes (cut with "..." when longer): dimension leaf k as
+ * dim_names[k], value leaf k as value_names[k] (NULL arrays: "d<k>",
+ * "v<k>"), max(d, 0) of a leaf as the leaf. */
+const char *sg_exprs_text(const sg_exprs *e, sg_val v, const char *const *dim_names,
+                          const char *const *value_names, char *buf, size_t size);
+
 /* "%3" or "-12": v as the plan text shows it. */
 #define SG_VAL_TEXT 24
 const char *sg_val_text(sg_val v, char out[SG_VAL_TEXT]);

@@ -142,8 +142,8 @@ sg_status sg_aot_kernel_name(sg_context *ctx, const sg_aot_kernel *kernel, const
         if (p->sym) /* its numbers at run time */
             snprintf(name, SG_KERNEL_NAME_MAX, "sg_x%zu_l%zu_dyn_%016" PRIx64, p->elem_size, p->nloops, h);
         else
-            snprintf(name, SG_KERNEL_NAME_MAX, "sg_x%zu_l%zu_r%" PRId64 "_%016" PRIx64, p->elem_size, p->nloops,
-                     p->run_bytes, h);
+            snprintf(name, SG_KERNEL_NAME_MAX, "sg_x%zu_l%zu_r%" PRId64 "_%016" PRIx64, p->elem_size,
+                     p->nloops, p->run_bytes, h);
     }
     free(plan_text);
     free(target);
@@ -162,9 +162,10 @@ typedef struct name_set {
 /* What a kernel NAME introduces: its symbols and its header's macros (CPU
  * and PTX headers together). */
 static const char *const kernel_suffixes[] = {
-    "",       "_info",   "_OUTER_EXTENT", "_STEP_BYTES", "_INPUT_BYTES", "_OUTPUT_BYTES",
-    "_ENTRY", "_GRID_X", "_BLOCK_X", "_prepare", "_VALUE_COUNT"};
-static const char *const table_suffixes[] = {"_kernels", "_kernel_count"};
+    "",         "_info",          "_OUTER_EXTENT",   "_STEP_BYTES", "_INPUT_BYTES", "_OUTPUT_BYTES",
+    "_ENTRY",   "_GRID_X",        "_BLOCK_X",        "_prepare",    "_VALUE_COUNT", "_numbers",
+    "_STREAMS", "_STREAMS_ABOVE", "_STREAMS_MIN_RUN"};
+static const char *const table_suffixes[] = {"_kernels", "_kernel_count", "_symbols", "_SYMBOL_COUNT"};
 
 static uint64_t hash(const char *s)
 {

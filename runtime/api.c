@@ -190,6 +190,25 @@ const sg_model_layer *sg_model_layer_at(const sg_model *model, size_t index)
     return model && index < model->nlayers ? &model->layers[index] : NULL;
 }
 
+size_t sg_model_symbol_count(const sg_model *model)
+{
+    return model ? model->nsymbols : 0;
+}
+
+const sg_model_symbol *sg_model_symbol_at(const sg_model *model, size_t k)
+{
+    return model && k < model->nsymbols ? &model->symbols[k] : NULL;
+}
+
+sg_status sg_model_layer_numbers(sg_context *ctx, const sg_model *model, size_t index, const int64_t *symbols,
+                                 int64_t *in_shape, int64_t *values, uint8_t *given)
+{
+    sg_error err = {0};
+    if (sg_model_numbers_eval(model, index, symbols, in_shape, values, given, &err) != SG_OK)
+        return sg_context_report(ctx, &err);
+    return SG_OK;
+}
+
 sg_status sg_model_fusions(sg_context *ctx, sg_model *model, size_t *count, const sg_model_fusion **fusions)
 {
     sg_error err = {0};

@@ -166,6 +166,18 @@ def good_models(folder):
     add("only_shape_arith.onnx",
         model(13, [node("Shape", ["x"], ["sh"], "shape"), node("Gather", ["sh", "two"], ["d"], "pick", axis=0)],
               [("x", F, ["n", 5, 6])], [tensor("two", 2)], outputs=[("d", TensorProto.INT64, [])]))
+    # The model's symbols: a Slice whose end follows from a dimension (a
+    # value the model's symbols give) and one whose start is a graph input
+    # (index data the caller gives).
+    add("symbols.onnx",
+        model(13, [node("Shape", ["x"], ["sh"], "shape"), node("Gather", ["sh", "zero0"], ["n"], "pick", axis=0),
+                   node("Sub", ["n", "one0"], ["m"], "less"), node("Unsqueeze", ["m", "zero"], ["end"], "unsq"),
+                   node("Slice", ["x", "zero", "end", "zero"], ["head"], "head"),
+                   node("Slice", ["x", "st", "six", "one"], ["tail"], "tail")],
+              [("x", F, ["n", 6]), ("st", TensorProto.INT64, [1])],
+              [tensor("zero0", 0), tensor("one0", 1), tensor("zero", [0]), tensor("one", [1]), tensor("six", [6])]),
+        "0\t4\thead\tSlice\tf32\t-1,6\t--op OnnxSlice --start 0 --stop ends_0 --step 1 --axes 0",
+        "1\t5\ttail\tSlice\tf32\t-1,6\t--op OnnxSlice --start starts_0 --stop 6 --step 1 --axes 1")
     # Subgraphs: the Slices of an If's branches are layers, named after
     # their path, reading the outer graph's tensors, in the order of the
     # If's attributes (the onnx package writes else_branch first).

@@ -111,6 +111,17 @@ grep -q "failed to read" stderr.txt && bad "others.onnx: $(cat stderr.txt)" || o
     printf '#include "osa_gpu.h"\nint main(void) { return (int)only_shape_arith_kernel_count + (only_shape_arith_kernels != NULL); }\n' > osa_gpu.c &&
     cc -std=c11 -Wall -Wextra -Werror osa_gpu.c -o osa_gpu && ./osa_gpu &&
     ok || bad "only_shape_arith.onnx for nvptx: $(cat stdout.txt stderr.txt)"
+# A model's symbols: the header lists them, and each kernel's numbers
+# follow from them (NAME_numbers), so one loop over the table prepares and
+# runs every kernel from the graph input's shape alone, with index data
+# given by the caller.
+"$SLICEGEN" aot models/good/symbols.onnx -o symbols.o --header symbols.h > stdout.txt 2> stderr.txt &&
+    grep -q '^    {"n", "x", 0},$' symbols.h && grep -q '^ \*         ends_0 = n - 1$' symbols.h &&
+    grep -q '^ \*         starts_0 (index data: the caller.s)$' symbols.h &&
+    cc -std=c11 -Wall -Wextra -Werror -I. "$HERE/onnx/model_symbols.c" symbols.o -o model_symbols &&
+    [ "$(./model_symbols)" = "head [4, 6] -> $(seq -s ' ' 0 23)
+tail [5, 2] -> 4 5 10 11 16 17 22 23 28 29" ] && ok ||
+    bad "symbols.onnx: $(cat stdout.txt stderr.txt; ./model_symbols 2>&1)"
 # The slices of an If's branches are layers, named after their path.
 "$SLICEGEN" aot models/good/subgraph_slices.onnx -o sub.o --header sub.h > stdout.txt 2> stderr.txt &&
     grep -q "compiled 2 of 2 slice layers" stdout.txt && grep -q "if/then_branch/st" sub.h && ok ||

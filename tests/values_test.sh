@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (k_info.prepare != k_prepare || k_info.value_count != 2 || strcmp(k_info.value_names[1], "s") != 0 ||
-        k_info.fn != NULL || k_info.run != k || k_info.in_shape[0] != -1 || k_info.version != 3)
+        k_info.fn != NULL || k_info.run != k || k_info.in_shape[0] != -1 || k_info.version != 4)
         return 3;
     unsigned char *in = (unsigned char *)malloc((size_t)args.input_bytes + 1);
     unsigned char *out = (unsigned char *)malloc((size_t)args.output_bytes + 1);

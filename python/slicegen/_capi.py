@@ -143,24 +143,30 @@ class Args(ctypes.Structure):
 ProgressFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t)
 
 
+class ModelLayer(ctypes.Structure):
+    """sg_model_layer: one slice layer of a model, owned by the model."""
+    _fields_ = [("name", ctypes.c_char_p), ("id", ctypes.c_int64), ("type", ctypes.c_char_p),
+                ("spec", SpecP), ("spec_text", ctypes.c_char_p), ("rank", ctypes.c_size_t),
+                ("shape", I64P), ("dtype", dtype_t), ("skip_reason", ctypes.c_char_p)]
+
+
+class ModelSymbol(ctypes.Structure):
+    """sg_model_symbol: a size of a model's dynamic dimensions, owned by the model."""
+    _fields_ = [("name", ctypes.c_char_p), ("input", ctypes.c_char_p), ("dim", ctypes.c_int64)]
+
+
 class AotKernel(ctypes.Structure):
     _fields_ = [("plan", PlanP), ("name", ctypes.c_char_p), ("spec", ctypes.c_char_p),
                 ("layer", ctypes.c_char_p), ("layer_id", ctypes.c_int64),
-                ("fused_layers", ctypes.POINTER(ctypes.c_char_p)), ("fused_count", ctypes.c_size_t)]
+                ("fused_layers", ctypes.POINTER(ctypes.c_char_p)), ("fused_count", ctypes.c_size_t),
+                ("model_layer", ctypes.POINTER(ModelLayer))]
 
 
 class AotOptions(ctypes.Structure):
     _fields_ = [("target", ctypes.c_char_p), ("cpu", ctypes.c_char_p), ("opt_level", ctypes.c_int),
                 ("prefix", ctypes.c_char_p), ("command", ctypes.c_char_p),
                 ("progress", ProgressFn), ("progress_arg", ctypes.c_void_p),
-                ("no_cf_protection", ctypes.c_int), ("stores", stores_t)]
-
-
-class ModelLayer(ctypes.Structure):
-    """sg_model_layer: one slice layer of a model, owned by the model."""
-    _fields_ = [("name", ctypes.c_char_p), ("id", ctypes.c_int64), ("type", ctypes.c_char_p),
-                ("spec", SpecP), ("spec_text", ctypes.c_char_p), ("rank", ctypes.c_size_t),
-                ("shape", I64P), ("dtype", dtype_t), ("skip_reason", ctypes.c_char_p)]
+                ("no_cf_protection", ctypes.c_int), ("stores", stores_t), ("model", ModelP)]
 
 
 class ModelFusion(ctypes.Structure):
@@ -241,6 +247,10 @@ SIGNATURES = {
     "sg_model_layer_count": (ctypes.c_size_t, [ModelP]),
     "sg_model_folded_count": (ctypes.c_size_t, [ModelP]),
     "sg_model_layer_at": (ctypes.POINTER(ModelLayer), [ModelP, ctypes.c_size_t]),
+    "sg_model_symbol_count": (ctypes.c_size_t, [ModelP]),
+    "sg_model_symbol_at": (ctypes.POINTER(ModelSymbol), [ModelP, ctypes.c_size_t]),
+    "sg_model_layer_numbers": (status_t, [ContextP, ModelP, ctypes.c_size_t, I64P, I64P, I64P,
+                                          ctypes.POINTER(ctypes.c_uint8)]),
     "sg_model_destroy": (None, [ModelP]),
     "sg_model_fusions": (status_t, [ContextP, ModelP, ctypes.POINTER(ctypes.c_size_t),
                                     ctypes.POINTER(ctypes.POINTER(ModelFusion))]),

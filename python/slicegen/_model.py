@@ -102,15 +102,63 @@ class Layer:
         return self.skip_reason is not None
 
 
+@dataclasses.dataclass(frozen=True)
+class Symbol:
+    """A size of a model's dynamic dimensions (sg_model_symbol): its name
+    (an ONNX dim_param, or "x_dim2" for graph input x's unnamed dimension
+    2), and the graph input and dimension that give it (None and -1 when
+    none does)."""
+    name: str
+    input: str
+    dim: int
+
+
 class Model:
     """The slice layers of a model (slicegen.read_model): `layers` in model
     order (iterating, len() and model[i] go over them), `folded` the number
     of slice-like nodes that are shape arithmetic (a Gather of a Shape...),
     folded into the numbers of the kernels they feed instead of being
-    layers, and `path`."""
+    layers, `symbols` the sizes its dynamic dimensions take (Symbol), and
+    `path`. numbers() tells a layer's input shape and values for given
+    sizes of the symbols."""
 
-    def __init__(self, path, layers, folded):
-        self.path, self.layers, self.folded = path, tuple(layers), folded
+    def __init__(self, path, layers, folded, symbols, model):
+        self.path, self.layers, self.folded, self.symbols = path, tuple(layers), folded, tuple(symbols)
+        self._model = model  # the sg_model *, for numbers()
+
+    def __del__(self):
+        if getattr(self, "_model", None):
+            _lib.sg_model_destroy(self._model)
+            self._model = None
+
+    def numbers(self, layer, **sizes):
+        """Layer `layer`'s (an index, or a Layer of this model) input shape
+        and the runtime values the symbols give (shape arithmetic), for the
+        symbols' sizes given by name: (shape tuple, {value name: value}).
+        Values left out are index data the caller gives. SliceError for a
+        skipped layer or a size missing."""
+        index = self.layers.index(layer) if isinstance(layer, Layer) else layer
+        if not 0 <= index < len(self.layers):
+            raise IndexError(f"no layer {index} (the model has {len(self.layers)})")
+        unknown = sorted(set(sizes) - {s.name for s in self.symbols})
+        if unknown:
+            raise SliceError(f"failed to compute a layer's numbers: '{unknown[0]}' is no symbol of the model", "usage")
+        for s in self.symbols:
+            if s.name not in sizes:
+                where = f" (graph input '{s.input}', dimension {s.dim})" if s.input else ""
+                raise SliceError(f"failed to compute a layer's numbers: no size for the symbol '{s.name}'{where}",
+                                 "usage")
+        symbols = (ctypes.c_int64 * max(len(self.symbols), 1))(*(sizes.get(s.name, 0) for s in self.symbols))
+        names = self.layers[index].value_names or ()
+        shape = (ctypes.c_int64 * 64)()
+        values = (ctypes.c_int64 * max(len(names), 1))()
+        given = (ctypes.c_uint8 * max(len(names), 1))()
+        with _OwnContext() as c:
+            status = _lib.sg_model_layer_numbers(c.ptr, self._model, index, symbols, shape, values, given)
+            if status != _capi.SG_OK:
+                raise c.error(status)
+        rank = len(self.layers[index].shape)
+        return tuple(shape[d] for d in range(rank)), {names[i]: values[i] for i in range(len(names)) if given[i]}
 
     def __iter__(self):
         return iter(self.layers)
@@ -161,9 +209,16 @@ def read_model(path, weights=None):
                         _lib.sg_plan_destroy(plan)
                 layers.append(Layer(_text(layer.name), layer.id, _text(layer.type), _text(layer.spec_text), shape,
                                     dtype, reason, values))
-            return Model(path, layers, _lib.sg_model_folded_count(model))
+            symbols = []
+            for k in range(_lib.sg_model_symbol_count(model)):
+                y = _lib.sg_model_symbol_at(model, k).contents
+                symbols.append(Symbol(_text(y.name), _text(y.input), y.dim))
+            result = Model(path, layers, _lib.sg_model_folded_count(model), symbols, model)
+            model = None  # the Model owns it now
+            return result
         finally:
-            _lib.sg_model_destroy(model)
+            if model:
+                _lib.sg_model_destroy(model)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -245,7 +300,8 @@ def aot(path, out, header=None, fuse=False, target=None, cpu=None, prefix=None, 
         try:
             return _aot(c, model, plans, path, fuse, c_target, c_prefix, out, header, c_out, c_header,
                         _capi.AotOptions(c_target, c_cpu, level, c_prefix, None,
-                                         no_cf_protection=0 if cf_protection else 1, stores=store_kind))
+                                         no_cf_protection=0 if cf_protection else 1, stores=store_kind,
+                                         model=model))
         finally:
             for plan in plans:
                 _lib.sg_plan_destroy(plan)
@@ -296,7 +352,8 @@ def _aot(c, model, plans, path, fuse, target, prefix, out, header, c_out, c_head
         if reason is not None:
             skipped.append((_text(layer.name), reason))
             continue
-        kernels.append(_capi.AotKernel(plan, None, layer.spec_text, layer.name, layer.id))
+        kernels.append(_capi.AotKernel(plan, None, layer.spec_text, layer.name, layer.id,
+                                       model_layer=_lib.sg_model_layer_at(model, i)))
         bases.append(_kernel_base(model, i, layer))
         compiled.append(_text(layer.name))
     if not kernels and nlayers:  # with no layer at all: an empty table

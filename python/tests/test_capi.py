@@ -27,6 +27,7 @@ TYPES = {
     "sg_args*": ctypes.POINTER(_capi.Args),
 }
 TYPES.update({"size_t*": ctypes.POINTER(ctypes.c_size_t), "sg_model_layer*": ctypes.POINTER(_capi.ModelLayer),
+              "sg_model_symbol*": ctypes.POINTER(_capi.ModelSymbol), "uint8_t*": ctypes.POINTER(ctypes.c_uint8),
               "sg_model_fusion**": ctypes.POINTER(ctypes.POINTER(_capi.ModelFusion))})
 for c_name, pointer in [("sg_context", _capi.ContextP), ("sg_spec", _capi.SpecP), ("sg_plan", _capi.PlanP),
                         ("sg_kernel", _capi.KernelP), ("sg_model", _capi.ModelP)]:
@@ -78,7 +79,8 @@ class CApi(unittest.TestCase):
     def test_struct_layouts(self):
         structs = {"sg_mask": _capi.Mask, "sg_strided_slice_args": _capi.StridedSliceArgs,
                    "sg_scalar": _capi.Scalar, "sg_aot_kernel": _capi.AotKernel, "sg_aot_options": _capi.AotOptions,
-                   "sg_args": _capi.Args, "sg_model_layer": _capi.ModelLayer, "sg_model_fusion": _capi.ModelFusion}
+                   "sg_args": _capi.Args, "sg_model_layer": _capi.ModelLayer, "sg_model_fusion": _capi.ModelFusion,
+                   "sg_model_symbol": _capi.ModelSymbol}
         lines = []
         for c_name, struct in structs.items():
             lines.append(f'printf("{c_name} %zu\\n", sizeof({c_name}));')

@@ -214,6 +214,39 @@ class ReadModel(Folder):
         self.assertEqual(model.skipped, (bad,))
 
     @needs_onnx
+    def test_symbols_give_every_layers_numbers(self):
+        # shape_model: tail = x[1:N] with N from Shape(x): its end a value the
+        # symbol N gives; dynamic_model: `rows` takes its start from a graph
+        # input (index data), every layer's input shape [N, 6]
+        model = slicegen.read_model(shape_model(self.dir))
+        self.assertEqual(model.symbols, (slicegen.Symbol("N", "x", 0),))
+        kernel = slicegen.compile(model[0].spec, model[0].shape, model[0].dtype)
+        for n in (1, 3, 7):
+            shape, values = model.numbers(0, N=n)
+            self.assertEqual(shape, (n, 6))
+            self.assertEqual(set(values), set(kernel.value_names))
+            x = np.arange(6 * n, dtype=np.float32).reshape(n, 6)
+            self.assertTrue(same(kernel(x, **values), x[1:]))
+        model = slicegen.read_model(dynamic_model(self.dir))
+        rows = [i for i, layer in enumerate(model) if layer.name == "rows"][0]
+        self.assertEqual(model.numbers(rows, N=4), ((4, 6), {}))  # starts_0 is the caller's
+        self.assertEqual(model.numbers(model[rows], N=2)[0], (2, 6))
+        with self.assertRaisesRegex(slicegen.SliceError, r"no size for the symbol 'N' \(graph input 'x', dimension 0\)"):
+            model.numbers(rows)
+        with self.assertRaisesRegex(slicegen.SliceError, "'M' is no symbol of the model"):
+            model.numbers(rows, N=2, M=3)
+        skipped = slicegen.read_model(skipped_model(self.dir))
+        bad = [i for i, layer in enumerate(skipped) if layer.skipped][0]
+        with self.assertRaisesRegex(slicegen.SliceError, "layer 'bad_axes' is skipped"):
+            skipped.numbers(bad)
+        with self.assertRaises(IndexError):
+            skipped.numbers(len(skipped))
+        result = slicegen.aot(shape_model(self.dir), self.path("s.o"), header=self.path("s.h"))
+        with open(self.path("s.h")) as f:
+            header = f.read()
+        self.assertIn('    {"N", "x", 0},\n', header)
+        self.assertIn(f"void {result.kernels[0]}_numbers(const int64_t *symbols", header)
+
     def test_onnx_shape_arithmetic_is_folded(self):
         model = slicegen.read_model(shape_model(self.dir))
         self.assertEqual(model.folded, 1)

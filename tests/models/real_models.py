@@ -523,7 +523,7 @@ def check_model(package, member, sizes, args, slicegen, report):
             return
         report.line(f"oracle: {inlined} Ifs inlined at {len(sizes)} sizes, graph outputs equal to the model's")
     graph_inputs = {i.name: [d.dim_param for d in i.type.tensor_type.shape.dim] for i in model.graph.input}
-    kernels, runs, mismatches, ran = {}, 0, 0, set()
+    kernels, runs, mismatches, ran, numbered = {}, 0, 0, set(), 0
     for s, ((reached, have), got) in enumerate(zip(plans, results)):
         tensors = dict(have)
         tensors.update(got)
@@ -538,6 +538,17 @@ def check_model(package, member, sizes, args, slicegen, report):
                     kernel = kernels[(l.name, l.id, k)] = slicegen.compile(l.spec, l.shape, l.dtype)
                 data, want = tensors[n.input[0]], tensors[n.output[k]]
                 values = {v: value_of(v, n, tensors, feeds[s], graph_inputs) for v in kernel.value_names}
+                # the layer's numbers from the model's symbols, as a caller
+                # who knows the graph inputs' shapes gets them
+                if all(y.input in feeds[s] for y in layers.symbols):
+                    sym = {y.name: feeds[s][y.input].shape[y.dim] for y in layers.symbols}
+                    shape, given = layers.numbers(layers.layers.index(l), **sym)
+                    if shape != tuple(np.shape(data)) or any(values[v] != given[v] for v in given):
+                        mismatches += 1
+                        report.fail(f"{what}: numbers from the symbols {sym}: input {list(shape)}, values {given}; "
+                                    f"ONNX Runtime's {list(np.shape(data))}, {values}")
+                        continue
+                    numbered += 1 + len(given)
                 out = kernel(np.ascontiguousarray(data), **values)
             except (slicegen.SliceError, KeyError, TypeError) as e:
                 mismatches += 1
@@ -557,8 +568,9 @@ def check_model(package, member, sizes, args, slicegen, report):
     dims = sum(None in l.shape for l, _, _ in targets)
     values = sum(bool(l.value_names) for l, _, _ in targets)
     report.line(f"kernels: {runs} runs of {len(kernels)} kernels at {len(sizes)} sizes, {mismatches} mismatches; "
-                f"of {len(targets)} layers {dims} with runtime dimensions, {values} with runtime values "
-                f"({time.monotonic() - start:.1f} s)")
+                f"of {len(targets)} layers {dims} with runtime dimensions, {values} with runtime values; "
+                f"{numbered} shapes and values from the model's symbols {[y.name for y in layers.symbols]} "
+                f"equal ONNX Runtime's ({time.monotonic() - start:.1f} s)")
 
 
 def main():
