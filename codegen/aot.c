@@ -114,7 +114,8 @@ const sg_layer_numbers *sg_aot_numbers(const sg_aot_kernel *k, const sg_aot_opti
 {
     const sg_model *model = o->model;
     if (model == NULL || model->numbers == NULL || k->model_layer == NULL || k->plan->sym == NULL ||
-        sg_target_is_gpu(t) || k->model_layer < model->layers || k->model_layer >= model->layers + model->nlayers)
+        sg_target_is_gpu(t) || k->model_layer < model->layers ||
+        k->model_layer >= model->layers + model->nlayers)
         return NULL;
     const sg_layer_numbers *n = &model->numbers[k->model_layer - model->layers];
     return n->symbolic ? n : NULL;
@@ -355,7 +356,8 @@ static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const s
     for (size_t i = 0; i < count && err->status == SG_OK; i++) {
         const sg_layer_numbers *numbers = sg_aot_numbers(&kernels[i], o, t);
         if (numbers != NULL) {
-            if (numbers_module(numbers, kernels[i].name, t, tm, c, o->opt_level, &parts[top + 1].m, err) != SG_OK)
+            if (numbers_module(numbers, kernels[i].name, t, tm, c, o->opt_level, &parts[top + 1].m, err) !=
+                SG_OK)
                 break;
             parts[++top].count = 1;
             while (top > 1 && parts[top - 1].count <= parts[top].count && merge(parts, top, err) == SG_OK)

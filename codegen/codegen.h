@@ -401,8 +401,6 @@ sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const 
                                  sg_error *err);
 /* The version of struct slicegen_kernel_info (header.c) the objects hold. */
 #define SG_KERNEL_INFO_VERSION 4
-#define SG_TEXT_OF_(x) #x
-#define SG_TEXT_OF(x) SG_TEXT_OF_(x) /* a macro's value as a string literal */
 /* A model layer's `<symbol>_numbers(symbols, in_shape, values)` (prepare.c):
  * writes its input shape and each value the model's symbols give, as n
  * says (frontend/graph.h). */

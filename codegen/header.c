@@ -76,12 +76,13 @@ static void dims(FILE *f, const int64_t *shape, size_t rank)
     fputc(']', f);
 }
 
+_Static_assert(SG_KERNEL_INFO_VERSION == 4, "struct_text describes version 4 of slicegen_kernel_info");
 static const char struct_text[] =
     "#ifndef SLICEGEN_KERNEL_INFO_DEFINED\n"
     "#define SLICEGEN_KERNEL_INFO_DEFINED\n"
     "/* What a generated kernel is, as compiled into the object. */\n"
     "typedef struct slicegen_kernel_info {\n"
-    "    uint32_t version;          /* " SG_TEXT_OF(SG_KERNEL_INFO_VERSION) " */\n"
+    "    uint32_t version;          /* 4 */\n"
     "    const char *name;          /* the kernel's symbol */\n"
     "    const char *layer;         /* the model's layer name, or NULL */\n"
     "    int64_t layer_id;          /* the model's layer id, or -1 */\n"
@@ -316,7 +317,8 @@ static void describe_numbers(FILE *f, const sg_layer_numbers *n, const char *con
     fputc('\n', f);
 }
 
-static void describe(FILE *f, const sg_aot_kernel *k, const sg_layer_numbers *numbers, const char *const *symbols)
+static void describe(FILE *f, const sg_aot_kernel *k, const sg_layer_numbers *numbers,
+                     const char *const *symbols)
 {
     const sg_plan *p = k->plan;
     const char *type = sg_dtype_name(p->dtype);
@@ -459,8 +461,10 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
         symbols[k] = o->model->symbols[k].name;
     if (nsymbols > 0 && o->prefix && !gpu) {
         fputs(symbol_struct_text, f);
-        fprintf(f, "/* The model's symbols (see above). */\n#define %s_SYMBOL_COUNT %zu\n", o->prefix, nsymbols);
-        fprintf(f, "static const slicegen_model_symbol %s_symbols[%s_SYMBOL_COUNT] = {\n", o->prefix, o->prefix);
+        fprintf(f, "/* The model's symbols (see above). */\n#define %s_SYMBOL_COUNT %zu\n", o->prefix,
+                nsymbols);
+        fprintf(f, "static const slicegen_model_symbol %s_symbols[%s_SYMBOL_COUNT] = {\n", o->prefix,
+                o->prefix);
         for (size_t k = 0; k < nsymbols; k++) {
             const sg_model_symbol *y = &o->model->symbols[k];
             fputs("    {", f);

@@ -184,8 +184,9 @@ static void add_function(prep *p, const char *name, LLVMTypeRef ret, const char 
     for (int i = 0; i < 2; i++)
         if (fn_values[i][0] != '\0')
             LLVMAddAttributeAtIndex(p->fn, LLVMAttributeFunctionIndex,
-                                    LLVMCreateStringAttribute(p->c, fn_attrs[i], (unsigned)strlen(fn_attrs[i]),
-                                                              fn_values[i], (unsigned)strlen(fn_values[i])));
+                                    LLVMCreateStringAttribute(p->c, fn_attrs[i],
+                                                              (unsigned)strlen(fn_attrs[i]), fn_values[i],
+                                                              (unsigned)strlen(fn_values[i])));
     unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
     LLVMAddAttributeAtIndex(p->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(p->c, nounwind, 0));
     p->b = LLVMCreateBuilderInContext(p->c);

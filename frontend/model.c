@@ -56,7 +56,8 @@ bool sg_model_take_symbols(sg_model *m, const sg_graph *g)
 
 void sg_model_keep_symbols(sg_model *m)
 {
-    size_t *renumber = calloc(m->nsymbols ? m->nsymbols : 1, sizeof *renumber); /* new index + 1, 0: dropped */
+    size_t *renumber =
+        calloc(m->nsymbols ? m->nsymbols : 1, sizeof *renumber); /* new index + 1, 0: dropped */
     if (renumber == NULL)
         return; /* every symbol kept: as correct, only longer */
     for (size_t k = 0; k < m->nsymbols; k++)
@@ -115,12 +116,13 @@ bool sg_layer_numbers_make(sg_layer_numbers *out, const sg_graph *g, const sg_gt
     return true;
 }
 
-sg_status sg_model_numbers_eval(const sg_model *model, size_t index, const int64_t *symbols, int64_t *in_shape,
-                                int64_t *values, uint8_t *given, sg_error *err)
+sg_status sg_model_numbers_eval(const sg_model *model, size_t index, const int64_t *symbols,
+                                int64_t *in_shape, int64_t *values, uint8_t *given, sg_error *err)
 {
     if (model == NULL || index >= model->nlayers)
-        return sg_fail(err, SG_ERR_USAGE, "failed to compute a layer's numbers: no layer %zu (the model has %zu)",
-                       index, model ? model->nlayers : 0);
+        return sg_fail(err, SG_ERR_USAGE,
+                       "failed to compute a layer's numbers: no layer %zu (the model has %zu)", index,
+                       model ? model->nlayers : 0);
     const sg_model_layer *l = &model->layers[index];
     if (l->spec == NULL)
         return sg_fail(err, SG_ERR_USAGE, "failed to compute a layer's numbers: layer '%s' is skipped (%s)",
@@ -129,10 +131,11 @@ sg_status sg_model_numbers_eval(const sg_model *model, size_t index, const int64
     if (n == NULL || !n->symbolic) {
         for (size_t d = 0; d < l->rank; d++)
             if (l->shape[d] < 0)
-                return sg_fail(err, SG_ERR_USAGE,
-                               "failed to compute a layer's numbers: dimension %zu of layer '%s' follows from no "
-                               "symbol of the model",
-                               d, l->name);
+                return sg_fail(
+                    err, SG_ERR_USAGE,
+                    "failed to compute a layer's numbers: dimension %zu of layer '%s' follows from no "
+                    "symbol of the model",
+                    d, l->name);
         memcpy(in_shape, l->shape, l->rank * sizeof *in_shape);
         for (size_t i = 0; given && i < l->spec->nvalues; i++)
             given[i] = n != NULL && n->given[i];

@@ -2041,7 +2041,8 @@ static sg_status read_nodes(reader *r, sg_model **model)
     }
     sg_model *m = calloc(1, sizeof *m);
     if (m == NULL || (m->layers = calloc(count ? count : 1, sizeof *m->layers)) == NULL ||
-        (m->numbers = calloc(count ? count : 1, sizeof *m->numbers)) == NULL || !sg_model_take_symbols(m, &r->g)) {
+        (m->numbers = calloc(count ? count : 1, sizeof *m->numbers)) == NULL ||
+        !sg_model_take_symbols(m, &r->g)) {
         sg_model_free(m);
         return nomem(r);
     }

@@ -518,8 +518,8 @@ static int binding(sg_xop op)
 
 /* v into t, parenthesized when it binds less tightly than `outer` (0: a
  * whole expression, or a function's argument) */
-static void text_of(const sg_exprs *e, sg_val v, const char *const *dims, const char *const *values, int outer,
-                    text_out *t)
+static void text_of(const sg_exprs *e, sg_val v, const char *const *dims, const char *const *values,
+                    int outer, text_out *t)
 {
     char num[32];
     if (!v.node) {
@@ -529,12 +529,16 @@ static void text_of(const sg_exprs *e, sg_val v, const char *const *dims, const 
     }
     const sg_xnode *x = &e->nodes[v.node - 1];
     static const char *const infix[SG_X_COUNT] = {
-        [SG_X_ADD] = " + ", [SG_X_SUB] = " - ", [SG_X_MUL] = " * ", [SG_X_LT] = " < ",
+        [SG_X_ADD] = " + ", [SG_X_SUB] = " - ",  [SG_X_MUL] = " * ", [SG_X_LT] = " < ",
         [SG_X_EQ] = " == ", [SG_X_AND] = " && ", [SG_X_OR] = " || ",
     };
     static const char *const call[SG_X_COUNT] = {
-        [SG_X_CDIV] = "ceil_div(", [SG_X_SREM] = "mod(", [SG_X_MIN] = "min(", [SG_X_MAX] = "max(",
-        [SG_X_ADD_OVF] = "add_overflows(", [SG_X_MUL_OVF] = "mul_overflows(",
+        [SG_X_CDIV] = "ceil_div(",
+        [SG_X_SREM] = "mod(",
+        [SG_X_MIN] = "min(",
+        [SG_X_MAX] = "max(",
+        [SG_X_ADD_OVF] = "add_overflows(",
+        [SG_X_MUL_OVF] = "mul_overflows(",
     };
     int own = binding(x->op);
     bool parens = own > 0 && own < outer;
