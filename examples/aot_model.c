@@ -3,9 +3,12 @@
  * model.h --prefix model` and linked into this program. It walks the table
  * model_kernels[] and runs every kernel on a known input (the bytes 0, 1,
  * 2, ...) split over three calls as three threads would. A kernel with
- * runtime values or dimensions (NAME_info.prepare not NULL) is called as
- * `calls` below says: its prologue checks the input's shape and the values
- * and gives the output's shape and sizes, then the kernel runs. Each output
+ * runtime values or dimensions (NAME_info.prepare not NULL) takes its
+ * numbers from the model's symbols (model_symbols[]: the sizes of the
+ * graph inputs' dynamic dimensions) through NAME_numbers where it has one,
+ * else as `calls` below says; its prologue checks the input's shape and
+ * the values and gives the output's shape and sizes, then the kernel runs.
+ * Each output
  * is checked against slicegen's reference interpreter, planned anew from
  * the description's spec, shape and element type (and, for runtime values,
  * specialized for the call's numbers). One line per call; the exit status
@@ -18,21 +21,28 @@
 #include "model.h"
 #include "slicegen.h"
 
-/* The calls of the kernels with runtime values or dimensions, by layer:
- * the input's whole shape and the values, in the order the kernel's
- * value_names lists them (those of begin, end and stride, port by port). */
-static const struct call {
+/* A call of a kernel with runtime values or dimensions: the input's whole
+ * shape and the values, in the order the kernel's value_names lists them
+ * (those of begin, end and stride, port by port). */
+struct call {
     const char *layer;
     int64_t in_shape[4];
     int64_t values[4];
-} calls[] = {
-    /* begin from ShapeOf: the image's own shape, so image[2:, 3:, 8:, 8:] is empty */
+};
+
+/* The sizes of the model's symbols (model_symbols[model_SYMBOL_COUNT]) each
+ * kernel with NAME_numbers runs for: tokens_dim0, the number of tokens of
+ * Parameter `tokens`, 12 and 1 (tokens/window: 8 of each token's 16
+ * numbers). */
+static const int64_t symbol_sizes[][model_SYMBOL_COUNT] = {{12}, {1}};
+
+/* The other kernels' calls, by layer: begin from ShapeOf of a static image
+ * is a value of its own. */
+static const struct call calls[] = {
+    /* the image's own shape, so image[2:, 3:, 8:, 8:] is empty */
     {"tail/dynamic-begin", {2, 3, 8, 8}, {2, 3, 8, 8}},
     /* ... and other begins: image[1:, 0:, 2:, -3:] */
     {"tail/dynamic-begin", {2, 3, 8, 8}, {1, 0, 2, -3}},
-    /* a window of 8 of each token's 16 numbers, for 12 tokens and for 1 */
-    {"tokens/window", {12, 16}, {0}},
-    {"tokens/window", {1, 16}, {0}},
 };
 
 /* The reference output of a call of the kernel described by info: the
@@ -60,10 +70,10 @@ static const char *reference(sg_context *ctx, const slicegen_kernel_info *info, 
              (info->prepare && sg_plan_specialize(ctx, plan, in_shape, values, &specialized) != SG_OK))
         problem = sg_context_last_error(ctx);
     const sg_plan *run = specialized ? specialized : plan;
-    if (problem == NULL && (sg_plan_output_bytes(run) != (uint64_t)out_bytes ||
-                            sg_plan_output_rank(run) != (size_t)out_rank ||
-                            (out_rank > 0 && memcmp(sg_plan_output_shape(run), out_shape,
-                                                    (size_t)out_rank * sizeof *out_shape) != 0)))
+    if (problem == NULL &&
+        (sg_plan_output_bytes(run) != (uint64_t)out_bytes || sg_plan_output_rank(run) != (size_t)out_rank ||
+         (out_rank > 0 &&
+          memcmp(sg_plan_output_shape(run), out_shape, (size_t)out_rank * sizeof *out_shape) != 0)))
         problem = "the kernel's output shape or size differs from the plan's";
     else if (problem == NULL && sg_run_reference(ctx, run, in, out) != SG_OK)
         problem = sg_context_last_error(ctx);
@@ -120,7 +130,8 @@ static int run_call(sg_context *ctx, const slicegen_kernel_info *info, const str
         else
             info->fn(in, got, cuts[c], cuts[c + 1]);
     }
-    problem = reference(ctx, info, in_shape, call ? call->values : NULL, out_rank, out_shape, out_bytes, in, want);
+    problem =
+        reference(ctx, info, in_shape, call ? call->values : NULL, out_rank, out_shape, out_bytes, in, want);
     if (problem == NULL && memcmp(got, want, (size_t)out_bytes) != 0)
         problem = "the output differs from the reference interpreter";
     printf("%-18s %-24s %-4s ", info->layer, info->name, info->dtype);
@@ -152,6 +163,15 @@ int main(void)
             continue;
         }
         int before = ran;
+        for (size_t z = 0; info->numbers != NULL && z < sizeof symbol_sizes / sizeof symbol_sizes[0]; z++) {
+            struct call call = {info->layer, {0}, {0}}; /* its numbers, from the symbols alone */
+            int64_t in_shape[64], values[256] = {0};
+            info->numbers(symbol_sizes[z], in_shape, values);
+            memcpy(call.in_shape, in_shape, (size_t)info->in_rank * sizeof *in_shape);
+            memcpy(call.values, values, (size_t)info->value_count * sizeof *values);
+            differ += run_call(ctx, info, &call);
+            ran++;
+        }
         for (size_t c = 0; c < sizeof calls / sizeof calls[0]; c++) {
             if (strcmp(calls[c].layer, info->layer) == 0) {
                 differ += run_call(ctx, info, &calls[c]);

@@ -46,7 +46,9 @@ bool sg_model_take_symbols(sg_model *m, const sg_graph *g)
             int64_t k = symbol_of(&g->ex, dims[d]);
             if (k < 0 || m->symbols[k].input != NULL)
                 continue;
-            if ((m->symbols[k].input = copy_text(x->name)) == NULL)
+            /* the input as the file names it: an OpenVINO Parameter's name, not its port's */
+            const char *input = x->producer >= 0 ? g->nodes[x->producer].name : x->name;
+            if ((m->symbols[k].input = copy_text(input)) == NULL)
                 return false;
             m->symbols[k].dim = d;
         }

@@ -1148,6 +1148,10 @@ typedef struct slice_in {
     bool runtime[5];
     uint16_t refs[5][SG_MAX_VALUES];
     sg_value_table values;
+    /* value k of `values` as shape arithmetic gives it (an expression of
+     * the model's symbols in r->g), where known[k] */
+    sg_val value_exprs[SG_MAX_VALUES];
+    bool known[SG_MAX_VALUES];
     int64_t *masks[5]; /* StridedSlice */
     size_t mask_len[5];
     int version;      /* Pad: 1 or 12; Gather: 1, 7 or 8 */
@@ -1370,6 +1374,11 @@ static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op
                  "output port %lld)",
                  i, role, (long long)len, why, cwho, (long long)src->port_id);
             return SG_OK;
+        }
+        const sg_gtensor *x = &r->g.tensors[r->tensor[src->layer] + (int32_t)src->output];
+        if (e < x->nvalues) { /* shape arithmetic: it follows from the symbols */
+            s->value_exprs[s->refs[i][e] - 1] = x->values[e];
+            s->known[s->refs[i][e] - 1] = true;
         }
     }
     s->runtime[i] = true;
@@ -1745,7 +1754,7 @@ static char *copy_text(const char *text)
  * with "_<k>" when the op gives one model layer per output), with the spec
  * or the skip reason. */
 static sg_status put_layer(reader *r, const layer *l, const op_info *op, slice_in *s, size_t k, size_t nout,
-                           sg_model_layer *out)
+                           sg_model_layer *out, sg_layer_numbers *numbers)
 {
     sg_spec *spec = NULL;
     size_t n = strlen(l->name) + 24;
@@ -1779,6 +1788,19 @@ static sg_status put_layer(reader *r, const layer *l, const op_info *op, slice_i
         return nomem(r);
     }
     out->spec = spec;
+    /* how its numbers follow from the model's symbols */
+    const source *data = &l->src[0];
+    char *names[SG_MAX_VALUES];
+    sg_val vals[SG_MAX_VALUES];
+    size_t ngiven = 0;
+    for (size_t v = 0; v < s->values.count; v++)
+        if (s->known[v]) {
+            names[ngiven] = s->values.names[v];
+            vals[ngiven++] = s->value_exprs[v];
+        }
+    if (!sg_layer_numbers_make(numbers, &r->g, &r->g.tensors[r->tensor[data->layer] + (int32_t)data->output],
+                               out->rank, out->shape, spec, names, vals, ngiven))
+        return nomem(r);
     return SG_OK;
 }
 
@@ -1829,9 +1851,11 @@ static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_mod
                 who(l, whom), nout, s.len[2]);
         goto done;
     }
-    for (size_t k = 0; k < nout; k++)
-        if ((st = put_layer(r, l, op, &s, k, nout, &m->layers[m->nlayers++])) != SG_OK)
+    for (size_t k = 0; k < nout; k++) {
+        size_t at = m->nlayers++; /* counted first: sg_model_free frees what put_layer made */
+        if ((st = put_layer(r, l, op, &s, k, nout, &m->layers[at], &m->numbers[at])) != SG_OK)
             goto done;
+    }
 done:
     sg_value_table_free(&s.values);
     for (int m = 0; m < 5; m++)
@@ -1982,7 +2006,8 @@ static sg_status read_model(reader *r, sg_model **model)
         nslices += op != NULL ? model_layers_of(&r->layers[i], op) : 0;
     }
     m->layers = calloc(nslices ? nslices : 1, sizeof *m->layers);
-    if (m->layers == NULL) {
+    m->numbers = calloc(nslices ? nslices : 1, sizeof *m->numbers);
+    if (m->layers == NULL || m->numbers == NULL || !sg_model_take_symbols(m, &r->g)) {
         nomem(r);
         goto fail;
     }
@@ -1997,6 +2022,7 @@ static sg_status read_model(reader *r, sg_model **model)
         nomem(r);
         goto fail;
     }
+    sg_model_keep_symbols(m);
     *model = m;
     return SG_OK;
 fail:
