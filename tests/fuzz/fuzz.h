@@ -221,9 +221,10 @@ static inline void fuzz_write_file(const char *name, const void *data, size_t si
  * name, a type, and either a spec with its text and shape or a skip
  * reason. A layer with a spec is planned on its shape and type (-1 for a
  * dynamic dimension), and its spec_text, split into command-line words at
- * spaces (`''` is the empty word), must make a spec that plans the same
- * (equal plans with the same runtime values in the same order, or the same
- * status). */
+ * spaces (`''` is the empty word) or, when it does not start with "--", a
+ * NumPy expression or program (a Gather of an index array), must make a
+ * spec that plans the same (equal plans with the same runtime values in
+ * the same order, or the same status). */
 #define FUZZ_MAX_WORDS 64
 static inline void fuzz_check_layer(sg_context *ctx, const sg_model_layer *l, size_t index)
 {
@@ -244,7 +245,9 @@ static inline void fuzz_check_layer(sg_context *ctx, const sg_model_layer *l, si
     int n = 0;
     for (char *w = strtok(copy, " "); w != NULL && n < FUZZ_MAX_WORDS; w = strtok(NULL, " "))
         words[n++] = strcmp(w, "''") == 0 ? w + 2 : w;
-    if (sg_spec_from_words(ctx, n, words, &spec) != SG_OK)
+    sg_status made = strncmp(l->spec_text, "--", 2) == 0 ? sg_spec_from_words(ctx, n, words, &spec)
+                                                         : sg_spec_numpy(ctx, l->spec_text, &spec);
+    if (made != SG_OK)
         FUZZ_FAIL("layer %zu ('%s'): spec text '%s' does not make a spec: %s", index, l->name, l->spec_text,
                   sg_context_last_error(ctx));
     sg_status again_st = sg_plan_create(ctx, spec, l->rank, l->shape, l->dtype, &again);
