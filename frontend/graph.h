@@ -1,7 +1,8 @@
 /*
  * A model as a format-neutral graph, and shape inference over it.
  *
- * A reader (onnx.c) decodes a model into an sg_graph: every tensor of
+ * A reader (onnx_graph.c, openvino_graph.c) decodes a model into an
+ * sg_graph: every tensor of
  * every scope in one table, the nodes of the main graph and of each
  * subgraph (an If's branches, a Loop's or Scan's body) each in their own
  * sg_gscope, referring to tensors by index. Names are resolved when the
@@ -21,8 +22,9 @@
  * index computed from a shape folds to a constant, or becomes an
  * expression of the symbols.
  *
- * What the file states (graph inputs, value_info, graph outputs) is taken
- * as given for inputs, and checked against what is inferred for the rest:
+ * What the file states (graph inputs, value_info, graph outputs; an IR
+ * model's output ports) is taken as given for inputs, and checked against
+ * what is inferred for the rest:
  * a conflict of element type, of rank or of a fixed dimension fails the
  * model, naming both.
  */
