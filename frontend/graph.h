@@ -2,10 +2,9 @@
  * A model as a format-neutral graph, and shape inference over it.
  *
  * A reader (onnx_graph.c, openvino_graph.c) decodes a model into an
- * sg_graph: every tensor of
- * every scope in one table, the nodes of the main graph and of each
- * subgraph (an If's branches, a Loop's or Scan's body) each in their own
- * sg_gscope, referring to tensors by index. Names are resolved when the
+ * sg_graph: every tensor of every scope in one table, the nodes of the
+ * main graph and of each subgraph (an If's branches, a Loop's or Scan's
+ * body) each in their own sg_gscope, referring to tensors by index. Names are resolved when the
  * graph is decoded: a subgraph's node that reads a name its own scope does
  * not define reads the enclosing scope's tensor of that name.
  *
