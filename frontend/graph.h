@@ -174,12 +174,12 @@ typedef struct sg_layer_numbers {
 
 /* The numbers of a layer (model.c): `data` the tensor of its data input
  * (NULL: unknown), `shape` the layer's (rank entries, -1 dynamic: those
- * dimensions are taken from data), and its spec's values, of which the
- * ngiven named given_names are given_vals (graph expressions). Copies what
- * it needs out of g->ex. False when out of memory. */
+ * dimensions are taken from data), and its spec's values, value k of the
+ * reader's table `values` being value_exprs[k] (a graph expression) where
+ * known[k]. Copies what it needs out of g->ex. False when out of memory. */
 bool sg_layer_numbers_make(sg_layer_numbers *out, const sg_graph *g, const sg_gtensor *data, size_t rank,
-                           const int64_t *shape, const sg_spec *spec, char *const *given_names,
-                           const sg_val *given_vals, size_t ngiven);
+                           const int64_t *shape, const sg_spec *spec, const sg_value_table *values,
+                           const sg_val *value_exprs, const bool *known);
 /* The model's symbols from g: names, and the first graph input (of the
  * main graph) dimension that is each one. False when out of memory. */
 bool sg_model_take_symbols(struct sg_model *m, const sg_graph *g);

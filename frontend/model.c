@@ -87,8 +87,8 @@ void sg_model_keep_symbols(sg_model *m)
 }
 
 bool sg_layer_numbers_make(sg_layer_numbers *out, const sg_graph *g, const sg_gtensor *data, size_t rank,
-                           const int64_t *shape, const sg_spec *spec, char *const *given_names,
-                           const sg_val *given_vals, size_t ngiven)
+                           const int64_t *shape, const sg_spec *spec, const sg_value_table *values,
+                           const sg_val *value_exprs, const bool *known)
 {
     size_t nvalues = spec ? spec->nvalues : 0;
     sg_val roots[SG_MAX_RANK + SG_MAX_VALUES];
@@ -102,9 +102,9 @@ bool sg_layer_numbers_make(sg_layer_numbers *out, const sg_graph *g, const sg_gt
         roots[d] = shape[d] >= 0 || !from_data ? sg_const(shape[d]) : data->dims[d];
     for (size_t i = 0; i < nvalues; i++) {
         roots[rank + i] = sg_const(0);
-        for (size_t k = 0; k < ngiven; k++)
-            if (strcmp(spec->values[i], given_names[k]) == 0) {
-                roots[rank + i] = given_vals[k];
+        for (size_t k = 0; k < values->count; k++)
+            if (known[k] && strcmp(spec->values[i], values->names[k]) == 0) {
+                roots[rank + i] = value_exprs[k];
                 out->given[i] = true;
             }
     }

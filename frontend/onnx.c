@@ -1791,15 +1791,8 @@ static sg_status layer_numbers(node_in *n, const sg_model_layer *l, sg_layer_num
 {
     const sg_gnode *gn = &n->r->g.nodes[n->gnode];
     const sg_gtensor *data = gn->nin > 0 && gn->in[0] >= 0 ? &n->r->g.tensors[gn->in[0]] : NULL;
-    char *names[SG_MAX_VALUES];
-    sg_val vals[SG_MAX_VALUES];
-    size_t ngiven = 0;
-    for (size_t k = 0; k < n->values.count; k++)
-        if (n->known[k]) {
-            names[ngiven] = n->values.names[k];
-            vals[ngiven++] = n->value_exprs[k];
-        }
-    if (!sg_layer_numbers_make(out, &n->r->g, data, l->rank, l->shape, l->spec, names, vals, ngiven))
+    if (!sg_layer_numbers_make(out, &n->r->g, data, l->rank, l->shape, l->spec, &n->values, n->value_exprs,
+                               n->known))
         return nomem(n->r);
     return SG_OK;
 }

@@ -1790,16 +1790,8 @@ static sg_status put_layer(reader *r, const layer *l, const op_info *op, slice_i
     out->spec = spec;
     /* how its numbers follow from the model's symbols */
     const source *data = &l->src[0];
-    char *names[SG_MAX_VALUES];
-    sg_val vals[SG_MAX_VALUES];
-    size_t ngiven = 0;
-    for (size_t v = 0; v < s->values.count; v++)
-        if (s->known[v]) {
-            names[ngiven] = s->values.names[v];
-            vals[ngiven++] = s->value_exprs[v];
-        }
     if (!sg_layer_numbers_make(numbers, &r->g, &r->g.tensors[r->tensor[data->layer] + (int32_t)data->output],
-                               out->rank, out->shape, spec, names, vals, ngiven))
+                               out->rank, out->shape, spec, &s->values, s->value_exprs, s->known))
         return nomem(r);
     return SG_OK;
 }
