@@ -135,8 +135,9 @@ class Model:
         """Layer `layer`'s (an index, or a Layer of this model) input shape
         and the runtime values the symbols give (shape arithmetic), for the
         symbols' sizes given by name: (shape tuple, {value name: value}).
-        Values left out are index data the caller gives. SliceError for a
-        skipped layer or a size missing."""
+        Values left out are index data the caller gives. Every symbol of the
+        model takes a size; SliceError for a skipped layer or a size
+        missing."""
         index = self.layers.index(layer) if isinstance(layer, Layer) else layer
         if not 0 <= index < len(self.layers):
             raise IndexError(f"no layer {index} (the model has {len(self.layers)})")
@@ -148,7 +149,7 @@ class Model:
                 where = f" (graph input '{s.input}', dimension {s.dim})" if s.input else ""
                 raise SliceError(f"failed to compute a layer's numbers: no size for the symbol '{s.name}'{where}",
                                  "usage")
-        symbols = (ctypes.c_int64 * max(len(self.symbols), 1))(*(sizes.get(s.name, 0) for s in self.symbols))
+        symbols = (ctypes.c_int64 * max(len(self.symbols), 1))(*(sizes[s.name] for s in self.symbols))
         names = self.layers[index].value_names or ()
         shape = (ctypes.c_int64 * 64)()
         values = (ctypes.c_int64 * max(len(names), 1))()
