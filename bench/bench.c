@@ -403,11 +403,26 @@ static void print_stores(bench *b)
 {
     if (b->nresults == 0 || b->o->cuda)
         return;
-    sg_bench_say(
-        b,
-        "stores: each kernel also compiled with --stores cached and --stores streaming, timed in turn "
-        "with auto's (auto streams above %" PRId64 " output bytes, rows of long pieces only)\n",
-        sg_host_stream_threshold());
+    sg_short_rows_probe probe;
+    bool short_rows = sg_host_short_rows_stream(&probe);
+    sg_bench_say(b,
+                 "stores: each kernel also compiled with --stores cached and --stores streaming, timed in turn "
+                 "with auto's (auto streams above %" PRId64 " output bytes: rows of long pieces, and rows of "
+                 "short pieces %s)\n",
+                 sg_host_stream_threshold(), short_rows ? "too" : "not");
+    if (probe.measured) {
+        char out[32], c[32], st[32];
+        sg_bench_say(b,
+                     "stores: rows of short pieces: this machine's probe (a REFLECT pad of f32 rows of 1088 "
+                     "bytes, %s) took %s cached, %s streaming: they %s\n",
+                     sg_bench_format_bytes(out, probe.output_bytes), sg_bench_format_time(c, probe.cached_s),
+                     sg_bench_format_time(st, probe.streaming_s), short_rows ? "stream" : "stay cached");
+    } else {
+        sg_bench_say(b, "stores: rows of short pieces: %s\n",
+                     probe.setting == 1   ? "streamed (SLICEGEN_STREAM_SHORT_ROWS=1)"
+                     : probe.setting == 0 ? "cached (SLICEGEN_STREAM_SHORT_ROWS=0)"
+                                          : "cached (the probe failed)");
+    }
     sg_bench_say(b, "stores: %-20s %10s %10s %10s %10s %9s %s\n", "case", "output", "auto", "cached",
                  "streaming", "auto/best", "auto chose");
     int losses = 0;

@@ -133,6 +133,8 @@ typedef struct sg_stream_lines {
     double lines, mixed;
 } sg_stream_lines;
 sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, int64_t vector_bytes);
+/* What --stores auto makes of a kernel (sg_codegen_auto_stores). */
+typedef enum sg_auto_stores { SG_AUTO_CACHED, SG_AUTO_STREAMS, SG_AUTO_SHORT_ROWS } sg_auto_stores;
 
 /* The symbol that describes a plan: "sg_x<elem size>_l<loops>_r<run bytes>_
  * <16 hex digits of the key hash>", e.g. "sg_x4_l1_r16_8c1f0e3a5b7d9e21". */
@@ -239,9 +241,14 @@ sg_status sg_jit_compile(sg_jit *jit, const sg_plan *plan, int opt_level, const 
 /* sg_jit_compile with `stores` (an sg_stores). */
 sg_status sg_jit_compile_stores(sg_jit *jit, const sg_plan *plan, int opt_level, int stores,
                                 const char *symbol, sg_kernel_fn *fn, void **resource, sg_error *err);
-/* Whether plan's kernel compiled by the jit with `stores` makes streaming
- * stores (AUTO resolved against the host's threshold). */
-bool sg_jit_streams(const sg_jit *jit, const sg_plan *plan, int stores);
+/* AUTO's choice for plan's kernel on the host (sg_codegen_auto_stores). */
+sg_auto_stores sg_jit_auto_stores(const sg_jit *jit, const sg_plan *plan);
+/* Whether kernels of SG_AUTO_SHORT_ROWS stream when nothing was measured
+ * (an object for any machine): 1 or 0 from the environment variable
+ * SLICEGEN_STREAM_SHORT_ROWS when it is set to either, else -1 (unknown;
+ * objects then store such rows cached, the choice whose worst case is
+ * bounded). */
+int sg_codegen_short_rows(void);
 /* The GPU kernel of plan compiled for the host, for testing the GPU code
  * without a GPU: a function of the CPU kernel ABI whose steps [begin, end)
  * are GPU threads [begin, end), run one after another with the same code
@@ -352,18 +359,25 @@ sg_status sg_target_check(const sg_target *t, sg_error *err);
  * caches in /sys, else sysconf, but not an AMD package's L3: that is
  * many core complexes'); 0 if unknown. */
 uint64_t sg_host_llc_bytes(void);
-/* Whether plan's kernel for t makes streaming stores: t->stores, and for
- * AUTO both
- *   - an output of more bytes than SLICEGEN_STREAM_THRESHOLD when that is
- *     set, else than half of t->llc_bytes (SG_STREAM_DEFAULT_LLC when 0);
- *   - at most one output line in SG_STREAM_LINES_PER_MIXED written
- *     partly with ordinary stores (sg_nest_stream_lines): an ordinary
- *     store that misses in the cache among streaming ones holds up the
- *     stores behind it. Long rows stream; a pad's rows of a few hundred
- *     bytes between short borders, or rows of about a KiB, do not (see
- *     docs/kernels.md, "Streaming stores").
- * Never for GPU kernels. */
+/* What AUTO makes of plan's kernel for t:
+ *   - SG_AUTO_CACHED for an output of at most SLICEGEN_STREAM_THRESHOLD
+ *     bytes when that is set, else half of t->llc_bytes
+ *     (SG_STREAM_DEFAULT_LLC when 0), for a symbolic plan (which chooses
+ *     per call: sg_codegen_stream_above) and for GPU kernels;
+ *   - above it, SG_AUTO_STREAMS when at most one output line in
+ *     SG_STREAM_LINES_PER_MIXED is written partly with ordinary stores
+ *     (sg_nest_stream_lines);
+ *   - else SG_AUTO_SHORT_ROWS: the rows are short pieces (a pad's rows of
+ *     a few hundred bytes to a KiB between short borders), whose ordinary
+ *     stores among streaming ones cost 1.8-6x the cached kernel's time on
+ *     some machines and save 1.1-2x on others (docs/bench.md,
+ *     "Streaming stores and rows of short pieces"). They stream where sg_codegen_short_rows says so
+ *     for t; the JIT asks the host (sg_host_short_rows_stream). */
 enum { SG_STREAM_DEFAULT_LLC = 32 << 20, SG_STREAM_LINES_PER_MIXED = 21 };
+sg_auto_stores sg_codegen_auto_stores(const sg_plan *plan, const sg_target *t);
+/* Whether plan's kernel for t makes streaming stores: t->stores, and for
+ * AUTO sg_codegen_auto_stores, SG_AUTO_SHORT_ROWS streaming only when
+ * sg_codegen_short_rows is 1. Never for GPU kernels. */
 bool sg_codegen_streams(const sg_plan *plan, const sg_target *t);
 /* AUTO's threshold for t: output bytes above which a kernel streams. */
 int64_t sg_codegen_stream_threshold(const sg_target *t);

@@ -1855,10 +1855,25 @@ bool sg_codegen_streams(const sg_plan *plan, const sg_target *t)
         return false;
     if (t->stores == SG_STORES_STREAMING)
         return true;
-    if (plan->sym != NULL || plan->out_bytes <= (uint64_t)sg_codegen_stream_threshold(t))
-        return false;
+    sg_auto_stores a = sg_codegen_auto_stores(plan, t);
+    return a == SG_AUTO_STREAMS || (a == SG_AUTO_SHORT_ROWS && sg_codegen_short_rows() == 1);
+}
+
+sg_auto_stores sg_codegen_auto_stores(const sg_plan *plan, const sg_target *t)
+{
+    if (sg_target_is_gpu(t) || t->gpu_emulation || plan->sym != NULL ||
+        plan->out_bytes <= (uint64_t)sg_codegen_stream_threshold(t))
+        return SG_AUTO_CACHED;
     sg_stream_lines s = sg_nest_stream_lines(plan, t->vector_bytes);
-    return s.mixed * SG_STREAM_LINES_PER_MIXED <= s.lines;
+    return s.mixed * SG_STREAM_LINES_PER_MIXED <= s.lines ? SG_AUTO_STREAMS : SG_AUTO_SHORT_ROWS;
+}
+
+int sg_codegen_short_rows(void)
+{
+    const char *env = getenv("SLICEGEN_STREAM_SHORT_ROWS");
+    if (env != NULL && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
+        return env[0] - '0';
+    return -1;
 }
 
 int64_t sg_host_stream_threshold(void)

@@ -176,11 +176,9 @@ sg_status sg_jit_compile_stores(sg_jit *jit, const sg_plan *plan, int opt_level,
     return compile(jit, plan, opt_level, symbol, &t, fn, resource, err);
 }
 
-bool sg_jit_streams(const sg_jit *jit, const sg_plan *plan, int stores)
+sg_auto_stores sg_jit_auto_stores(const sg_jit *jit, const sg_plan *plan)
 {
-    sg_target t = jit->host;
-    t.stores = stores;
-    return sg_codegen_streams(plan, &t);
+    return sg_codegen_auto_stores(plan, &jit->host);
 }
 
 sg_status sg_jit_compile_gpu_emulation(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,

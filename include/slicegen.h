@@ -279,8 +279,12 @@ SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt
  * assumed), or the byte count in the environment variable
  * SLICEGEN_STREAM_THRESHOLD when set, read at compile time; and when the
  * kernel's rows are long pieces: at most one output line in 21 is where
- * two pieces stored apart meet (a pad's short rows between borders, or
- * rows of about a KiB, are stored cached). */
+ * two pieces stored apart meet. Rows of short pieces (a pad's short rows
+ * between borders, rows of about a KiB) stream where this machine gains by
+ * it: measured once per process, the first time such a kernel is compiled
+ * (tens of milliseconds: a pad of about 32 MiB compiled cached and
+ * streaming and timed), or set by SLICEGEN_STREAM_SHORT_ROWS=1 or 0;
+ * objects (sg_aot_*) store them cached unless that says 1. */
 typedef enum sg_stores {
     SG_STORES_AUTO = 0,
     SG_STORES_CACHED = 1,   /* ordinary stores only */

@@ -166,10 +166,14 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg
     if (have != SG_OK || sg_nest_key_make(plan, &key, err) != SG_OK)
         return err->status;
     /* AUTO resolved here, so that it shares the kernel of what it chose; a
-     * symbolic kernel chooses per call. */
-    int chosen = plan->sym && stores == SG_STORES_AUTO                 ? SG_STORES_AUTO
-                 : sg_jit_streams(c->jit, plan, stores) ? SG_STORES_STREAMING
-                                                        : SG_STORES_CACHED;
+     * symbolic kernel chooses per call; rows of short pieces stream where
+     * this machine was measured to gain by it. */
+    int chosen = stores;
+    if (stores == SG_STORES_AUTO && !plan->sym) {
+        sg_auto_stores a = sg_jit_auto_stores(c->jit, plan);
+        bool streams = a == SG_AUTO_STREAMS || (a == SG_AUTO_SHORT_ROWS && sg_host_short_rows_stream(NULL));
+        chosen = streams ? SG_STORES_STREAMING : SG_STORES_CACHED;
+    }
     const uint64_t variant[2] = {(uint64_t)opt_level, (uint64_t)chosen};
     kernel_job job = {ctx, c->jit, plan, opt_level, chosen};
     sg_cache_entry *entry = NULL;

@@ -132,6 +132,21 @@ uint64_t sg_host_llc_bytes(void);
 /* --stores auto's threshold for the JIT on this machine (codegen.h,
  * sg_codegen_stream_threshold). */
 int64_t sg_host_stream_threshold(void);
+/* Whether --stores auto streams kernels whose rows are short pieces
+ * (codegen.h, SG_AUTO_SHORT_ROWS) in this process: SLICEGEN_STREAM_SHORT_ROWS
+ * when it is 0 or 1, else measured the first time it is asked (tens of
+ * milliseconds, once; runtime/stores_probe.c): such a kernel of an output
+ * past the cache compiled cached and streaming, run in turn on one thread,
+ * streaming taken when its median time is at most the cached one's.
+ * figures (may be NULL) receives what was decided and from what. */
+typedef struct sg_short_rows_probe {
+    int setting;          /* SLICEGEN_STREAM_SHORT_ROWS: 0, 1, or -1 when unset */
+    bool measured;        /* the probe ran to its end (false: it failed, and nothing streams) */
+    bool streams;         /* the decision */
+    uint64_t output_bytes;          /* the probe kernel's output */
+    double cached_s, streaming_s;   /* its median times */
+} sg_short_rows_probe;
+bool sg_host_short_rows_stream(sg_short_rows_probe *figures);
 
 /* The reference interpreter (see sg_run_reference). */
 void sg_interpret(const sg_plan *plan, const void *in, void *out);

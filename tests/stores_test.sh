@@ -177,6 +177,7 @@ done
 # few hundred bytes to a KiB meet short borders, nor rows of about a KiB
 # (each of these took 1.8-6x the cached kernel's time streamed, on an AMD
 # EPYC with a 32 MiB L3). Outputs of 18-46 MB.
+unset SLICEGEN_STREAM_SHORT_ROWS
 while IFS='|' read -r want in_shape in_dtype case_spec; do
     [ -n "$want" ] || continue
     read -r -a words <<< "$case_spec"
@@ -202,6 +203,16 @@ done <<'CASES'
 1|64,1024,1024|f32|--op TrtSlice --start 0,-16,-16 --size 64,1056,1056 --mode reflect
 1|64,1024,1024|f32|--op TrtSlice --start 0,-16,-16 --size 64,1056,1056 --mode fill --fill 0
 CASES
+
+# SLICEGEN_STREAM_SHORT_ROWS=1 streams an object's rows of short pieces
+# above the threshold (0: cached, as unset); never an output below it.
+for c in "1 64,256,256 1" "0 64,256,256 0" "1 4,256,256 0"; do
+    set -- $c
+    n=${2%%,*}
+    SLICEGEN_STREAM_SHORT_ROWS=$1 "$SLICEGEN" emit --op TrtSlice --start 0,-8,-8 --size $n,272,272 --mode reflect \
+        --shape "$2" --dtype f32 --name k -o k.o --header k.h && grep -qx "#define k_STREAMS $3" k.h && ok \
+        || bad "SLICEGEN_STREAM_SHORT_ROWS=$1, a reflect pad of [$2]: want k_STREAMS $3"
+done
 
 # Rows of a crop prefetched 32 KiB ahead: each line's prefetch beside the
 # copy of a line, never a burst of a whole row's prefetches before its copy:

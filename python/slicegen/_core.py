@@ -715,7 +715,8 @@ class Context:
         dtype: a NumPy dtype (or anything np.dtype takes) or a slicegen name
         ("f32", "bf16"); bfloat16 needs ml_dtypes.
         stores: "auto" (streaming stores when the output is larger than half
-        the last-level cache and its rows are long pieces), "cached" or
+        the last-level cache and its rows are long pieces, or short ones
+        where this machine was measured to gain by it), "cached" or
         "streaming", as `--stores`.
         Raises SliceError."""
         level = _opt_level(opt_level)

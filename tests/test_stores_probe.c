@@ -1,0 +1,129 @@
+/*
+ * --stores auto on kernels whose rows are short pieces (codegen.h,
+ * SG_AUTO_SHORT_ROWS): the JIT streams them when this machine was measured
+ * to gain by it (runtime/stores_probe.c), or as SLICEGEN_STREAM_SHORT_ROWS
+ * (0 or 1) says. Run three times by ctest: without the variable (the probe
+ * runs: its figures are whole and its decision follows them), and with it
+ * 0 and 1 (no probe: the setting decides). In every run, the pads of the
+ * streaming regression compile under auto to the kernel of what was
+ * decided, kernels of long rows stream and small outputs stay cached,
+ * whatever was decided; and each kernel's output is the interpreter's.
+ * Prints the figures, then "stores-probe: N passed, M failed".
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../runtime/runtime.h"
+#include "check.h"
+
+typedef struct suite {
+    check_counts counts;
+} suite;
+
+/* Compiles `words` of [rank]shape f32 under auto and under streaming, and
+ * returns whether auto's kernel is the streaming one (-1 on an error);
+ * checks auto's output against the interpreter. */
+static int auto_streams(suite *s, sg_context *ctx, const char *words, size_t rank, const int64_t *shape)
+{
+    char buf[256];
+    char *argv[32];
+    int argc = 0;
+    snprintf(buf, sizeof buf, "%s", words);
+    for (char *w = strtok(buf, " "); w != NULL && argc < 32; w = strtok(NULL, " "))
+        argv[argc++] = w;
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    sg_kernel *automatic = NULL, *streamed = NULL;
+    int result = -1;
+    if (sg_spec_from_words(ctx, argc, argv, &spec) != SG_OK ||
+        sg_plan_create(ctx, spec, rank, shape, SG_F32, &plan) != SG_OK ||
+        sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &automatic) != SG_OK ||
+        sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, SG_STORES_STREAMING, &streamed) != SG_OK) {
+        CHECK(s, 0, "%s: %s", words, sg_context_last_error(ctx));
+        goto done;
+    }
+    result = sg_kernel_function(automatic) == sg_kernel_function(streamed);
+    size_t in_bytes = sg_plan_input_bytes(plan), out_bytes = sg_plan_output_bytes(plan);
+    float *in = malloc(in_bytes), *got = malloc(out_bytes), *want = malloc(out_bytes);
+    if (in && got && want) {
+        for (size_t i = 0; i < in_bytes / sizeof *in; i++)
+            in[i] = (float)(i % 1000003);
+        sg_run_reference(ctx, plan, in, want);
+        sg_kernel_run(ctx, automatic, in, got, 1);
+        CHECK(s, memcmp(got, want, out_bytes) == 0, "%s: auto's kernel differs from the interpreter", words);
+    }
+    free(in);
+    free(got);
+    free(want);
+done:
+    sg_kernel_release(automatic);
+    sg_kernel_release(streamed);
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
+    return result;
+}
+
+int main(void)
+{
+    suite s = {CHECK_COUNTS_INIT};
+    const char *env = getenv("SLICEGEN_STREAM_SHORT_ROWS");
+    if (env != NULL && *env == '\0')
+        env = NULL;
+    sg_short_rows_probe f;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    bool streams = sg_host_short_rows_stream(&f);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("stores-probe: SLICEGEN_STREAM_SHORT_ROWS %s; %s; rows of short pieces %s\n", env ? env : "unset",
+           f.measured ? "measured" : "not measured", streams ? "stream" : "stay cached");
+    if (f.measured)
+        printf("stores-probe: probe output %.1f MiB: cached %.3f ms, streaming %.3f ms; %.0f ms in all\n",
+               (double)f.output_bytes / (1 << 20), 1e3 * f.cached_s, 1e3 * f.streaming_s,
+               1e3 * ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)));
+    CHECK(&s, f.streams == streams, "the figures' decision %d is not the one returned %d", f.streams, streams);
+    if (env != NULL) {
+        CHECK(&s, f.setting == atoi(env) && !f.measured && streams == (env[0] == '1'),
+              "SLICEGEN_STREAM_SHORT_ROWS=%s: setting %d, measured %d, streams %d", env, f.setting, f.measured,
+              streams);
+    } else {
+        CHECK(&s, f.setting == -1 && f.measured, "no setting: the probe did not run to its end");
+        CHECK(&s, f.output_bytes >= (24u << 20) && f.output_bytes <= (48u << 20),
+              "probe output of %llu bytes, not 24-48 MiB", (unsigned long long)f.output_bytes);
+        CHECK(&s, f.cached_s > 0 && f.streaming_s > 0 && streams == (f.streaming_s <= f.cached_s),
+              "probe: cached %g s, streaming %g s, streams %d", f.cached_s, f.streaming_s, streams);
+    }
+    bool again = sg_host_short_rows_stream(NULL);
+    CHECK(&s, again == streams, "a second call decided otherwise");
+
+    /* The pads of the streaming regression (above the 16 MiB threshold of
+     * an unknown cache), long rows, and a small output. */
+    setenv("SLICEGEN_STREAM_THRESHOLD", "16777216", 1);
+    sg_context *ctx;
+    if (sg_context_create(&ctx) != SG_OK)
+        return 1;
+    static const struct {
+        const char *words;
+        size_t rank;
+        int64_t shape[3];
+        int kind; /* 0: short rows (as decided), 1: long rows (streams), 2: small (cached) */
+    } cases[] = {
+        {"--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode reflect", 3, {64, 256, 256}, 0},
+        {"--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode fill --fill 0.5", 3, {64, 256, 256}, 0},
+        {"--op TrtSlice --start 0,-3,-3 --size 1024,106,106 --mode reflect", 3, {1024, 100, 100}, 0},
+        {"--op TrtSlice --start 0,2,5 --size 128,296,290", 3, {128, 300, 301}, 0},
+        {"[::-1]", 2, {4096, 2048}, 1},
+        {"[1:,3:-5]", 2, {2100, 4096}, 1},
+        {"--op TrtSlice --start 0,-8,-8 --size 4,272,272 --mode reflect", 3, {4, 256, 256}, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = auto_streams(&s, ctx, cases[i].words, cases[i].rank, cases[i].shape);
+        int want = cases[i].kind == 0 ? streams : cases[i].kind == 1;
+        CHECK(&s, got == want, "%s: auto %s, want %s", cases[i].words,
+              got < 0 ? "failed" : got ? "streams" : "caches", want ? "streaming" : "cached");
+    }
+    sg_context_destroy(ctx);
+    return finish("stores-probe", &s.counts);
+}
