@@ -111,6 +111,9 @@ typedef struct sg_gnode {
     sg_gattr *attrs;
     int32_t scope;      /* the scope it belongs to */
     size_t file_index;  /* its index in its scope's list of nodes, as in the file */
+    int64_t id;         /* the id of the model's layers it makes (sg_model_layer.id): ONNX its
+                           file_index in the main graph, past the main graph's count in a
+                           subgraph; IR its layer id */
     const void *source; /* the reader's own record of the node (ONNX: its NodeProto) */
 } sg_gnode;
 
@@ -187,6 +190,19 @@ bool sg_model_take_symbols(struct sg_model *m, const sg_graph *g);
  * nor any layer's numbers use (dimensions inside the graph no shape rule
  * could tell), renumbering the layers' expressions. */
 void sg_model_keep_symbols(struct sg_model *m);
+
+/* The data flow around m's layers (struct sg_model: flow, ntensors,
+ * readers, concats; fuse.c), after them: layer_node[i] is the node of g
+ * that layer i comes from (a Split's layers, one per output, in a row).
+ * A model tensor is a graph tensor that a node reads, an output of the
+ * main graph, or what a layer of the main graph or a listed Concat (of
+ * the main graph, with an integer axis and every input connected) writes,
+ * numbered in the graph's order. Each input of a node, of any scope (a
+ * subgraph reading a tensor of the main graph included), is one reader of
+ * its tensor, and each output of the main graph one more (an IR Result
+ * is that output). A subgraph's layers are not in the flow (-1, -1).
+ * Concats are listed in the file's order. False when out of memory. */
+bool sg_model_read_flow(struct sg_model *m, const sg_graph *g, const int32_t *layer_node);
 
 /* A node's attribute by name, or NULL. */
 const sg_gattr *sg_gnode_attr(const sg_gnode *n, const char *name);

@@ -27,8 +27,7 @@
  * ONNX model '<file>': <where>: <rule> (<values>)"; a well-formed node that
  * slicegen cannot describe is listed with a one-line skip reason instead of
  * a spec. docs/onnx.md lists the rules. Last, the data flow around those
- * layers (read_flow): which tensor, a value name, each reads and writes,
- * how many inputs read each tensor, and the graph's Concats.
+ * layers (sg_model_read_flow, over the graph).
  *
  * Hostile files: the schema has no message that contains itself, so the
  * wire walk recurses at most as deep as the schema (7 levels) whatever the
@@ -1803,7 +1802,7 @@ static sg_status read_node(reader *r, int32_t gnode, op_kind op, sg_model *m)
 {
     const sg_gnode *gn = &r->g.nodes[gnode];
     bool sub = gn->scope != 0;
-    size_t index = sub ? r->graph->n_node + (size_t)gnode : gn->file_index; /* the layer's id */
+    size_t index = (size_t)gn->id;
     static const int versions[4][7] = {
         {1, 10, 11, 13, 0}, {1, 2, 11, 13, 18, 19, 0}, {1, 2, 11, 13, 18, 0}, {1, 11, 13, 0}};
     node_in *n = calloc(1, sizeof *n);
@@ -1854,51 +1853,6 @@ done:
     return st;
 }
 
-/* ---- the data flow -------------------------------------------------------------- */
-
-/* A Concat the flow lists: every input and its output named, and its axis
- * (*axis, as written) an INT attribute given once (or a typeless one, as
- * attr_of takes it); Concat-1 may leave it out for axis 1, Concat-4 and
- * later must give it. Any other Concat is left out, and fails nothing: it
- * is no slice layer. */
-static bool listed_concat(const reader *r, const Onnx__NodeProto *node, int64_t *axis)
-{
-    static const int versions[] = {1, 4, 11, 13, 0};
-    const Onnx__AttributeProto *found = NULL;
-    if (!default_domain(node->domain) || strcmp(str(node->op_type), "Concat") != 0 || node->n_input == 0 ||
-        node->n_output == 0 || str(node->output[0])[0] == '\0')
-        return false;
-    for (size_t i = 0; i < node->n_input; i++)
-        if (str(node->input[i])[0] == '\0')
-            return false;
-    for (size_t a = 0; a < node->n_attribute; a++) {
-        const Onnx__AttributeProto *at = node->attribute[a];
-        if (strcmp(str(at->name), "axis") != 0)
-            continue;
-        if (found != NULL || (at->has_type && at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT))
-            return false;
-        found = at;
-    }
-    if (found == NULL && op_version(r->opset, versions) >= 4)
-        return false;
-    *axis = found ? found->i : 1;
-    return true;
-}
-
-/* Whether the node holds a subgraph (If, Loop, Scan...): an attribute of
- * type GRAPH or GRAPHS, or with fields g or graphs. */
-static bool has_subgraph(const Onnx__NodeProto *node)
-{
-    for (size_t a = 0; a < node->n_attribute; a++) {
-        const Onnx__AttributeProto *at = node->attribute[a];
-        if ((at->has_type && (at->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ||
-                              at->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS)) ||
-            at->g != NULL || at->n_graphs > 0)
-            return true;
-    }
-    return false;
-}
-
 /* What graph node x is: a slice layer (its op), or not one (OP_NONE):
  * another operator, or a slice-like node whose data input is shape
  * arithmetic (*folded: it is folded into the numbers of the kernels it
@@ -1911,117 +1865,6 @@ static op_kind layer_op(const reader *r, int32_t x, bool *folded)
     return *folded ? OP_NONE : op;
 }
 
-static int by_text(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The tensors: every name a node reads or writes and every graph output,
- * numbered in name order (names[t] is tensor t). */
-typedef struct tensors {
-    const char **names;
-    size_t count;
-} tensors;
-
-/* Tensor `name`; -1 for none (NULL or "": an absent optional input). */
-static int64_t tensor_of(const tensors *t, const char *name)
-{
-    if (str(name)[0] == '\0')
-        return -1;
-    const char **at = bsearch(&name, t->names, t->count, sizeof *t->names, by_text);
-    return at ? at - t->names : -1;
-}
-
-static sg_status name_tensors(reader *r, tensors *t)
-{
-    const Onnx__GraphProto *g = r->graph;
-    size_t count = g->n_output, kept = 0;
-    for (size_t i = 0; i < g->n_node; i++)
-        count += g->node[i]->n_input + g->node[i]->n_output;
-    t->names = malloc((count ? count : 1) * sizeof *t->names);
-    if (t->names == NULL)
-        return nomem(r);
-    for (size_t i = 0; i < g->n_node; i++) {
-        const Onnx__NodeProto *node = g->node[i];
-        for (size_t k = 0; k < node->n_input; k++)
-            if (str(node->input[k])[0] != '\0')
-                t->names[t->count++] = node->input[k];
-        for (size_t k = 0; k < node->n_output; k++)
-            if (str(node->output[k])[0] != '\0')
-                t->names[t->count++] = node->output[k];
-    }
-    for (size_t i = 0; i < g->n_output; i++)
-        if (str(g->output[i]->name)[0] != '\0')
-            t->names[t->count++] = g->output[i]->name;
-    qsort(t->names, t->count, sizeof *t->names, by_text);
-    for (size_t i = 0; i < t->count; i++)
-        if (kept == 0 || strcmp(t->names[kept - 1], t->names[i]) != 0)
-            t->names[kept++] = t->names[i];
-    t->count = kept;
-    return SG_OK;
-}
-
-/* Fills m's flow, readers and Concats (see struct sg_model), after its
- * layers: each input of a node is one reader of the tensor it names, and
- * each graph output one more. A graph with a subgraph may read any of its
- * tensors in it, unseen: every tensor then counts one reader more, so that
- * none looks used once. */
-static sg_status read_flow(reader *r, sg_model *m)
-{
-    const Onnx__GraphProto *g = r->graph;
-    tensors t = {0};
-    size_t nconcats = 0, next = 0;
-    bool subgraphs = false;
-    int64_t axis;
-    sg_status st = name_tensors(r, &t);
-    if (st != SG_OK)
-        goto done;
-    m->ntensors = t.count;
-    for (size_t i = 0; i < g->n_node; i++)
-        nconcats += listed_concat(r, g->node[i], &axis);
-    if (!sg_model_flow_alloc(m, nconcats)) {
-        st = nomem(r);
-        goto done;
-    }
-    for (size_t i = 0; i < g->n_output; i++)
-        if (str(g->output[i]->name)[0] != '\0')
-            m->readers[tensor_of(&t, g->output[i]->name)]++;
-    for (size_t i = 0; i < g->n_node && st == SG_OK; i++) {
-        const Onnx__NodeProto *node = g->node[i];
-        bool folded;
-        op_kind op = layer_op(r, r->g.scopes[0].nodes[i], &folded);
-        subgraphs = subgraphs || has_subgraph(node);
-        for (size_t k = 0; k < node->n_input; k++)
-            if (str(node->input[k])[0] != '\0')
-                m->readers[tensor_of(&t, node->input[k])]++;
-        if (op != OP_NONE) {
-            size_t outputs = op == OP_SPLIT ? node->n_output : 1; /* as read_node */
-            for (size_t k = 0; k < outputs; k++)
-                m->flow[next++] = (sg_model_flow){tensor_of(&t, node->n_input > 0 ? node->input[0] : NULL),
-                                                  tensor_of(&t, k < node->n_output ? node->output[k] : NULL)};
-        } else if (listed_concat(r, node, &axis)) {
-            sg_model_concat *c = &m->concats[m->nconcats++];
-            *c = (sg_model_concat){.name = copy_text(node_name(node)),
-                                   .id = (int64_t)i,
-                                   .axis = axis,
-                                   .ninputs = node->n_input,
-                                   .inputs = malloc(node->n_input * sizeof *c->inputs),
-                                   .out = tensor_of(&t, node->output[0])};
-            if (c->name == NULL || c->inputs == NULL)
-                st = nomem(r);
-            for (size_t k = 0; k < node->n_input && st == SG_OK; k++)
-                c->inputs[k] = tensor_of(&t, node->input[k]);
-        }
-    }
-    for (size_t k = 0; k < m->ntensors && subgraphs; k++)
-        m->readers[k]++;
-    while (st == SG_OK && next < m->nlayers) /* a subgraph's layers: not in the flow */
-        m->flow[next++] = (sg_model_flow){-1, -1};
-    assert(st != SG_OK || next == m->nlayers);
-done:
-    free(t.names);
-    return st;
-}
 
 static sg_status read_nodes(reader *r, sg_model **model)
 {
@@ -2040,19 +1883,30 @@ static sg_status read_nodes(reader *r, sg_model **model)
         return nomem(r);
     }
     m->folded = folded;
+    int32_t *layer_node = malloc((count ? count : 1) * sizeof *layer_node);
+    if (layer_node == NULL) {
+        sg_model_free(m);
+        return nomem(r);
+    }
     /* the main graph's nodes in order, then each subgraph's */
     for (size_t s = 0; s < r->g.nscopes; s++)
         for (size_t i = 0; i < r->g.scopes[s].nnodes; i++) {
             int32_t x = r->g.scopes[s].nodes[i];
             op_kind op = layer_op(r, x, &f);
+            size_t first = m->nlayers;
             if (op != OP_NONE && read_node(r, x, op, m) != SG_OK) {
+                free(layer_node);
                 sg_model_free(m);
                 return r->err->status;
             }
+            for (size_t k = first; k < m->nlayers; k++)
+                layer_node[k] = x;
         }
-    if (read_flow(r, m) != SG_OK) {
+    bool flow = sg_model_read_flow(m, &r->g, layer_node);
+    free(layer_node);
+    if (!flow) {
         sg_model_free(m);
-        return r->err->status;
+        return nomem(r);
     }
     sg_model_keep_symbols(m);
     *model = m;

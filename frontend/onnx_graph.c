@@ -323,6 +323,7 @@ static sg_status decode_node(decoder *d, const Onnx__NodeProto *n, size_t file_i
     if (x < 0 || !sg_graph_scope_add(g, scope, 0, x))
         return nomem(d);
     g->nodes[x].file_index = file_index;
+    g->nodes[x].id = scope == 0 ? (int64_t)file_index : (int64_t)d->model->graph->n_node + x;
     g->nodes[x].source = n;
     for (size_t i = 0; i < n->n_input; i++) {
         const char *name = str(n->input[i]);

@@ -126,6 +126,7 @@ static bool add_node(sg_graph *g, const sg_ir_layer *l, size_t index, const int3
         return false;
     sg_gnode *n = &g->nodes[x];
     n->file_index = index;
+    n->id = l->id;
     for (size_t i = 0; i < l->nin; i++)
         n->in[i] = l->in[i].layer == SIZE_MAX ? -1 : first[l->in[i].layer] + (int32_t)l->in[i].output;
     for (size_t k = 0; k < l->nout; k++) {

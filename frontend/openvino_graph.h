@@ -40,6 +40,7 @@ typedef struct sg_ir_source {
  * element type is its <data element_type>, for a port without precision. */
 typedef struct sg_ir_layer {
     const char *name, *type;
+    int64_t id;      /* its id attribute */
     int64_t version; /* N of its version "opsetN"; 0 for any other */
     size_t nattrs;
     const char *const *attrs; /* 2 * nattrs: name, value, name, value... */

@@ -17,9 +17,8 @@
  * SG_ERR_IO, "failed to read model '<file>': <rule> (<values>)"; a
  * well-formed slice that slicegen cannot describe is listed with a
  * one-line skip reason instead of a spec. docs/openvino-ir.md lists the
- * rules. Last, the data flow around the slice layers (read_flow): which
- * tensor, an output port, each reads and writes, how many inputs read each
- * tensor, and the model's Concats.
+ * rules. Last, the data flow around the slice layers (sg_model_read_flow, over
+ * the graph).
  *
  * Hostile files: libxml2 runs without network access, entity substitution,
  * DTD loading or XML_PARSE_HUGE (so its depth and size limits hold), and a
@@ -1000,7 +999,7 @@ static sg_status describe(reader *r, layer *l, ir_arrays *a, size_t *na, size_t 
     xmlNode *data = child(l->node, "data");
     sg_dtype dtype;
     *out =
-        (sg_ir_layer){.name = l->name, .type = l->type, .version = opset_number(attr(r, l->node, "version"))};
+        (sg_ir_layer){.name = l->name, .type = l->type, .id = l->id, .version = opset_number(attr(r, l->node, "version"))};
     out->attrs = a->attrs + 2 * *na;
     for (xmlAttr *p = data ? data->properties : NULL; p != NULL; p = p->next) {
         if (p->ns != NULL)
@@ -1855,126 +1854,6 @@ done:
     return st;
 }
 
-/* ---- the data flow -------------------------------------------------------------- */
-
-/* A Concat the flow lists: its <data axis> is an integer (*axis, as
- * written), every input port is connected and it has an output port. Any
- * other Concat is left out, and fails nothing: it is no slice layer. */
-static bool listed_concat(reader *r, const layer *l, int64_t *axis)
-{
-    const char *text = attr(r, child(l->node, "data"), "axis");
-    if (strcmp(l->type, "Concat") != 0 || l->nin == 0 || l->nout == 0 || text == NULL ||
-        !sg_parse_int64(text, axis))
-        return false;
-    for (size_t i = 0; i < l->nin; i++)
-        if (l->src[i].layer == NONE)
-            return false;
-    return true;
-}
-
-/* The tensors: output k (the k-th port of its <output> list, as an edge's
- * input index is the position of its to-port) of layer f is slot
- * base[f] + k. A slot some edge reads, or a slice layer or listed Concat
- * writes, is a tensor; tensors are numbered in slot order (layers in
- * document order, then output positions). */
-typedef struct slots {
-    size_t *base;    /* per layer, and the slots' count at [r->nlayers] */
-    int64_t *tensor; /* per slot: its tensor, -1 when it is none */
-} slots;
-
-/* The tensor an input reads; -1 when the input is not connected. */
-static int64_t read_tensor(const slots *t, const source *src)
-{
-    return src->layer == NONE ? -1 : t->tensor[t->base[src->layer] + src->output];
-}
-
-/* The tensor output k of layer `index` writes; -1 when it has no output k. */
-static int64_t written_tensor(const reader *r, const slots *t, size_t index, size_t k)
-{
-    return k < r->layers[index].nout ? t->tensor[t->base[index] + k] : -1;
-}
-
-/* Numbers the tensors into t->tensor (allocated) and counts them. */
-static sg_status number_tensors(reader *r, slots *t, sg_model *m)
-{
-    size_t nslots = 0;
-    int64_t axis;
-    t->base = malloc((r->nlayers + 1) * sizeof *t->base);
-    if (t->base == NULL)
-        return nomem(r);
-    for (size_t i = 0; i < r->nlayers; i++) {
-        t->base[i] = nslots;
-        nslots += r->layers[i].nout;
-    }
-    t->base[r->nlayers] = nslots;
-    t->tensor = malloc((nslots ? nslots : 1) * sizeof *t->tensor);
-    if (t->tensor == NULL)
-        return nomem(r);
-    for (size_t s = 0; s < nslots; s++)
-        t->tensor[s] = -1;
-    for (size_t i = 0; i < r->nlayers; i++) { /* 0 marks a tensor, numbered below */
-        const layer *l = &r->layers[i];
-        const op_info *op = slice_op(l);
-        size_t written = op != NULL ? model_layers_of(l, op) : listed_concat(r, l, &axis) ? 1 : 0;
-        for (size_t k = 0; k < written && k < l->nout; k++)
-            t->tensor[t->base[i] + k] = 0;
-        for (size_t k = 0; k < l->nin; k++)
-            if (l->src[k].layer != NONE)
-                t->tensor[t->base[l->src[k].layer] + l->src[k].output] = 0;
-    }
-    for (size_t s = 0; s < nslots; s++)
-        if (t->tensor[s] == 0)
-            t->tensor[s] = (int64_t)m->ntensors++;
-    return SG_OK;
-}
-
-/* Fills m's flow, readers and Concats (see struct sg_model), after its
- * layers: an edge is one reader of the tensor it starts at, a Result's
- * included. */
-static sg_status read_flow(reader *r, sg_model *m)
-{
-    slots t = {0};
-    size_t nconcats = 0, next = 0;
-    int64_t axis;
-    sg_status st = number_tensors(r, &t, m);
-    if (st != SG_OK)
-        goto done;
-    for (size_t i = 0; i < r->nlayers; i++)
-        nconcats += listed_concat(r, &r->layers[i], &axis);
-    if (!sg_model_flow_alloc(m, nconcats)) {
-        st = nomem(r);
-        goto done;
-    }
-    for (size_t i = 0; i < r->nlayers && st == SG_OK; i++) {
-        const layer *l = &r->layers[i];
-        const op_info *op = slice_op(l);
-        for (size_t k = 0; k < l->nin; k++)
-            if (l->src[k].layer != NONE)
-                m->readers[read_tensor(&t, &l->src[k])]++;
-        if (op != NULL) {
-            for (size_t k = 0; k < model_layers_of(l, op); k++)
-                m->flow[next++] = (sg_model_flow){l->nin > 0 ? read_tensor(&t, &l->src[0]) : -1,
-                                                  written_tensor(r, &t, i, k)};
-        } else if (listed_concat(r, l, &axis)) {
-            sg_model_concat *c = &m->concats[m->nconcats++];
-            *c = (sg_model_concat){.name = copy_text(l->name),
-                                   .id = l->id,
-                                   .axis = axis,
-                                   .ninputs = l->nin,
-                                   .inputs = malloc(l->nin * sizeof *c->inputs),
-                                   .out = written_tensor(r, &t, i, 0)};
-            if (c->name == NULL || c->inputs == NULL)
-                st = nomem(r);
-            for (size_t k = 0; k < l->nin && st == SG_OK; k++)
-                c->inputs[k] = read_tensor(&t, &l->src[k]);
-        }
-    }
-done:
-    free(t.base);
-    free(t.tensor);
-    return st;
-}
-
 /* Every Const checked, then the model decoded into a graph and its
  * shapes inferred (r->g). */
 static sg_status read_consts_and_graph(reader *r)
@@ -2003,12 +1882,30 @@ static sg_status read_model(reader *r, sg_model **model)
         nomem(r);
         goto fail;
     }
-    for (size_t i = 0; i < r->nlayers; i++) {
-        const op_info *op = slice_op(&r->layers[i]);
-        if (op != NULL && read_slice(r, &r->layers[i], op, m) != SG_OK)
-            goto fail;
+    /* graph node x is document layer g.nodes[x].file_index */
+    int32_t *node_of = malloc((r->nlayers ? r->nlayers : 1) * sizeof *node_of);
+    int32_t *layer_node = malloc((nslices ? nslices : 1) * sizeof *layer_node);
+    if (node_of == NULL || layer_node == NULL) {
+        free(node_of);
+        free(layer_node);
+        nomem(r);
+        goto fail;
     }
-    if (read_flow(r, m) != SG_OK)
+    for (size_t x = 0; x < r->g.nnodes; x++)
+        node_of[r->g.nodes[x].file_index] = (int32_t)x;
+    bool ok = true;
+    for (size_t i = 0; ok && i < r->nlayers; i++) {
+        const op_info *op = slice_op(&r->layers[i]);
+        size_t first = m->nlayers;
+        ok = op == NULL || read_slice(r, &r->layers[i], op, m) == SG_OK;
+        for (size_t k = first; k < m->nlayers; k++)
+            layer_node[k] = node_of[i];
+    }
+    if (ok && !sg_model_read_flow(m, &r->g, layer_node))
+        r->nomem = true;
+    free(node_of);
+    free(layer_node);
+    if (!ok)
         goto fail;
     if (r->nomem) {
         nomem(r);

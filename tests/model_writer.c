@@ -250,6 +250,11 @@ static void attribute(buf *node, const onnx_attr *attr)
         put(&a, le, 4);
     } else if (attr->type == ONNX_ATTR_STRING) {
         pb_str(&a, 4, attr->text);
+    } else if (attr->body != NULL) {
+        buf body = {0};
+        put(&body, attr->body->graph.b, attr->body->graph.len);
+        pb_str(&body, 2, attr->name);
+        pb_msg(&a, 6, &body);
     } else {
         pb_bytes(&a, 6, "", 0);
     }

@@ -84,13 +84,15 @@ typedef struct onnx {
 } onnx;
 
 /* One attribute of a node: name NULL for none; type 2 INT (value), 1 FLOAT
- * (real), 3 STRING (text), 5 GRAPH (an empty graph). */
+ * (real), 3 STRING (text), 5 GRAPH (body's graph, or an empty one when
+ * body is NULL). */
 typedef struct onnx_attr {
     const char *name;
     int type;
     int64_t value;
     float real;
     const char *text;
+    const struct onnx *body;
 } onnx_attr;
 
 enum { ONNX_ATTR_FLOAT = 1, ONNX_ATTR_INT = 2, ONNX_ATTR_STRING = 3, ONNX_ATTR_GRAPH = 5 };
@@ -113,6 +115,13 @@ static inline onnx_attr attr_string(const char *name, const char *text)
 static inline onnx_attr attr_graph(const char *name)
 {
     return (onnx_attr){.name = name, .type = ONNX_ATTR_GRAPH};
+}
+
+/* A GRAPH attribute holding body's nodes and values (body stays the
+ * caller's). */
+static inline onnx_attr attr_body(const char *name, const struct onnx *body)
+{
+    return (onnx_attr){.name = name, .type = ONNX_ATTR_GRAPH, .body = body};
 }
 
 /* No attribute. */

@@ -13,8 +13,8 @@
  *   - a Split feeding a Concat in reverse order: one layer per output, each
  *     with its own tensor, both reading one;
  *   - Concats whose axis is missing or malformed are not listed (and fail
- *     nothing); an ONNX Concat-1 without axis is on axis 1; an ONNX graph
- *     with a subgraph counts one reader more for every tensor.
+ *     nothing); an ONNX Concat-1 without axis is on axis 1; a subgraph's
+ *     node that reads a tensor of the main graph is one more reader of it.
  * Every tensor number lies in [0, ntensors), and ntensors is the count of
  * tensors the model reads or writes.
  *
@@ -425,23 +425,27 @@ static void test_onnx_concat_axis(suite *s)
     sg_model_free(model);
 }
 
-/* A node with a subgraph may read any tensor in it: each counts one more. */
+/* A subgraph's node that reads a tensor of the main graph is one more
+ * reader of it; the tensors it does not read count as before. */
 static void test_onnx_subgraph(suite *s)
 {
-    onnx m = {0};
+    onnx m = {0}, then = {0};
     onnx_value(&m, ONNX_GRAPH_INPUT, "x", ONNX_FLOAT, nchw, 4);
-    onnx_value(&m, ONNX_GRAPH_INPUT, "flag", ONNX_FLOAT, NULL, 0);
+    onnx_value(&m, ONNX_GRAPH_INPUT, "flag", ONNX_BOOL, NULL, 0);
     onnx_slice(&m, "crop", "x", "y", 0, 0, true);
+    onnx_node(&then, "copy", "Identity", (const char *[]){"y", NULL}, (const char *[]){"w", NULL}, NO_ATTR);
+    onnx_value(&then, ONNX_GRAPH_OUTPUT, "w", ONNX_FLOAT, (const int64_t[]){1, 3, 4, 4}, 4);
     onnx_node(&m, "branch", "If", (const char *[]){"flag", NULL}, (const char *[]){"z", NULL},
-              attr_graph("then_branch"));
+              attr_body("then_branch", &then));
     onnx_value(&m, ONNX_GRAPH_OUTPUT, "y", ONNX_FLOAT, (const int64_t[]){1, 3, 4, 4}, 4);
     onnx_value(&m, ONNX_GRAPH_OUTPUT, "z", ONNX_FLOAT, NULL, 0);
     sg_model *model = onnx_load(s, &m, "subgraph", 13);
     if (model != NULL && check_shape(s, "ONNX subgraph", model, 1, 1 + 4 + 1 + 2, 0)) {
-        check_readers(s, "ONNX subgraph", model, model->flow[0].in, 2);
-        check_readers(s, "ONNX subgraph", model, model->flow[0].out, 2);
+        check_readers(s, "ONNX subgraph", model, model->flow[0].in, 1);
+        check_readers(s, "ONNX subgraph", model, model->flow[0].out, 2); /* an output, and the branch reads it */
     }
     sg_model_free(model);
+    free(then.graph.b);
 }
 
 int main(void)
