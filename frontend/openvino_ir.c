@@ -1151,7 +1151,8 @@ typedef struct slice_in {
      * the model's symbols in r->g), where known[k] */
     sg_val value_exprs[SG_MAX_VALUES];
     bool known[SG_MAX_VALUES];
-    int64_t *masks[5]; /* StridedSlice */
+    int64_t folded[5][SG_GRAPH_MAX_VALUES]; /* index inputs that shape arithmetic folds to constants */
+    int64_t *masks[5];                      /* StridedSlice */
     size_t mask_len[5];
     int version;      /* Pad: 1 or 12; Gather: 1, 7 or 8 */
     sg_trt_mode mode; /* Pad */
@@ -1386,6 +1387,27 @@ static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op
     return SG_OK;
 }
 
+/* Whether the index input `src` (not a Const), of kind `how`, is shape
+ * arithmetic that inference folds to constants (ShapeOf of static
+ * dimensions, then Gather, Concat...): a 1-D i32 or i64 tensor (one
+ * element of rank 0 or 1 for an axis) whose every element is a constant;
+ * they are then copied to values, and their count to *len. */
+static bool folded_input(const reader *r, const source *src, in_kind how, int64_t *values, size_t *len)
+{
+    const sg_gtensor *x = &r->g.tensors[r->tensor[src->layer] + (int32_t)src->output];
+    bool list = how == IN_LIST || how == IN_CONST_LIST, axis = how == IN_AXIS;
+    if (!(list || axis) || x->nvalues < 0 || (x->type != SG_I32 && x->type != SG_I64) ||
+        (list && x->rank != 1) || (axis && (x->rank > 1 || x->nvalues != 1)))
+        return false;
+    for (int64_t e = 0; e < x->nvalues; e++)
+        if (!sg_is_const(x->values[e]))
+            return false;
+    for (int64_t e = 0; e < x->nvalues; e++)
+        values[e] = x->values[e].k;
+    *len = (size_t)x->nvalues;
+    return true;
+}
+
 /* The one element of a rank-0 Const of element type `dtype` (a Pad's
  * pad_value) as a scalar: floats exactly (f16 and bf16 widened), integers
  * as integers, bool as false or true. */
@@ -1442,6 +1464,10 @@ static sg_status read_input(reader *r, const layer *l, const op_info *op, size_t
     sg_dtype dtype;
     who(l, whom);
     who(c, cwho);
+    if (strcmp(c->type, "Const") != 0 && folded_input(r, &l->src[i], how, s->folded[i], &s->len[i])) {
+        s->index[i] = s->folded[i];
+        return SG_OK;
+    }
     if (strcmp(c->type, "Const") != 0) {
         if (how == IN_LIST)
             return read_runtime_index(r, l, op, i, s);
@@ -1864,8 +1890,21 @@ static sg_status read_consts_and_graph(reader *r)
     return read_graph(r);
 }
 
-/* Every slice layer read, in document order, then the data flow around
- * them. */
+/* What layer i is: a slice layer (its op), or not one (NULL): another
+ * type, or a slice whose data input is shape arithmetic (*folded: made
+ * from a ShapeOf, it is folded into the numbers of the kernels it feeds,
+ * not compiled). */
+static const op_info *layer_op(const reader *r, size_t i, bool *folded)
+{
+    const layer *l = &r->layers[i];
+    const op_info *op = slice_op(l);
+    *folded = op != NULL && l->nin > 0 && l->src[0].layer != NONE &&
+              r->g.tensors[r->tensor[l->src[0].layer] + (int32_t)l->src[0].output].shape_arith;
+    return *folded ? NULL : op;
+}
+
+/* Every slice layer read, in document order (those on shape arithmetic
+ * folded), then the data flow around them. */
 static sg_status read_model(reader *r, sg_model **model)
 {
     sg_model *m = calloc(1, sizeof *m);
@@ -1873,8 +1912,10 @@ static sg_status read_model(reader *r, sg_model **model)
     if (m == NULL)
         return nomem(r);
     for (size_t i = 0; i < r->nlayers; i++) {
-        const op_info *op = slice_op(&r->layers[i]);
+        bool folded;
+        const op_info *op = layer_op(r, i, &folded);
         nslices += op != NULL ? model_layers_of(&r->layers[i], op) : 0;
+        m->folded += folded;
     }
     m->layers = calloc(nslices ? nslices : 1, sizeof *m->layers);
     m->numbers = calloc(nslices ? nslices : 1, sizeof *m->numbers);
@@ -1895,7 +1936,8 @@ static sg_status read_model(reader *r, sg_model **model)
         node_of[r->g.nodes[x].file_index] = (int32_t)x;
     bool ok = true;
     for (size_t i = 0; ok && i < r->nlayers; i++) {
-        const op_info *op = slice_op(&r->layers[i]);
+        bool folded;
+        const op_info *op = layer_op(r, i, &folded);
         size_t first = m->nlayers;
         ok = op == NULL || read_slice(r, &r->layers[i], op, m) == SG_OK;
         for (size_t k = first; k < m->nlayers; k++)

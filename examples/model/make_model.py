@@ -174,8 +174,8 @@ def example_layers():
         strided_slice("stem.ellipsis", "mask", i32(0, 1), i32(0, 5), i32(1, 2), out=[4, 2], etype="u8",
                       begin_mask="0,0", end_mask="0,0", new_axis_mask="", shrink_axis_mask="",
                       ellipsis_mask="1,0"),
-        # begin is computed (ShapeOf), not a Const: runtime values begin_0 .. begin_3
-        strided_slice("tail/dynamic-begin", "image", "image_shape", i64(0, 0, 0, 0), out=[0, 0, 0, 0],
+        # begin is a Parameter, not a Const: runtime values begin_0 .. begin_3
+        strided_slice("tail/dynamic-begin", "image", "offsets", i64(0, 0, 0, 0), out=["?", "?", "?", "?"],
                       begin_mask="0,0,0,0", end_mask="1,1,1,1"),
         # a dynamic dimension: a kernel for any number of tokens
         slice8("tokens/window", "tokens", i64(0), i64(8), i64(1), i64(1), out=["?", 8], etype="i64"),
@@ -201,15 +201,17 @@ def example_layers():
              parameter("mask", "u8", [4, 6]),
              parameter("tokens", "i64", ["?", 16]),
              parameter("packed", "u4", [16]),
-             op("image_shape", "ShapeOf", ["image"], "i64", [4], "opset3", {"output_type": "i64"})]
+             parameter("offsets", "i64", [4])]
             + slices
-            + results(slices))
+            + results(slices)
+            # a ShapeOf nothing reads (the faults change its port)
+            + [op("image_shape", "ShapeOf", ["image"], "i64", [4], "opset3", {"output_type": "i64"})])
 
 
 def runtime_layers():
-    """Slices whose numbers are known only at run time: begin, end, stride,
-    start and step from Parameters and ShapeOf (one runtime value per
-    element), dynamic data dimensions with Const indices, and both at once;
+    """Slices whose numbers are known only at run time: begin, stride,
+    start and step from Parameters (one runtime value per element; an end
+    from a ShapeOf of static dimensions, folded to constants), dynamic data dimensions with Const indices, and both at once;
     then layers slicegen must skip: an index input of dynamic length, one
     of rank 2, a float one, Slice axes that are no Const, and begin and end
     of 129 elements each (more than 256 runtime values). Expected results
@@ -218,7 +220,8 @@ def runtime_layers():
         # begin from a Parameter: y[b0:, b1::2]
         strided_slice("param-begin", "y", "offsets", i64(0, 0), i64(1, 2), out=["?", "?"], etype="u8",
                       begin_mask="0,0", end_mask="1,1"),
-        # end from ShapeOf, stride from an i32 Parameter: y[1:e0:s0, 0:e1:s1]
+        # end from ShapeOf (y's static shape: folded to 5, 7), stride from an i32 Parameter:
+        # y[1:5:s0, 0:7:s1]
         strided_slice("shapeof-end", "y", i64(1, 0), "y_shape", "steps", out=["?", "?"], etype="u8",
                       begin_mask="0,0", end_mask="0,0"),
         # a dynamic dimension with Const indices: x[:, 1:-1]
