@@ -305,8 +305,30 @@ sg_status sg_codegen_ptx(const sg_plan *plan, const char *symbol, const char *cp
 
 /* A target: triple (normalized), CPU and feature string (malloc'd), the
  * ABI its module must name ("" for the default) and the LLVM target. */
+/* A target's architecture, from its triple (target.c: the one place that
+ * reads triples). */
+typedef enum sg_arch {
+    SG_ARCH_OTHER,
+    SG_ARCH_X86_64,
+    SG_ARCH_X86_32, /* i386 to i686 */
+    SG_ARCH_AARCH64,
+    SG_ARCH_ARM,
+    SG_ARCH_RISCV64,
+    SG_ARCH_RISCV32,
+    SG_ARCH_NVPTX
+} sg_arch;
+
+/* The fence that orders a kernel's streaming stores before it returns. */
+typedef enum sg_store_fence {
+    SG_FENCE_RELEASE, /* a release fence (AArch64: dmb ish) */
+    SG_FENCE_SFENCE,  /* x86 with SSE: sfence */
+    SG_FENCE_SEQ_CST  /* x86 without SSE: a full fence */
+} sg_store_fence;
+
 typedef struct sg_target {
     char *triple, *cpu, *features;
+    sg_arch arch;
+    sg_store_fence fence;
     char abi[16];
     bool host; /* the process's own: triple, CPU and features detected */
     bool baseline; /* a named triple whose CPU was not named: the default of named_defaults */

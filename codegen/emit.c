@@ -1426,23 +1426,12 @@ static void add_string_attr(gen *g, const char *name, const char *value)
             LLVMCreateStringAttribute(g->c, name, (unsigned)strlen(name), value, (unsigned)strlen(value)));
 }
 
-static bool is_aarch64(const sg_target *t)
-{
-    return strncmp(t->triple, "aarch64", 7) == 0 || strncmp(t->triple, "arm64", 5) == 0;
-}
-
-static bool is_x86(const sg_target *t)
-{
-    return strncmp(t->triple, "x86_64", 6) == 0 ||
-           (t->triple[0] == 'i' && strchr("3456", t->triple[1]) && strncmp(t->triple + 2, "86", 2) == 0);
-}
-
-/* After streaming stores, before the kernel returns: a store fence, so
- * that they are ordered before whatever the caller does next (x86 sfence
- * where the CPU has SSE, else a full fence; dmb ish on AArch64). */
+/* After streaming stores, before the kernel returns: the target's store
+ * fence (t->fence), so that they are ordered before whatever the caller
+ * does next. */
 static void store_fence(gen *g, const sg_target *t)
 {
-    if (is_x86(t) && (strncmp(t->triple, "x86_64", 6) == 0 || strstr(t->features, "+sse") != NULL)) {
+    if (t->fence == SG_FENCE_SFENCE) {
         static const char name[] = "llvm.x86.sse.sfence";
         LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(g->c), NULL, 0, 0);
         LLVMValueRef fn = LLVMGetNamedFunction(g->m, name);
@@ -1450,8 +1439,8 @@ static void store_fence(gen *g, const sg_target *t)
             fn = LLVMAddFunction(g->m, name, type);
         LLVMBuildCall2(g->b, type, fn, NULL, 0, "");
     } else {
-        LLVMAtomicOrdering order =
-            is_x86(t) ? LLVMAtomicOrderingSequentiallyConsistent : LLVMAtomicOrderingRelease;
+        LLVMAtomicOrdering order = t->fence == SG_FENCE_SEQ_CST ? LLVMAtomicOrderingSequentiallyConsistent
+                                                                : LLVMAtomicOrderingRelease;
         LLVMBuildFence(g->b, order, 0, "");
     }
 }
@@ -1574,7 +1563,7 @@ static void declare_kernel(gen *g, const char *symbol, const sg_target *t)
     add_string_attr(g, "no-builtins", "true");
     if (t->vector_bytes > 32) /* keep 512-bit types legal where the CPU prefers 256 */
         add_string_attr(g, "min-legal-vector-width", "512");
-    if (t->cf_protection && is_aarch64(t)) {
+    if (t->cf_protection && t->arch == SG_ARCH_AARCH64) {
         /* LLVM 19 and later read these from the function only: a BTI
          * landing pad at the entry, and the return address signed with key
          * A where the kernel saves it. */
@@ -1688,10 +1677,10 @@ void sg_codegen_cf_protection(LLVMModuleRef m, const sg_target *t)
      * -mbranch-protection=standard (AArch64): code generators mark the
      * object with a GNU property note, x86 puts an endbr at each function's
      * entry (AArch64 takes the function attributes of emit_function). */
-    if (t->cf_protection && is_x86(t)) {
+    if (t->cf_protection && (t->arch == SG_ARCH_X86_64 || t->arch == SG_ARCH_X86_32)) {
         add_flag(m, LLVMModuleFlagBehaviorOverride, "cf-protection-branch", 1);
         add_flag(m, LLVMModuleFlagBehaviorOverride, "cf-protection-return", 1);
-    } else if (t->cf_protection && is_aarch64(t)) {
+    } else if (t->cf_protection && t->arch == SG_ARCH_AARCH64) {
         add_flag(m, LLVMModuleFlagBehaviorError, "branch-target-enforcement", 1);
         add_flag(m, LLVMModuleFlagBehaviorError, "sign-return-address", 1);
         add_flag(m, LLVMModuleFlagBehaviorError, "sign-return-address-all", 0);

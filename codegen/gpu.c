@@ -1153,11 +1153,6 @@ static void add_attr(gpu *g, LLVMAttributeIndex index, const char *name)
         LLVMAddAttributeAtIndex(g->fn, index, LLVMCreateEnumAttribute(g->c, kind, 0));
 }
 
-bool sg_target_is_gpu(const sg_target *t)
-{
-    return strncmp(t->triple, "nvptx", 5) == 0;
-}
-
 /* NVPTX: the kernel entry (ptx_kernel), thread index from the special registers. */
 static void emit_entry(gpu *g, const char *symbol)
 {

@@ -423,7 +423,7 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_opt
     else if (o->prefix)
         fprintf(f, ", listed in model order in %s_kernels[%s_kernel_count]", o->prefix, o->prefix);
     fputs(count ? ".\n *\n" : ".\n", f);
-    bool gpu = strncmp(code->triple, "nvptx", 5) == 0;
+    bool gpu = sg_target_is_gpu(code->target);
     if (count > 0)
         fputs(gpu ? how_to_launch : how_to_call, f);
     bool symbolic = false, numbers = false;

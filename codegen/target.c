@@ -96,14 +96,29 @@ static bool starts_with(const char *s, const char *prefix)
  * registers (lp64d, ilp32d), so that the object links with the system's
  * C library; bare-metal RISC-V is rv64imac / rv32imac with the soft-float
  * ABI. RISC-V has no CPU called "generic" on LLVM 14. */
+static sg_arch arch_of(const char *triple)
+{
+    static const struct {
+        const char *prefix;
+        sg_arch arch;
+    } arches[] = {{"x86_64", SG_ARCH_X86_64}, {"i386", SG_ARCH_X86_32},  {"i486", SG_ARCH_X86_32},
+                  {"i586", SG_ARCH_X86_32},   {"i686", SG_ARCH_X86_32},  {"aarch64", SG_ARCH_AARCH64},
+                  {"arm64", SG_ARCH_AARCH64}, {"arm", SG_ARCH_ARM},      {"thumb", SG_ARCH_ARM},
+                  {"riscv64", SG_ARCH_RISCV64}, {"riscv32", SG_ARCH_RISCV32}, {"nvptx", SG_ARCH_NVPTX}};
+    for (size_t i = 0; i < sizeof arches / sizeof arches[0]; i++)
+        if (starts_with(triple, arches[i].prefix))
+            return arches[i].arch;
+    return SG_ARCH_OTHER;
+}
+
 static void named_defaults(sg_target *t, const char **cpu, const char **features)
 {
     t->baseline = *cpu == NULL;
     if (sg_target_is_gpu(t) && *cpu == NULL) /* PTX for the oldest GPU that CUDA 13's ptxas still takes */
         *cpu = SG_GPU_DEFAULT_CPU;
-    if (starts_with(t->triple, "x86_64") && *cpu == NULL) /* what every x86-64 CPU runs */
+    if (t->arch == SG_ARCH_X86_64 && *cpu == NULL) /* what every x86-64 CPU runs */
         *cpu = "x86-64";
-    bool rv64 = starts_with(t->triple, "riscv64"), rv32 = starts_with(t->triple, "riscv32");
+    bool rv64 = t->arch == SG_ARCH_RISCV64, rv32 = t->arch == SG_ARCH_RISCV32;
     if (!rv64 && !rv32)
         return;
     if (*cpu == NULL || strcmp(*cpu, "generic") == 0)
@@ -113,6 +128,11 @@ static void named_defaults(sg_target *t, const char **cpu, const char **features
         *features = linux_os ? "+m,+a,+f,+d,+c" : "+m,+a,+c";
     if (linux_os && strstr(*features, "+d") != NULL)
         snprintf(t->abi, sizeof t->abi, "%s", rv64 ? "lp64d" : "ilp32d");
+}
+
+bool sg_target_is_gpu(const sg_target *t)
+{
+    return t->arch == SG_ARCH_NVPTX;
 }
 
 /* Whether the comma-separated feature list holds `feature` ("+avx512bw"). */
@@ -139,8 +159,7 @@ static const char *const avx512bw_cpus[] = {
  * there a "-evex512" only makes vectors narrower than they could be. */
 static int vector_bytes(const sg_target *t)
 {
-    bool x86 = strncmp(t->triple, "x86_64", 6) == 0;
-    if (!x86 || has_feature(t->features, "-evex512") || has_feature(t->features, "-avx512bw"))
+    if (t->arch != SG_ARCH_X86_64 || has_feature(t->features, "-evex512") || has_feature(t->features, "-avx512bw"))
         return 32;
     if (has_feature(t->features, "+avx512bw"))
         return 64;
@@ -166,6 +185,7 @@ sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, cons
     LLVMDisposeMessage(llvm);
     if (t->triple == NULL)
         goto nomem;
+    t->arch = arch_of(t->triple);
     if (triple != NULL)
         named_defaults(t, &cpu, &features);
     llvm = cpu || triple ? NULL : LLVMGetHostCPUName();
@@ -184,6 +204,10 @@ sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, cons
     }
     LLVMDisposeMessage(message);
     t->vector_bytes = vector_bytes(t);
+    bool x86 = t->arch == SG_ARCH_X86_64 || t->arch == SG_ARCH_X86_32;
+    t->fence = !x86                                                                     ? SG_FENCE_RELEASE
+               : t->arch == SG_ARCH_X86_64 || strstr(t->features, "+sse") != NULL ? SG_FENCE_SFENCE
+                                                                                     : SG_FENCE_SEQ_CST;
     if (t->host)
         t->llc_bytes = sg_host_llc_bytes();
     return SG_OK;
@@ -310,7 +334,7 @@ sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachine
 {
     static const LLVMCodeGenOptLevel levels[] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
                                                  LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
-    bool large = t->jit && strncmp(t->triple, "x86_64", 6) == 0;
+    bool large = t->jit && t->arch == SG_ARCH_X86_64;
     LLVMTargetMachineRef m =
         LLVMCreateTargetMachine(t->target, t->triple, t->cpu, t->features, levels[opt_level],
                                 large ? LLVMRelocStatic : LLVMRelocPIC, large ? LLVMCodeModelLarge : LLVMCodeModelDefault);

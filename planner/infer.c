@@ -104,7 +104,7 @@ typedef struct bounds {
     bool onnx; /* ONNX Runtime's Slice: an end of INT32_MAX or INT64_MAX is masked */
 } bounds;
 
-/* OpenVINO's rule for one ordinary step (SEMANTICS.md StridedSlice 1, Slice-8 2). */
+/* OpenVINO's rule for one ordinary step (docs/semantics.md, "StridedSlice-1 and Slice-8"). */
 static range openvino_branch(infer *in, bool forward, const void *arg)
 {
     const bounds *k = arg;
@@ -536,7 +536,7 @@ sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape,
     return st;
 }
 
-/* The TensorRT formulas (SEMANTICS.md TensorRT 2-3), over Pad's window,
+/* The TensorRT formulas (docs/semantics.md, "TensorRT ISliceLayer"), over Pad's window,
  * applied per element by the reference interpreter and by the checker.
  * Independent of fold.c. */
 int64_t sg_plan_axis_index(const sg_plan *p, size_t dim, int64_t y)

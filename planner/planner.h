@@ -122,7 +122,7 @@ typedef struct sg_loop {
  * strides are the whole output's (out_strides per output dimension), and a
  * new axis may repeat (count > 1, an edge pad of an axis of one). */
 #define SG_MAX_PARTS 1024
-#define SG_PROG_MAX_DEPTH 64
+/* A program's tree is at most SG_PROG_MAX_DEPTH deep (frontend.h). */
 
 typedef struct sg_part {
     struct sg_plan *plan;
