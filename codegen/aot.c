@@ -20,6 +20,7 @@
 
 #include "../frontend/graph.h"
 #include "codegen.h"
+#include "ir.h"
 
 int sg_aot_format_of(const char *path, sg_aot_format *format)
 {
@@ -58,12 +59,7 @@ typedef struct meta {
 /* With typed pointers (LLVM 14) every pointer field is an i8*. */
 static LLVMValueRef as_ptr(meta *x, LLVMValueRef v)
 {
-#if LLVM_VERSION_MAJOR < 15
-    return LLVMConstBitCast(v, x->ptr);
-#else
-    (void)x;
-    return v;
-#endif
+    return sg_ir_const_ptr(v, x->ptr);
 }
 
 static LLVMValueRef private_constant(meta *x, LLVMValueRef init, unsigned align)
@@ -410,11 +406,7 @@ static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, co
     meta x = {.c = LLVMGetModuleContext(m), .m = m};
     x.i32 = LLVMInt32TypeInContext(x.c);
     x.i64 = LLVMInt64TypeInContext(x.c);
-#if LLVM_VERSION_MAJOR < 15
-    x.ptr = LLVMPointerType(LLVMInt8TypeInContext(x.c), 0);
-#else
-    x.ptr = LLVMPointerTypeInContext(x.c, 0);
-#endif
+    x.ptr = sg_ir_ptr_type(x.c, 0);
     LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
     x.size_t_type = LLVMIntPtrTypeInContext(x.c, layout);
     LLVMDisposeTargetData(layout);

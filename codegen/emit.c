@@ -13,6 +13,7 @@
 #include <llvm/Config/llvm-config.h>
 
 #include "codegen.h"
+#include "ir.h"
 
 enum {
     MAX_VEC = 64,                  /* the widest vectors (sg_target.vector_bytes) */
@@ -137,13 +138,7 @@ static LLVMValueRef clamp(gen *g, LLVMValueRef v, LLVMValueRef n)
 /* With typed pointers (LLVM 14) a load or store needs a pointer to its type. */
 static LLVMValueRef typed(gen *g, LLVMValueRef p, LLVMTypeRef type)
 {
-#if LLVM_VERSION_MAJOR < 15
-    return LLVMBuildBitCast(g->b, p, LLVMPointerType(type, 0), "");
-#else
-    (void)g;
-    (void)type;
-    return p;
-#endif
+    return sg_ir_typed(g->b, p, type, 0);
 }
 
 static LLVMValueRef load(gen *g, LLVMTypeRef type, LLVMValueRef p)
@@ -181,7 +176,7 @@ static int64_t chunk_at_most(int64_t widest, int64_t n)
 
 static LLVMBasicBlockRef block(gen *g, const char *name)
 {
-    return LLVMAppendBasicBlockInContext(g->c, g->fn, name);
+    return sg_ir_block(g->c, g->fn, name);
 }
 
 /* if (lo < hi) { what the caller builds next } ... when_end(g, done): the
@@ -1696,11 +1691,7 @@ static void gen_init(gen *g, const sg_plan *plan, const sg_target *t, LLVMModule
     g->i8 = LLVMInt8TypeInContext(ctx);
     g->i32 = LLVMInt32TypeInContext(ctx);
     g->ix = LLVMIntPtrTypeInContext(ctx, LLVMGetModuleDataLayout(m));
-#if LLVM_VERSION_MAJOR < 15
-    g->ptr = LLVMPointerType(g->i8, 0);
-#else
-    g->ptr = LLVMPointerTypeInContext(ctx, 0);
-#endif
+    g->ptr = sg_ir_ptr_type(ctx, 0);
     g->copy_vec = copy_width(plan, g->vec);
     g->stream = sg_codegen_streams(plan, t);
     g->stream_above = plan->sym && t->stores == SG_STORES_AUTO ? sg_codegen_stream_above(plan, t) : -1;

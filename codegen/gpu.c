@@ -43,6 +43,7 @@
 #include <llvm/Config/llvm-config.h>
 
 #include "codegen.h"
+#include "ir.h"
 
 enum {
     CHUNK = SG_GPU_CHUNK,
@@ -107,19 +108,13 @@ static LLVMValueRef either(gpu *g, LLVMValueRef a, LLVMValueRef b) /* a || b, NU
 
 static LLVMBasicBlockRef block(gpu *g, const char *name)
 {
-    return LLVMAppendBasicBlockInContext(g->c, g->fn, name);
+    return sg_ir_block(g->c, g->fn, name);
 }
 
 /* A pointer of the tensors' address space to `type` (typed pointers before LLVM 15). */
 static LLVMValueRef typed(gpu *g, LLVMValueRef p, LLVMTypeRef type)
 {
-#if LLVM_VERSION_MAJOR < 15
-    return LLVMBuildBitCast(g->b, p, LLVMPointerType(type, g->as), "");
-#else
-    (void)type;
-    (void)g;
-    return p;
-#endif
+    return sg_ir_typed(g->b, p, type, g->as);
 }
 
 static LLVMValueRef at(gpu *g, LLVMValueRef base, LLVMValueRef offset)
@@ -1217,11 +1212,7 @@ sg_status sg_gpu_add_kernel(const sg_plan *plan, const char *symbol, const sg_ta
     g.i64 = LLVMInt64TypeInContext(c);
     bool small = plan->out_bytes <= INT32_MAX && plan->in_bytes <= INT32_MAX;
     g.ity = small ? g.i32 : g.i64;
-#if LLVM_VERSION_MAJOR < 15
-    g.ptr = LLVMPointerType(g.i8, g.as);
-#else
-    g.ptr = LLVMPointerTypeInContext(c, g.as);
-#endif
+    g.ptr = sg_ir_ptr_type(c, g.as);
     for (size_t i = 0; i < plan->nloops; i++) {
         if (plan->loops[i].nseg > MAX_SELECT_SEGS && (g.table[i] = segment_table(&g, i)) == NULL) {
             LLVMDisposeBuilder(g.b);

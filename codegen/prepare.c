@@ -20,6 +20,7 @@
 
 #include "../frontend/graph.h"
 #include "codegen.h"
+#include "ir.h"
 
 typedef struct prep {
     LLVMContextRef c;
@@ -44,11 +45,7 @@ static LLVMValueRef val(prep *p, sg_val v)
 static LLVMValueRef at(prep *p, LLVMValueRef base, int64_t index)
 {
     LLVMValueRef offset = k64(p, 8 * index);
-    LLVMValueRef a = LLVMBuildGEP2(p->b, p->i8, base, &offset, 1, "");
-#if LLVM_VERSION_MAJOR < 15
-    a = LLVMBuildBitCast(p->b, a, LLVMPointerType(p->i64, 0), "");
-#endif
-    return a;
+    return sg_ir_typed(p->b, LLVMBuildGEP2(p->b, p->i8, base, &offset, 1, ""), p->i64, 0);
 }
 
 static LLVMValueRef load(prep *p, LLVMValueRef base, int64_t index)
@@ -156,11 +153,7 @@ static void prep_init(prep *p, LLVMModuleRef m)
     p->i8 = LLVMInt8TypeInContext(p->c);
     p->i32 = LLVMInt32TypeInContext(p->c);
     p->i64 = LLVMInt64TypeInContext(p->c);
-#if LLVM_VERSION_MAJOR < 15
-    p->ptr = LLVMPointerType(p->i8, 0);
-#else
-    p->ptr = LLVMPointerTypeInContext(p->c, 0);
-#endif
+    p->ptr = sg_ir_ptr_type(p->c, 0);
 }
 
 /* p->fn: a function `name` returning `ret` of three pointer parameters
