@@ -49,10 +49,15 @@ static bool counts_readers(const sg_gnode *n)
     return !(strcmp(n->domain, SG_OPENVINO_DOMAIN) == 0 && strcmp(n->op, "Result") == 0);
 }
 
-static int compare_file_order(const void *a, const void *b, void *nodes)
+/* A node of the main graph and its place in the file. */
+typedef struct placed {
+    size_t file_index;
+    int32_t node;
+} placed;
+
+static int by_file_index(const void *a, const void *b)
 {
-    const sg_gnode *n = nodes;
-    size_t x = n[*(const int32_t *)a].file_index, y = n[*(const int32_t *)b].file_index;
+    size_t x = ((const placed *)a)->file_index, y = ((const placed *)b)->file_index;
     return (x > y) - (x < y);
 }
 
@@ -61,18 +66,22 @@ static int compare_file_order(const void *a, const void *b, void *nodes)
 static int32_t *file_order(const sg_graph *g, size_t *count)
 {
     const sg_gscope *main = &g->scopes[0];
-    int32_t *order = malloc((main->nnodes ? main->nnodes : 1) * sizeof *order);
-    if (order == NULL)
+    size_t n = main->nnodes;
+    int32_t *order = malloc((n ? n : 1) * sizeof *order);
+    placed *p = malloc((n ? n : 1) * sizeof *p);
+    if (order == NULL || p == NULL) {
+        free(order);
+        free(p);
         return NULL;
-    memcpy(order, main->nodes, main->nnodes * sizeof *order);
-    /* insertion sort: the lists are nearly in order, and qsort_r is not C11 */
-    for (size_t i = 1; i < main->nnodes; i++)
-        for (size_t j = i; j > 0 && compare_file_order(&order[j - 1], &order[j], g->nodes) > 0; j--) {
-            int32_t t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    *count = main->nnodes;
+    }
+    for (size_t i = 0; i < n; i++)
+        p[i] = (placed){g->nodes[main->nodes[i]].file_index, main->nodes[i]};
+    if (n > 1)
+        qsort(p, n, sizeof *p, by_file_index);
+    for (size_t i = 0; i < n; i++)
+        order[i] = p[i].node;
+    free(p);
+    *count = n;
     return order;
 }
 
