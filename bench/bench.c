@@ -404,12 +404,33 @@ static void print_stores(bench *b)
     if (b->nresults == 0 || b->o->cuda)
         return;
     sg_short_rows_probe probe;
+    sg_threshold_probe ladder;
+    int64_t threshold = sg_host_measured_stream_threshold(&ladder);
     bool short_rows = sg_host_short_rows_stream(&probe);
-    sg_bench_say(b,
-                 "stores: each kernel also compiled with --stores cached and --stores streaming, timed in turn "
-                 "with auto's (auto streams above %" PRId64 " output bytes: rows of long pieces, and rows of "
-                 "short pieces %s)\n",
-                 sg_host_stream_threshold(), short_rows ? "too" : "not");
+    sg_bench_say(
+        b,
+        "stores: each kernel also compiled with --stores cached and --stores streaming, timed in turn "
+        "with auto's (auto streams above %" PRId64 " output bytes: rows of long pieces, and rows of "
+        "short pieces %s)\n",
+        threshold, short_rows ? "too" : "not");
+    if (ladder.measured) {
+        char line[512], out[32], c[32], st[32];
+        size_t n = 0;
+        for (int k = 0; k < ladder.nsizes && n < sizeof line; k++)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %s/%s", k ? ", " : "",
+                                  sg_bench_format_bytes(out, ladder.output_bytes[k]),
+                                  sg_bench_format_time(c, ladder.cached_s[k]),
+                                  sg_bench_format_time(st, ladder.streaming_s[k]));
+        sg_bench_say(
+            b,
+            "stores: threshold: this machine's probe (a copy of rows of 8 KiB, cached/streaming at "
+            "each output size, from the largest down): %s; half the last-level cache would be %" PRId64 "\n",
+            line, ladder.derived);
+    } else {
+        sg_bench_say(b, "stores: threshold: %s\n",
+                     ladder.setting >= 0 ? "SLICEGEN_STREAM_THRESHOLD"
+                                         : "half the last-level cache (the probe failed)");
+    }
     if (probe.measured) {
         char out[32], c[32], st[32];
         sg_bench_say(b,

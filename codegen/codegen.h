@@ -126,11 +126,13 @@ int64_t sg_nest_outer_extent(const sg_plan *plan);
  * partly with ordinary stores (where two pieces stored apart meet: a
  * border and an interior, one row and the next; and every line of a
  * piece shorter than SG_STREAM_VECTORS vectors of `vector_bytes`, stored
- * with ordinary stores only), both summed over the kernel (a program's
- * over its parts). */
+ * with ordinary stores only), and `shuffled`, those in rows whose
+ * elements are gathered one by one (strided or reversed runs shorter than
+ * SG_STREAM_VECTORS vectors, no segments), all summed over the kernel (a
+ * program's over its parts). */
 enum { SG_LINE_BYTES = 64, SG_STREAM_VECTORS = 2 };
 typedef struct sg_stream_lines {
-    double lines, mixed;
+    double lines, mixed, shuffled;
 } sg_stream_lines;
 sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, int64_t vector_bytes);
 /* What --stores auto makes of a kernel (sg_codegen_auto_stores). */
@@ -241,14 +243,19 @@ sg_status sg_jit_compile(sg_jit *jit, const sg_plan *plan, int opt_level, const 
 /* sg_jit_compile with `stores` (an sg_stores). */
 sg_status sg_jit_compile_stores(sg_jit *jit, const sg_plan *plan, int opt_level, int stores,
                                 const char *symbol, sg_kernel_fn *fn, void **resource, sg_error *err);
-/* AUTO's choice for plan's kernel on the host (sg_codegen_auto_stores). */
-sg_auto_stores sg_jit_auto_stores(const sg_jit *jit, const sg_plan *plan);
+/* AUTO's choice for plan's kernel on the host (sg_codegen_auto_stores),
+ * streaming above `threshold` output bytes as this machine was measured
+ * (sg_target.stream_threshold; 0: half its last-level cache). */
+sg_auto_stores sg_jit_auto_stores(const sg_jit *jit, const sg_plan *plan, int64_t threshold);
 /* Whether kernels of SG_AUTO_SHORT_ROWS stream when nothing was measured
  * (an object for any machine): 1 or 0 from the environment variable
  * SLICEGEN_STREAM_SHORT_ROWS when it is set to either, else -1 (unknown;
  * objects then store such rows cached, the choice whose worst case is
  * bounded). */
 int sg_codegen_short_rows(void);
+/* SLICEGEN_STREAM_THRESHOLD: its value when it is a decimal number of
+ * bytes, else -1 (unset: nothing overrides the measured or derived one). */
+int64_t sg_codegen_threshold_setting(void);
 /* The GPU kernel of plan compiled for the host, for testing the GPU code
  * without a GPU: a function of the CPU kernel ABI whose steps [begin, end)
  * are GPU threads [begin, end), run one after another with the same code
@@ -272,7 +279,7 @@ void sg_jit_free(sg_jit *jit, void *resource);
  * divisions by constants. For NVPTX the kernel reads global memory through
  * `in` (noalias, read-only) and writes it through `out`. */
 enum { SG_GPU_CHUNK = 16, SG_GPU_BLOCK = 256, SG_GPU_ALIGN = 16 };
-#define SG_GPU_TRIPLE "nvptx64-nvidia-cuda"
+#define SG_GPU_TRIPLE      "nvptx64-nvidia-cuda"
 #define SG_GPU_DEFAULT_CPU "sm_75"
 
 typedef struct sg_gpu_launch {
@@ -330,17 +337,20 @@ typedef struct sg_target {
     sg_arch arch;
     sg_store_fence fence;
     char abi[16];
-    bool host; /* the process's own: triple, CPU and features detected */
+    bool host;     /* the process's own: triple, CPU and features detected */
     bool baseline; /* a named triple whose CPU was not named: the default of named_defaults */
     /* Ahead-of-time code for CET (x86: IBT and shadow stacks) or BTI and
      * PAC (AArch64): the function attributes (AArch64) and, with
      * sg_codegen_cf_protection, the module flags that make LLVM emit the
      * landing pads, return address signing and the GNU property notes. */
     bool cf_protection;
-    int vector_bytes; /* the widest vectors kernels use: 64 or 32 */
+    int vector_bytes;   /* the widest vectors kernels use: 64 or 32 */
     bool gpu_emulation; /* kernels are GPU kernels run on the host (sg_jit_compile_gpu_emulation) */
     int stores;         /* an sg_stores: streaming stores for large outputs (emit.c) */
     uint64_t llc_bytes; /* the CPU's last-level cache: the host's (JIT, cpu native), else 0 */
+    /* --stores auto's threshold measured on the host (the JIT's static
+     * kernels: runtime/stores_probe.c), else 0: half of llc_bytes */
+    int64_t stream_threshold;
     /* Code for the JIT (sg_jit's host target): on x86-64 not
      * position-independent, in the large code model, which reaches
      * memcpy, memset, constants and jump tables by 64-bit absolute
@@ -383,19 +393,29 @@ sg_status sg_target_check(const sg_target *t, sg_error *err);
 uint64_t sg_host_llc_bytes(void);
 /* What AUTO makes of plan's kernel for t:
  *   - SG_AUTO_CACHED for an output of at most SLICEGEN_STREAM_THRESHOLD
- *     bytes when that is set, else half of t->llc_bytes
- *     (SG_STREAM_DEFAULT_LLC when 0), for a symbolic plan (which chooses
+ *     bytes when that is set, else t->stream_threshold when it was
+ *     measured, else half of t->llc_bytes (SG_STREAM_DEFAULT_LLC when 0),
+ *     for a symbolic plan (which chooses
  *     per call: sg_codegen_stream_above) and for GPU kernels;
  *   - above it, SG_AUTO_STREAMS when at most one output line in
  *     SG_STREAM_LINES_PER_MIXED is written partly with ordinary stores
  *     (sg_nest_stream_lines);
- *   - else SG_AUTO_SHORT_ROWS: the rows are short pieces (a pad's rows of
- *     a few hundred bytes to a KiB between short borders), whose ordinary
- *     stores among streaming ones cost 1.8-6x the cached kernel's time on
- *     some machines and save 1.1-2x on others (docs/bench.md,
- *     "Streaming stores and rows of short pieces"). They stream where sg_codegen_short_rows says so
- *     for t; the JIT asks the host (sg_host_short_rows_stream). */
-enum { SG_STREAM_DEFAULT_LLC = 32 << 20, SG_STREAM_LINES_PER_MIXED = 21 };
+ *   - else, when at most one line in SG_STREAM_LINES_PER_MIXED_SHORT is,
+ *     SG_AUTO_SHORT_ROWS: the rows are short pieces (a pad's rows of
+ *     about a KiB between short borders), whose streaming saves 1.1-1.4x
+ *     on some machines and may cost more on others (docs/bench.md,
+ *     "Streaming stores and rows of short pieces"). They stream where
+ *     sg_codegen_short_rows says so for t; the JIT asks the host
+ *     (sg_host_short_rows_stream);
+ *   - else SG_AUTO_CACHED: rows of a few hundred bytes, about as many
+ *     lines with ordinary stores as with streaming ones, and short rows
+ *     mostly shuffled (Focus, a 2x2 subsampling: streamed, 1.6-5x the
+ *     cached time on the machine of docs/bench.md). */
+enum {
+    SG_STREAM_DEFAULT_LLC = 32 << 20,
+    SG_STREAM_LINES_PER_MIXED = 21,
+    SG_STREAM_LINES_PER_MIXED_SHORT = 4
+};
 sg_auto_stores sg_codegen_auto_stores(const sg_plan *plan, const sg_target *t);
 /* Whether plan's kernel for t makes streaming stores: t->stores, and for
  * AUTO sg_codegen_auto_stores, SG_AUTO_SHORT_ROWS streaming only when
@@ -403,7 +423,8 @@ sg_auto_stores sg_codegen_auto_stores(const sg_plan *plan, const sg_target *t);
 bool sg_codegen_streams(const sg_plan *plan, const sg_target *t);
 /* AUTO's threshold for t: output bytes above which a kernel streams. */
 int64_t sg_codegen_stream_threshold(const sg_target *t);
-/* The threshold of a target with this machine's last-level cache. */
+/* The threshold of a target with this machine's last-level cache and
+ * nothing measured (SLICEGEN_STREAM_THRESHOLD when set). */
 int64_t sg_host_stream_threshold(void);
 /* A symbolic plan's kernel chooses per call: a call streams when its
  * output has more bytes than sg_codegen_stream_above (-1: never, 0:
@@ -418,7 +439,7 @@ sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachine
 
 /* An empty module of ctx for t: tm's triple and data layout, t's ABI. */
 LLVMModuleRef sg_codegen_new_module(const char *name, const sg_target *t, LLVMTargetMachineRef tm,
-                                   LLVMContextRef ctx);
+                                    LLVMContextRef ctx);
 /* When t->cf_protection: the module flags of CET (x86) or BTI and PAC
  * (AArch64) on m, the output module (the modules linked into it have
  * none: LLVM 19 and later refuse to link such flags with the behaviour the
@@ -444,7 +465,8 @@ struct sg_layer_numbers;
 /* The numbers of kernel k's model layer (o->model's) when they follow
  * from the model's symbols: the kernel then has NAME_numbers; else NULL
  * (no model layer, no runtime numbers, or a GPU target). */
-const struct sg_layer_numbers *sg_aot_numbers(const sg_aot_kernel *k, const sg_aot_options *o, const sg_target *t);
+const struct sg_layer_numbers *sg_aot_numbers(const sg_aot_kernel *k, const sg_aot_options *o,
+                                              const sg_target *t);
 sg_status sg_codegen_add_numbers(const struct sg_layer_numbers *n, const char *symbol, const sg_target *t,
                                  LLVMModuleRef m, sg_error *err);
 /* The GPU kernel (gpu.c): the NVPTX entry, or for another target the
@@ -459,7 +481,8 @@ sg_status sg_codegen_verify(LLVMModuleRef m, const char *what, sg_error *err);
 sg_status sg_codegen_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, sg_error *err);
 /* A new module of ctx holding plan's kernel as `symbol`, verified. */
 sg_status sg_codegen_module(const sg_plan *plan, const char *symbol, const sg_target *t,
-                            LLVMTargetMachineRef tm, LLVMContextRef ctx, LLVMModuleRef *module, sg_error *err);
+                            LLVMTargetMachineRef tm, LLVMContextRef ctx, LLVMModuleRef *module,
+                            sg_error *err);
 
 /* The kernel compiled by tm (made by sg_target_machine for t at
  * opt_level) as an object file in memory. tm is used by one thread at a

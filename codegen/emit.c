@@ -368,13 +368,14 @@ static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, in
     store(g, load(g, chunk_type(g, c), gep_c(g, in, at)), gep_c(g, out, at));
 }
 
-/* Moves `bytes` bytes, fewer than a widest vector, inline: for each bit c
- * of the count (1, 2, 4, ...) that is set, c bytes at offset bytes & (c -
- * 1), the sum of the smaller chunks. A count of 0 takes one branch. */
-static void copy_short(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+/* Moves `bytes` bytes, fewer than `below` (a power of two, at most a line
+ * and at least a widest vector), inline: for each bit c of the count
+ * (1, 2, 4, ...) that is set, c bytes at offset bytes & (c - 1), the sum
+ * of the smaller chunks. A count of 0 takes one branch. */
+static void copy_short(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, int64_t below)
 {
     LLVMBasicBlockRef none = when_less(g, ci(g, 0), bytes, "short");
-    for (int64_t c = 1; c < g->vec; c *= 2) {
+    for (int64_t c = 1; c < below; c *= 2) {
         LLVMValueRef bit = LLVMBuildAnd(g->b, bytes, ci(g, c), "");
         LLVMBasicBlockRef skip = when_less(g, ci(g, 0), bit, "chunk");
         LLVMValueRef at = LLVMBuildAnd(g->b, bytes, ci(g, c - 1), "");
@@ -384,31 +385,39 @@ static void copy_short(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
     when_end(g, none);
 }
 
+/* The unit streaming stores write whole: a line, or a vector when wider. */
+static int64_t stream_unit(const gen *g)
+{
+    return g->vec > LINE ? g->vec : LINE;
+}
+
 /* Moves `bytes` bytes (at least 2 vectors) with streaming stores: the
- * vectors at the vector-aligned addresses of out stored non-temporally,
- * the ragged ends before and after them (less than a vector each) inline
- * with ordinary stores (a memcpy call per end cost inner-crop's 448-byte
- * runs a third of their time). The ends never touch a line a streaming
- * store writes: an ordinary store to such a line would make the streaming
- * one evict it. With `ahead`, each vector prefetches the input `ahead`
- * bytes on (copy_run). */
+ * whole lines of out (stream_unit) stored non-temporally, a vector at a
+ * time, the ragged ends before and after them (less than a line each)
+ * inline with ordinary stores (a memcpy call per end cost inner-crop's
+ * 448-byte runs a third of their time). The ends never touch a line a
+ * streaming store writes: an ordinary store to such a line makes the
+ * streaming one evict it partly written (with 32-byte vectors, streaming
+ * from a vector boundary in mid-line took a pad's rows 3x the cached
+ * time). With `ahead`, each vector prefetches the input `ahead` bytes on
+ * (copy_run). */
 static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
 {
-    int64_t v = g->vec;
+    int64_t v = g->vec, u = stream_unit(g);
     LLVMTypeRef type = chunk_type(g, v);
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
-    LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, v - 1), "aligned");
-    LLVMValueRef end = add(g, first, LLVMBuildAnd(g->b, sub(g, bytes, first), ci(g, -v), ""));
+    LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, u - 1), "aligned");
+    LLVMValueRef end = add(g, first, LLVMBuildAnd(g->b, sub(g, bytes, first), ci(g, -u), ""));
     if (ahead != NULL)
         prefetch(g, in, ahead, 1);
-    copy_short(g, in, out, first);
+    copy_short(g, in, out, first, u);
     loop l;
     loop_begin(g, &l, first, end, v, in, ci(g, 1), out, ci(g, 1));
     if (ahead != NULL)
         prefetch(g, l.in, ahead, 1);
     store_streaming(g, load(g, type, l.in), l.out, v);
     loop_end(g, &l, false);
-    copy_short(g, gep(g, in, end), gep(g, out, end), sub(g, bytes, end));
+    copy_short(g, gep(g, in, end), gep(g, out, end), sub(g, bytes, end), u);
 }
 
 /* Moves `bytes` bytes, a count known at run time: from one widest vector
@@ -520,10 +529,11 @@ static void copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
  * unit, at out, repeating the `unit`-byte integer v, inline: for each bit c
  * of the count from the unit on that is set, c bytes at offset bytes & (c -
  * 1), as copy_short. */
-static void store_pattern_short(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
+static void store_pattern_short(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes,
+                                int64_t below)
 {
     LLVMBasicBlockRef none = when_less(g, ci(g, 0), bytes, "short");
-    for (int64_t c = unit; c < g->vec; c *= 2) {
+    for (int64_t c = unit; c < below; c *= 2) {
         LLVMBasicBlockRef skip = when_less(g, ci(g, 0), LLVMBuildAnd(g->b, bytes, ci(g, c), ""), "chunk");
         store(g, splat(g, v, (unsigned)(c / unit)), gep(g, out, LLVMBuildAnd(g->b, bytes, ci(g, c - 1), "")));
         when_end(g, skip);
@@ -534,22 +544,22 @@ static void store_pattern_short(gen *g, LLVMValueRef out, LLVMValueRef v, int64_
 /* store_pattern with streaming stores, for `bytes` of at least
  * SG_STREAM_VECTORS vectors at an output aligned to the unit (a power of two
  * below the vector: the pattern then starts whole at every vector
- * boundary): the vectors at the vector-aligned addresses stored
- * non-temporally, the ragged ends inline, as copy_streaming. */
+ * boundary): the whole lines stored non-temporally, the ragged ends
+ * inline, as copy_streaming. */
 static void store_pattern_streaming(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit,
                                     LLVMValueRef bytes)
 {
-    int64_t w = g->vec;
+    int64_t w = g->vec, u = stream_unit(g);
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
-    LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, w - 1), "aligned");
-    LLVMValueRef end = add(g, first, LLVMBuildAnd(g->b, sub(g, bytes, first), ci(g, -w), ""));
-    store_pattern_short(g, out, v, unit, first);
+    LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, u - 1), "aligned");
+    LLVMValueRef end = add(g, first, LLVMBuildAnd(g->b, sub(g, bytes, first), ci(g, -u), ""));
+    store_pattern_short(g, out, v, unit, first, u);
     LLVMValueRef wide_v = splat(g, v, (unsigned)(w / unit));
     loop l;
     loop_begin(g, &l, first, end, w, NULL, NULL, out, ci(g, 1));
     store_streaming(g, wide_v, l.out, w);
     loop_end(g, &l, false);
-    store_pattern_short(g, gep(g, out, end), v, unit, sub(g, bytes, end));
+    store_pattern_short(g, gep(g, out, end), v, unit, sub(g, bytes, end), u);
 }
 
 /* store_pattern with ordinary stores: a memset when v is a constant of one
@@ -1845,7 +1855,10 @@ sg_auto_stores sg_codegen_auto_stores(const sg_plan *plan, const sg_target *t)
         plan->out_bytes <= (uint64_t)sg_codegen_stream_threshold(t))
         return SG_AUTO_CACHED;
     sg_stream_lines s = sg_nest_stream_lines(plan, t->vector_bytes);
-    return s.mixed * SG_STREAM_LINES_PER_MIXED <= s.lines ? SG_AUTO_STREAMS : SG_AUTO_SHORT_ROWS;
+    return s.mixed * SG_STREAM_LINES_PER_MIXED <= s.lines ? SG_AUTO_STREAMS
+           : s.mixed * SG_STREAM_LINES_PER_MIXED_SHORT <= s.lines && 2 * s.shuffled <= s.lines
+               ? SG_AUTO_SHORT_ROWS
+               : SG_AUTO_CACHED;
 }
 
 int sg_codegen_short_rows(void)
@@ -1871,16 +1884,24 @@ int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t)
     return plan->sym->mapped ? -1 : sg_codegen_stream_threshold(t);
 }
 
+int64_t sg_codegen_threshold_setting(void)
+{
+    const char *env = getenv("SLICEGEN_STREAM_THRESHOLD");
+    if (env == NULL || *env < '0' || *env > '9')
+        return -1;
+    char *end;
+    unsigned long long v = strtoull(env, &end, 10);
+    return *end != '\0' ? -1 : v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
 int64_t sg_codegen_stream_threshold(const sg_target *t)
 {
+    int64_t setting = sg_codegen_threshold_setting();
+    if (setting >= 0)
+        return setting;
+    if (t->stream_threshold > 0)
+        return t->stream_threshold;
     uint64_t threshold = (t->llc_bytes ? t->llc_bytes : SG_STREAM_DEFAULT_LLC) / 2;
-    const char *env = getenv("SLICEGEN_STREAM_THRESHOLD");
-    if (env != NULL && *env >= '0' && *env <= '9') {
-        char *end;
-        unsigned long long v = strtoull(env, &end, 10);
-        if (*end == '\0')
-            threshold = v;
-    }
     return threshold > INT64_MAX ? INT64_MAX : (int64_t)threshold;
 }
 

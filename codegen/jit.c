@@ -126,8 +126,8 @@ static void put_machine(sg_jit *jit, int opt_level, LLVMTargetMachineRef tm)
 
 /* Compiles plan's kernel for t (jit->host, or a copy of it that asks for
  * the GPU kernel's emulation) and links it. */
-static sg_status compile(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol, const sg_target *t,
-                         sg_kernel_fn *fn, void **resource, sg_error *err)
+static sg_status compile(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
+                         const sg_target *t, sg_kernel_fn *fn, void **resource, sg_error *err)
 {
     LLVMOrcLLJITRef lljit;
     LLVMMemoryBufferRef object;
@@ -176,9 +176,11 @@ sg_status sg_jit_compile_stores(sg_jit *jit, const sg_plan *plan, int opt_level,
     return compile(jit, plan, opt_level, symbol, &t, fn, resource, err);
 }
 
-sg_auto_stores sg_jit_auto_stores(const sg_jit *jit, const sg_plan *plan)
+sg_auto_stores sg_jit_auto_stores(const sg_jit *jit, const sg_plan *plan, int64_t threshold)
 {
-    return sg_codegen_auto_stores(plan, &jit->host);
+    sg_target t = jit->host; /* shares the host's strings */
+    t.stream_threshold = threshold;
+    return sg_codegen_auto_stores(plan, &t);
 }
 
 sg_status sg_jit_compile_gpu_emulation(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,

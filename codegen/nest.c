@@ -16,7 +16,8 @@ sg_outer sg_nest_outer(const sg_plan *plan)
             o.extent += sg_nest_outer(plan->parts[k].plan).extent;
         return o;
     }
-    if (plan->sym) /* numbers from the prologue: the outermost loop (or two, per call), or pieces of the run */
+    if (plan->sym) /* numbers from the prologue: the outermost loop (or two, per call), or pieces of the run
+                    */
         return (sg_outer){plan->nloops ? 1 : 0, -1, plan->nloops ? -1 : SG_RUN_PIECE};
     bool split = plan->out_bytes >= SG_SPLIT_OUTPUT;
     if (plan->out_count == 0)
@@ -34,7 +35,8 @@ sg_outer sg_nest_outer(const sg_plan *plan)
     }
     o.levels = 1;
     o.extent = plan->loops[0].extent;
-    while (split && o.extent < SG_SPLIT_STEPS && o.levels < plan->nloops && plan->loops[o.levels - 1].nseg == 0)
+    while (split && o.extent < SG_SPLIT_STEPS && o.levels < plan->nloops &&
+           plan->loops[o.levels - 1].nseg == 0)
         o.extent *= plan->loops[o.levels++].extent;
     o.step_bytes = plan->loops[o.levels - 1].out_stride;
     return o;
@@ -74,12 +76,13 @@ static void stream_piece(sg_stream_lines *s, double bytes, int64_t vector_bytes,
 
 sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, int64_t vector_bytes)
 {
-    sg_stream_lines s = {0, 0};
+    sg_stream_lines s = {0, 0, 0};
     if (plan->op == SG_OP_PROGRAM) {
         for (size_t k = 0; k < plan->nparts; k++) {
             sg_stream_lines part = sg_nest_stream_lines(plan->parts[k].plan, vector_bytes);
             s.lines += part.lines;
             s.mixed += part.mixed;
+            s.shuffled += part.shuffled;
         }
         return s;
     }
@@ -96,6 +99,8 @@ sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, int64_t vector_bytes)
         stream_piece(&s, run, vector_bytes, out / run);
     } else if (l->nseg == 0) { /* short runs: each row one piece (copied, or shuffled and streamed) */
         stream_piece(&s, (double)l->extent * run, vector_bytes, rows);
+        if (l->in_stride != (int64_t)run)
+            s.shuffled += rows * (double)l->extent * run / SG_LINE_BYTES;
     } else { /* a segmented row: each segment a piece (a copy, a fill or a shuffle) */
         int64_t covered = l->period ? l->period : l->extent;
         double repeats = (double)l->extent / (double)covered;
@@ -226,10 +231,11 @@ void sg_codegen_symbol(const sg_plan *plan, const sg_nest_key *key, char symbol[
     if (plan->op == SG_OP_PROGRAM)
         snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_p%zu_%016" PRIx64, plan->elem_size, plan->nparts, key->hash);
     else if (plan->sym)
-        snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_l%zu_dyn_%016" PRIx64, plan->elem_size, plan->nloops, key->hash);
+        snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_l%zu_dyn_%016" PRIx64, plan->elem_size, plan->nloops,
+                 key->hash);
     else
-        snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_l%zu_r%" PRId64 "_%016" PRIx64, plan->elem_size, plan->nloops,
-                 plan->run_bytes, key->hash);
+        snprintf(symbol, SG_SYMBOL_MAX, "sg_x%zu_l%zu_r%" PRId64 "_%016" PRIx64, plan->elem_size,
+                 plan->nloops, plan->run_bytes, key->hash);
 }
 
 char *sg_prepare_symbol(const char *kernel)

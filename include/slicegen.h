@@ -274,17 +274,23 @@ SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt
  * strided or reversed runs from the output's first line boundary on; the
  * kernel then ends with a store
  * fence (x86 sfence, AArch64 dmb). AUTO streams when the output has more
- * bytes than the threshold: half the last-level cache of the CPU compiled
- * for (read from the host for the JIT and for `--cpu native`, else 32 MiB
- * assumed), or the byte count in the environment variable
- * SLICEGEN_STREAM_THRESHOLD when set, read at compile time; and when the
- * kernel's rows are long pieces: at most one output line in 21 is where
- * two pieces stored apart meet. Rows of short pieces (a pad's short rows
- * between borders, rows of about a KiB) stream where this machine gains by
- * it: measured once per process, the first time such a kernel is compiled
- * (tens of milliseconds: a pad of about 32 MiB compiled cached and
- * streaming and timed), or set by SLICEGEN_STREAM_SHORT_ROWS=1 or 0;
- * objects (sg_aot_*) store them cached unless that says 1. */
+ * bytes than the threshold, and when the kernel's rows are long pieces: at
+ * most one output line in 21 is where two pieces stored apart meet. The
+ * JIT's threshold is measured once per process, the first time a kernel
+ * of more than 1 MiB of output is compiled (a few hundred milliseconds: a
+ * copy compiled cached and streaming and timed at outputs of 32 MiB
+ * halved until cached stores win); objects (sg_aot_*) take half the
+ * last-level cache of the CPU compiled for (this machine's for `--cpu
+ * native`, else 32 MiB assumed); the byte count in the environment
+ * variable SLICEGEN_STREAM_THRESHOLD, when set, replaces both (read at
+ * compile time). Rows of short pieces (a pad's rows of about a KiB
+ * between borders) stream where this machine gains by it: measured once
+ * per process, the first time such a kernel is compiled (a pad of about
+ * 32 MiB compiled cached and streaming and timed), or set by
+ * SLICEGEN_STREAM_SHORT_ROWS=1 or 0; objects store them cached unless that
+ * says 1. Rows of a few hundred bytes, and short rows of elements gathered
+ * one by one, stay cached. A kernel of runtime values (its output size
+ * known per call) takes half the last-level cache. */
 typedef enum sg_stores {
     SG_STORES_AUTO = 0,
     SG_STORES_CACHED = 1,   /* ordinary stores only */

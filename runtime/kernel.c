@@ -130,7 +130,8 @@ static sg_status build_kernel(sg_cache_entry *entry, const void *arg, sg_error *
     sg_codegen_symbol(plan, &key, base);
     /* Unique in the JIT even if two keys ever share a hash. */
     snprintf(symbol, sizeof symbol, "%s_O%d_%llu", base, k->opt_level, (unsigned long long)entry->serial);
-    if (sg_jit_compile_stores(k->jit, plan, k->opt_level, k->stores, symbol, &k->fn, &k->code, err) != SG_OK ||
+    if (sg_jit_compile_stores(k->jit, plan, k->opt_level, k->stores, symbol, &k->fn, &k->code, err) !=
+            SG_OK ||
         plan->sym == NULL)
         return err->status;
     char *name = sg_prepare_symbol(symbol);
@@ -147,7 +148,8 @@ static sg_status build_kernel(sg_cache_entry *entry, const void *arg, sg_error *
     return err->status;
 }
 
-static const sg_cache_kind kernel_kind = {sizeof(sg_kernel), "kernel", init_kernel, build_kernel, free_kernel};
+static const sg_cache_kind kernel_kind = {sizeof(sg_kernel), "kernel", init_kernel, build_kernel,
+                                          free_kernel};
 
 static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg_stores stores,
                          sg_kernel **out, sg_error *err)
@@ -166,11 +168,15 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg
     if (have != SG_OK || sg_nest_key_make(plan, &key, err) != SG_OK)
         return err->status;
     /* AUTO resolved here, so that it shares the kernel of what it chose; a
-     * symbolic kernel chooses per call; rows of short pieces stream where
-     * this machine was measured to gain by it. */
+     * symbolic kernel chooses per call; outputs above the threshold this
+     * machine was measured to have stream, and rows of short pieces where
+     * it was measured to gain by it. */
     int chosen = stores;
     if (stores == SG_STORES_AUTO && !plan->sym) {
-        sg_auto_stores a = sg_jit_auto_stores(c->jit, plan);
+        int64_t threshold = plan->out_bytes > (uint64_t)SG_STREAM_PROBE_MIN
+                                ? sg_host_measured_stream_threshold(NULL)
+                                : SG_STREAM_PROBE_MIN;
+        sg_auto_stores a = sg_jit_auto_stores(c->jit, plan, threshold);
         bool streams = a == SG_AUTO_STREAMS || (a == SG_AUTO_SHORT_ROWS && sg_host_short_rows_stream(NULL));
         chosen = streams ? SG_STORES_STREAMING : SG_STORES_CACHED;
     }
@@ -299,8 +305,10 @@ static sg_status run_job(sg_context *ctx, range_job *job, bool reads, int thread
 static sg_status wrong_kind(sg_context *ctx, const sg_kernel *kernel)
 {
     sg_error err = {0};
-    sg_fail(&err, SG_ERR_USAGE, kernel->plan ? "failed to run kernel: it takes runtime values (%zu) and the input's shape: give them"
-                                             : "failed to run kernel: it takes no runtime values (%zu)",
+    sg_fail(&err, SG_ERR_USAGE,
+            kernel->plan
+                ? "failed to run kernel: it takes runtime values (%zu) and the input's shape: give them"
+                : "failed to run kernel: it takes no runtime values (%zu)",
             sg_kernel_value_count(kernel));
     return sg_context_report(ctx, &err);
 }
@@ -324,7 +332,8 @@ sg_status sg_kernel_prepare(sg_context *ctx, const sg_kernel *kernel, const int6
     int code;
     sg_args unused;
     if (sg_plan_prepare(kernel->plan, in_shape, values, (int64_t *)&unused, &code, &err) == SG_OK)
-        sg_fail(&err, SG_ERR_INTERNAL, "failed to run kernel: its prologue refused a call the planner accepts");
+        sg_fail(&err, SG_ERR_INTERNAL,
+                "failed to run kernel: its prologue refused a call the planner accepts");
     return sg_context_report(ctx, &err);
 }
 
@@ -333,12 +342,13 @@ sg_status sg_kernel_run_args(sg_context *ctx, const sg_kernel *kernel, const voi
 {
     if (kernel->plan == NULL)
         return wrong_kind(ctx, kernel);
-    range_job job = {.fn_args = kernel->fn_args, .args = args, .in = in, .out = out, .extent = args->outer_extent};
+    range_job job = {
+        .fn_args = kernel->fn_args, .args = args, .in = in, .out = out, .extent = args->outer_extent};
     return run_job(ctx, &job, args->input_bytes > 0 && args->output_bytes > 0, threads);
 }
 
-sg_status sg_kernel_run_values(sg_context *ctx, const sg_kernel *kernel, const void *in, const int64_t *in_shape,
-                               const int64_t *values, void *out, int threads)
+sg_status sg_kernel_run_values(sg_context *ctx, const sg_kernel *kernel, const void *in,
+                               const int64_t *in_shape, const int64_t *values, void *out, int threads)
 {
     sg_args args;
     sg_status st = sg_kernel_prepare(ctx, kernel, in_shape, values, &args);
@@ -378,7 +388,8 @@ void sg_kernel_cache_set_idle_max(sg_context *ctx, size_t idle_max)
     sg_error err = {0};
     sg_kernel_cache *c = NULL;
     pthread_mutex_lock(&ctx->lock);
-    sg_cache_entry *victims = get_cache(ctx, &c, &err) == SG_OK ? sg_cache_set_idle_max(&c->cache, idle_max) : NULL;
+    sg_cache_entry *victims =
+        get_cache(ctx, &c, &err) == SG_OK ? sg_cache_set_idle_max(&c->cache, idle_max) : NULL;
     pthread_mutex_unlock(&ctx->lock);
     free_victims(victims);
 }

@@ -12,11 +12,11 @@
 #include "../planner/planner.h"
 
 struct sg_context {
-    sg_error last;   /* last failure; status SG_OK and "" when none */
-    pthread_mutex_t lock;             /* guards `last`, `kernels`, `pool` and `cuda` */
-    struct sg_kernel_cache *kernels;  /* kernel.c; made at the first compile */
-    struct sg_pool *pool;             /* pool.c; made at the first threaded run */
-    struct sg_cuda_state *cuda;       /* cuda.c; made at the first CUDA call that needs a device */
+    sg_error last;                   /* last failure; status SG_OK and "" when none */
+    pthread_mutex_t lock;            /* guards `last`, `kernels`, `pool` and `cuda` */
+    struct sg_kernel_cache *kernels; /* kernel.c; made at the first compile */
+    struct sg_pool *pool;            /* pool.c; made at the first threaded run */
+    struct sg_cuda_state *cuda;      /* cuda.c; made at the first CUDA call that needs a device */
 };
 
 /* The thread pool (pool.c): workers start on first need and live until
@@ -62,7 +62,7 @@ sg_status sg_context_report(sg_context *ctx, const sg_error *err);
 typedef enum sg_cache_state { SG_CACHE_COMPILING, SG_CACHE_READY, SG_CACHE_FAILED } sg_cache_state;
 
 typedef struct sg_cache_entry {
-    struct sg_cache_entry *next;                 /* hash chain; the list of victims */
+    struct sg_cache_entry *next;                  /* hash chain; the list of victims */
     struct sg_cache_entry *idle_prev, *idle_next; /* idle list, while refs == 0 */
     uint8_t *key;
     size_t len;
@@ -102,8 +102,9 @@ typedef struct sg_cache_kind {
  * reference held. Takes key's bytes: the entry keeps them, or they are
  * freed. Called without the lock. */
 struct sg_nest_key;
-sg_status sg_cache_get(sg_cache *c, pthread_mutex_t *lock, const sg_cache_kind *kind, const struct sg_nest_key *key,
-                       const uint64_t variant[2], const void *arg, sg_cache_entry **out, sg_error *err);
+sg_status sg_cache_get(sg_cache *c, pthread_mutex_t *lock, const sg_cache_kind *kind,
+                       const struct sg_nest_key *key, const uint64_t variant[2], const void *arg,
+                       sg_cache_entry **out, sg_error *err);
 sg_cache_entry *sg_cache_release(sg_cache *c, sg_cache_entry *entry);
 sg_cache_entry *sg_cache_set_idle_max(sg_cache *c, size_t idle_max);
 
@@ -129,9 +130,36 @@ void sg_kernel_cache_set_idle_max(sg_context *ctx, size_t idle_max);
  * unknown (codegen/target.c, where it decides the streaming stores of
  * kernels; the benchmark prints it). */
 uint64_t sg_host_llc_bytes(void);
-/* --stores auto's threshold for the JIT on this machine (codegen.h,
- * sg_codegen_stream_threshold). */
+/* --stores auto's threshold derived from this machine's last-level cache
+ * (codegen.h, sg_codegen_stream_threshold): what objects for --cpu native
+ * use, and what the JIT uses when nothing was measured. */
 int64_t sg_host_stream_threshold(void);
+/* --stores auto's threshold for the JIT's static kernels on this machine:
+ * the output bytes above which they stream. SLICEGEN_STREAM_THRESHOLD when
+ * set, else measured the first time it is asked (a few hundred
+ * milliseconds, once; runtime/stores_probe.c): a copy of rows of 8 KiB
+ * compiled cached and streaming, run in turn on one thread at outputs of
+ * 32 MiB, then halved down to SG_STREAM_PROBE_MIN, until the cached
+ * median is below the streamed one at a size S, then once more at 3/2 S.
+ * The threshold is the larger of the two where cached stores won (where
+ * they won at 32 MiB, the larger of it and the derived threshold);
+ * SG_STREAM_PROBE_MIN when streaming won at every size; the derived one
+ * when the probe fails. Outputs of at most
+ * SG_STREAM_PROBE_MIN bytes are never streamed by auto and ask nothing.
+ * figures (may be NULL) receives what was decided and from what. */
+#define SG_STREAM_PROBE_MIN ((int64_t)1 << 20)
+enum { SG_THRESHOLD_PROBE_SIZES = 8 };
+typedef struct sg_threshold_probe {
+    int64_t setting;   /* SLICEGEN_STREAM_THRESHOLD, or -1 when unset */
+    int64_t derived;   /* half the last-level cache (sg_host_stream_threshold) */
+    bool measured;     /* the probe ran to its end */
+    int64_t threshold; /* the decision */
+    int nsizes;        /* the sizes measured: from the largest down, halving */
+    bool refined;      /* ... and the last one 3/2 of the one before */
+    uint64_t output_bytes[SG_THRESHOLD_PROBE_SIZES];
+    double cached_s[SG_THRESHOLD_PROBE_SIZES], streaming_s[SG_THRESHOLD_PROBE_SIZES]; /* medians */
+} sg_threshold_probe;
+int64_t sg_host_measured_stream_threshold(sg_threshold_probe *figures);
 /* Whether --stores auto streams kernels whose rows are short pieces
  * (codegen.h, SG_AUTO_SHORT_ROWS) in this process: SLICEGEN_STREAM_SHORT_ROWS
  * when it is 0 or 1, else measured the first time it is asked (tens of
@@ -140,11 +168,11 @@ int64_t sg_host_stream_threshold(void);
  * streaming taken when its median time is at most the cached one's.
  * figures (may be NULL) receives what was decided and from what. */
 typedef struct sg_short_rows_probe {
-    int setting;          /* SLICEGEN_STREAM_SHORT_ROWS: 0, 1, or -1 when unset */
-    bool measured;        /* the probe ran to its end (false: it failed, and nothing streams) */
-    bool streams;         /* the decision */
-    uint64_t output_bytes;          /* the probe kernel's output */
-    double cached_s, streaming_s;   /* its median times */
+    int setting;                  /* SLICEGEN_STREAM_SHORT_ROWS: 0, 1, or -1 when unset */
+    bool measured;                /* the probe ran to its end (false: it failed, and nothing streams) */
+    bool streams;                 /* the decision */
+    uint64_t output_bytes;        /* the probe kernel's output */
+    double cached_s, streaming_s; /* its median times */
 } sg_short_rows_probe;
 bool sg_host_short_rows_stream(sg_short_rows_probe *figures);
 
@@ -175,8 +203,8 @@ void sg_npy_release(sg_tensor *tensor);
  * global of the library: signal handlers cannot reach a context), from
  * which sg_remove_temporary_files removes it. */
 #define SG_TEMP_SUFFIX ".slicegen-tmp-XXXXXX"
-sg_status sg_write_file_atomic(const char *path, const void *const *parts,
-                               const size_t *sizes, size_t nparts, sg_error *err);
+sg_status sg_write_file_atomic(const char *path, const void *const *parts, const size_t *sizes, size_t nparts,
+                               sg_error *err);
 
 /* The same in two steps: sg_file_stage writes and syncs the temporary
  * file, sg_file_commit renames it over path, sg_file_discard removes what
