@@ -1,0 +1,447 @@
+/* The loops around the innermost one (inner.c): affine loops, segmented
+ * loops (unrolled, or walking a segment table), mapped loops of the border
+ * modes, periods and collapsed loops. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+
+/* ---- levels ---------------------------------------------------------------------------- */
+
+/* How far ahead to prefetch (gen.ahead) inside a loop at `level` of input
+ * stride s, NULL for not at all: for the innermost loop when the loop is the
+ * one around it; for the runs when the loop is a part's loop of runs
+ * (emit_affine), as emit_inner's runs of whole lines. The parts of a roll
+ * each read a piece of every row: a hardware prefetcher following one part's
+ * loads loses their stream at each row, and the roll of f32 [4096, 4096]
+ * took 2.9-3.1 ms without the prefetches, 2.2-2.4 ms with them (a streaming
+ * copy of its bytes: 2.3-2.4 ms). */
+static LLVMValueRef prefetch_ahead(gen *g, size_t level, LLVMValueRef s)
+{
+    int64_t stride = 0, ahead;
+    bool runs = level + 1 == g->plan->nloops;
+    if (level + 2 != g->plan->nloops && !runs)
+        return NULL;
+    if (g->plan->sym)
+        return runs ? g->sym_ahead_runs : g->sym_ahead;
+    if (!is_const(s, &stride) || (runs && (g->run_k < LINE || stride == g->run_k)))
+        return NULL;
+    ahead = sg_emit_prefetch_distance(g->plan, stride);
+    return ahead ? ci(g, ahead) : NULL;
+}
+
+/* Iterations [lo, hi) of an affine loop at `level` of `extent` iterations
+ * (a plain loop or one segment): iteration k runs the level below on
+ * in + k * s and out + k * out_stride. */
+static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, LLVMValueRef out,
+                        LLVMValueRef lo, LLVMValueRef hi, int64_t extent)
+{
+    const sg_plan *p = g->plan;
+    int64_t stride, out_stride;
+    /* the innermost loop writes its runs one after another, except in a
+     * part whose box is narrower than the output: then a loop of runs */
+    bool dense_out = !p->part || (is_const(g->out_stride[level], &out_stride) && out_stride == g->run_k);
+    if (level + 1 == p->nloops && dense_out) {
+        if (is_const(s, &stride) && g->run_k >= 0)
+            sg_emit_inner(g, in, stride, out, lo, hi, extent);
+        else if (p->sym && g->run_k > 0)
+            sg_emit_inner_by_stride(g, in, s, out, lo, hi);
+        else if (p->sym && g->run_k < 0)
+            sg_emit_inner_by_run(g, in, s, out, lo, hi);
+        else
+            sg_emit_inner_dynamic(g, in, s, out, lo, hi);
+        return;
+    }
+    int64_t a, z;
+    if (is_const(lo, &a) && is_const(hi, &z) && a >= z)
+        return;
+    loop l;
+    /* rows reversed ([::-1, 1::2] of 64 MiB: 2.09 -> 1.84 ms); a stride of
+     * INT64_MIN (a wrapped product, in a loop of at most one iteration) as is */
+    if (is_const(s, &stride) && stride < 0 && stride != INT64_MIN) {
+        loop_begin_backwards(g, &l, lo, hi, in, s, out, g->out_stride[level]);
+        s = ci(g, -stride);
+    } else
+        loop_begin(g, &l, lo, hi, 1, in, s, out, g->out_stride[level]);
+    LLVMValueRef outer_ahead = g->ahead;
+    g->ahead = prefetch_ahead(g, level, s);
+    sg_emit_level(g, level + 1, l.in, l.out, ci(g, 0), g->extent[level + 1]);
+    g->ahead = outer_ahead;
+    loop_end(g, &l, false);
+}
+
+/* A segmented loop, one code path per segment. Segment iterations are
+ * clamped to [lo, hi), which folds away below the outermost level. */
+static void emit_segments(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                          LLVMValueRef hi)
+{
+    const sg_loop *l = &g->plan->loops[level];
+    int64_t c0 = 0, a, z;
+    for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
+        const sg_segment *s = &g->plan->segs[k];
+        LLVMValueRef n = ci(g, s->count);
+        LLVMValueRef klo = clamp(g, sub(g, lo, ci(g, c0)), n), khi = clamp(g, sub(g, hi, ci(g, c0)), n);
+        LLVMValueRef seg_out = gep_c(g, out, c0 * l->out_stride);
+        c0 += s->count;
+        if (is_const(klo, &a) && is_const(khi, &z) && a >= z)
+            continue;
+        if (s->fill)
+            sg_emit_fill(g, gep(g, seg_out, mul(g, klo, ci(g, l->out_stride))),
+                         mul(g, sub(g, khi, klo), ci(g, l->out_stride)));
+        else
+            emit_affine(g, level, gep_c(g, in, s->in_offset), ci(g, s->in_step), seg_out, klo, khi, s->count);
+    }
+}
+
+/* A segmented loop walking a constant table of run-length encoded
+ * segments: entry = {start, count, repeat, in_offset, in_step, fill}. */
+static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                       LLVMValueRef hi)
+{
+    const sg_loop *l = &g->plan->loops[level];
+    const sg_segment *segs = &g->plan->segs[l->seg0];
+    int64_t *t = malloc(l->nseg * FIELDS * sizeof *t); /* sg_codegen_add_kernel checked nseg */
+    LLVMValueRef *vals = malloc(l->nseg * FIELDS * sizeof *vals);
+    if (t == NULL || vals == NULL) {
+        sg_fail(g->err, SG_ERR_NOMEM, "failed to compile kernel: out of memory for %zu segments", l->nseg);
+        free(t);
+        free(vals);
+        return;
+    }
+    size_t n = 0;
+    int64_t start = 0;
+    bool fills = false;
+    for (size_t k = 0; k < l->nseg;) {
+        size_t same = 1;
+        while (k + same < l->nseg && segs[k + same].fill == segs[k].fill &&
+               (segs[k].fill ||
+                (segs[k + same].count == segs[k].count && segs[k + same].in_offset == segs[k].in_offset &&
+                 segs[k + same].in_step == segs[k].in_step)))
+            same++;
+        int64_t count = segs[k].count, repeat = (int64_t)same;
+        if (segs[k].fill) { /* consecutive fills: one block */
+            count = 0;
+            for (size_t j = k; j < k + same; j++)
+                count += segs[j].count;
+            repeat = 1;
+        }
+        int64_t *e = &t[n++ * FIELDS];
+        e[0] = start, e[1] = count, e[2] = repeat;
+        e[3] = segs[k].fill ? 0 : segs[k].in_offset, e[4] = segs[k].fill ? 0 : segs[k].in_step;
+        e[5] = segs[k].fill;
+        fills = fills || segs[k].fill;
+        start += count * repeat;
+        k += same;
+    }
+    for (size_t i = 0; i < n * FIELDS; i++)
+        vals[i] = ci(g, t[i]);
+    LLVMTypeRef type = LLVMArrayType(g->ix, (unsigned)(n * FIELDS));
+    LLVMValueRef table = LLVMAddGlobal(g->m, type, "segments");
+    LLVMSetInitializer(table, LLVMConstArray(g->ix, vals, (unsigned)(n * FIELDS)));
+    LLVMSetGlobalConstant(table, 1);
+    LLVMSetLinkage(table, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(table, LLVMGlobalUnnamedAddr);
+    free(t);
+    free(vals);
+
+    LLVMValueRef O = ci(g, l->out_stride);
+    loop e;
+    loop_begin(g, &e, ci(g, 0), ci(g, (int64_t)n), 1, NULL, NULL, NULL, NULL);
+    LLVMValueRef f[FIELDS];
+    for (int k = 0; k < FIELDS; k++) {
+        LLVMValueRef idx[2] = {ci(g, 0), add(g, mul(g, e.i, ci(g, FIELDS)), ci(g, k))};
+        LLVMValueRef at = LLVMBuildGEP2(g->b, type, table, idx, 2, "");
+        f[k] = LLVMBuildLoad2(g->b, g->ix, at, "");
+    }
+    LLVMValueRef first = smax(g, lo, f[0]), last = smin(g, hi, add(g, f[0], mul(g, f[1], f[2])));
+    LLVMBasicBlockRef work = block(g, "segment"), copies = block(g, "copy"), latch = block(g, "next_segment");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, first, last, ""), work, latch);
+    LLVMPositionBuilderAtEnd(g->b, work);
+    if (fills) {
+        LLVMBasicBlockRef filling = block(g, "fill");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, f[5], ci(g, 0), ""), filling, copies);
+        LLVMPositionBuilderAtEnd(g->b, filling);
+        sg_emit_fill(g, gep(g, out, mul(g, first, O)), mul(g, sub(g, last, first), O));
+        LLVMBuildBr(g->b, latch);
+    } else {
+        LLVMBuildBr(g->b, copies);
+    }
+    LLVMPositionBuilderAtEnd(g->b, copies);
+    loop rep;
+    loop_begin(g, &rep, ci(g, 0), f[2], 1, NULL, NULL, NULL, NULL);
+    LLVMValueRef s0 = add(g, f[0], mul(g, rep.i, f[1]));
+    emit_affine(g, level, gep(g, in, f[3]), f[4], gep(g, out, mul(g, s0, O)), clamp(g, sub(g, lo, s0), f[1]),
+                clamp(g, sub(g, hi, s0), f[1]), -1);
+    loop_end(g, &rep, false);
+    LLVMBuildBr(g->b, latch);
+    LLVMMoveBasicBlockAfter(latch, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, latch);
+    loop_end(g, &e, false);
+}
+
+/* The input index TensorRT's mode reads for coordinate x of a dimension of
+ * d > 0 elements (i64; SEMANTICS.md TensorRT 2-3); *inside, for FILL, whether
+ * it reads at all. */
+static LLVMValueRef mode_index(gen *g, LLVMValueRef x, LLVMValueRef d, LLVMValueRef *inside)
+{
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
+    LLVMValueRef zero = LLVMConstInt(i64, 0, 0), one = LLVMConstInt(i64, 1, 0);
+    LLVMBuilderRef b = g->b;
+    switch (g->plan->mode) {
+    case SG_TRT_CLAMP: {
+        LLVMValueRef up = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""), zero, x, "");
+        LLVMValueRef last = LLVMBuildSub(b, d, one, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, up, last, ""), last, up, "");
+    }
+    case SG_TRT_FILL:
+        *inside = LLVMBuildICmp(b, LLVMIntULT, x, d, ""); /* 0 <= x < d */
+        return x;
+    case SG_TRT_WRAP: {
+        LLVMValueRef r = LLVMBuildSRem(b, x, d, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, r, zero, ""), LLVMBuildAdd(b, r, d, ""), r,
+                               "");
+    }
+    case SG_TRT_REFLECT: { /* |x| mod (2d - 2), folded back above d - 1; 0 when d == 1 */
+        LLVMValueRef period = LLVMBuildSub(b, LLVMBuildAdd(b, d, d, ""), LLVMConstInt(i64, 2, 0), "");
+        period = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, d, one, ""), one, period, "");
+        LLVMValueRef mag = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""),
+                                           LLVMBuildSub(b, zero, x, ""), x, "");
+        LLVMValueRef c = LLVMBuildURem(b, mag, period, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, c, d, ""), LLVMBuildSub(b, period, c, ""), c,
+                               "");
+    }
+    case SG_TRT_STRICT:
+        break;
+    }
+    return x;
+}
+
+static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                             LLVMValueRef hi);
+
+/* Iterations [lo, hi) of the innermost mapped loop, all outside the input
+ * on one side (a border): FILL's fill value and CLAMP's edge element (the
+ * one of iteration lo for all) as one pattern store, WRAP's and REFLECT's
+ * element by element. */
+static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                        LLVMValueRef hi)
+{
+    sg_trt_mode mode = g->plan->mode;
+    if (mode != SG_TRT_FILL && mode != SG_TRT_CLAMP) {
+        emit_mapped_each(g, level, in, out, lo, hi);
+        return;
+    }
+    LLVMBasicBlockRef done = when_less(g, lo, hi, "border");
+    LLVMValueRef at = gep(g, out, mul(g, lo, g->run)), bytes = mul(g, sub(g, hi, lo), g->run);
+    if (mode == SG_TRT_FILL) {
+        sg_emit_fill(g, at, bytes);
+    } else {
+        LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
+        LLVMValueRef y = LLVMGetIntTypeWidth(g->ix) < 64 ? LLVMBuildZExt(g->b, lo, i64, "") : lo;
+        LLVMValueRef x =
+            LLVMBuildAdd(g->b, g->map_start[level], LLVMBuildMul(g->b, y, g->map_step[level], ""), "");
+        LLVMValueRef index = mode_index(g, x, g->map_dim[level], NULL);
+        if (LLVMGetIntTypeWidth(g->ix) < 64)
+            index = LLVMBuildTrunc(g->b, index, g->ix, "");
+        int64_t unit = g->run_k;
+        LLVMValueRef edge = load(g, int_type(g, unit), gep(g, in, mul(g, index, g->in_stride[level])));
+        sg_emit_store_pattern(g, at, edge, unit, bytes);
+    }
+    when_end(g, done);
+}
+
+/* Iterations [lo, hi) of a mapped loop (a symbolic plan's TensorRT border
+ * mode, planner.h): iteration y reads the input row of index
+ * mode(start + y * step), or fills its part of the output. The innermost
+ * one runs its interior, the iterations whose coordinates lie inside the
+ * input, as an affine loop of elements (vector code where the step allows),
+ * and only the borders element by element. */
+static void emit_mapped(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                        LLVMValueRef hi)
+{
+    if (level + 1 != g->plan->nloops) {
+        emit_mapped_each(g, level, in, out, lo, hi);
+        return;
+    }
+    /* [lo, a) border, [a, b) interior, [b, hi) border */
+    LLVMValueRef a = smax(g, lo, smin(g, g->interior[0], hi)), b = smax(g, a, smin(g, g->interior[1], hi));
+    emit_border(g, level, in, out, lo, a);
+    LLVMValueRef step = g->map_step[level], start = g->map_start[level];
+    if (LLVMGetIntTypeWidth(g->ix) < 64) { /* inside the input: they fit */
+        step = LLVMBuildTrunc(g->b, step, g->ix, "");
+        start = LLVMBuildTrunc(g->b, start, g->ix, "");
+    }
+    LLVMValueRef s = mul(g, step, g->in_stride[level]);
+    /* the element of iteration k is in + start * in_stride + k * s (read only for k in [a, b)) */
+    LLVMValueRef first = gep(g, in, mul(g, start, g->in_stride[level]));
+    int64_t stride;
+    if (is_const(s, &stride))
+        sg_emit_inner(g, first, stride, out, a, b, LONG_UNKNOWN);
+    else
+        sg_emit_inner_by_stride(g, first, s, out, a, b);
+    emit_border(g, level, in, out, b, hi);
+}
+
+/* Iterations [lo, hi) of a mapped loop, each through the mode's formula. */
+static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                             LLVMValueRef hi)
+{
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
+    loop l;
+    loop_begin(g, &l, lo, hi, 1, NULL, NULL, out, g->out_stride[level]);
+    LLVMValueRef y = LLVMGetIntTypeWidth(g->ix) < 64 ? LLVMBuildZExt(g->b, l.i, i64, "") : l.i;
+    LLVMValueRef x =
+        LLVMBuildAdd(g->b, g->map_start[level], LLVMBuildMul(g->b, y, g->map_step[level], ""), "");
+    LLVMValueRef inside = NULL, index = mode_index(g, x, g->map_dim[level], &inside);
+    if (LLVMGetIntTypeWidth(g->ix) < 64) /* index < d: it fits */
+        index = LLVMBuildTrunc(g->b, index, g->ix, "");
+    LLVMBasicBlockRef next = NULL;
+    if (inside != NULL) {
+        LLVMBasicBlockRef reads = block(g, "reads"), fills = block(g, "fills");
+        next = block(g, "mapped");
+        LLVMBuildCondBr(g->b, inside, reads, fills);
+        LLVMPositionBuilderAtEnd(g->b, fills);
+        sg_emit_fill(g, l.out, g->out_stride[level]);
+        LLVMBuildBr(g->b, next);
+        LLVMPositionBuilderAtEnd(g->b, reads);
+    }
+    LLVMValueRef src = gep(g, in, mul(g, index, g->in_stride[level]));
+    if (level + 1 == g->plan->nloops)
+        sg_emit_copy_bytes(g, src, l.out, g->run);
+    else
+        emit_mapped(g, level + 1, src, l.out, ci(g, 0), g->extent[level + 1]);
+    if (next != NULL) {
+        LLVMBuildBr(g->b, next);
+        LLVMMoveBasicBlockAfter(next, LLVMGetLastBasicBlock(g->fn));
+        LLVMPositionBuilderAtEnd(g->b, next);
+    }
+    loop_end(g, &l, false);
+}
+
+/* Level `level` of the nest over iterations [lo, hi); in and out point at
+ * the level's iteration 0. Below the nest: the run. */
+/* A periodic segmented loop: its segments describe `period` iterations that
+ * repeat. One pass over them (unrolled or table) per period that [lo, hi)
+ * touches, clamped to the part inside [lo, hi). */
+static void emit_periods(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                         LLVMValueRef hi)
+{
+    const sg_loop *l = &g->plan->loops[level];
+    LLVMValueRef P = ci(g, l->period);
+    /* periods [lo / P, ceil(hi / P)); hi - 1 >= -1 and P > 0 keep this exact */
+    LLVMValueRef first = LLVMBuildSDiv(g->b, lo, P, "");
+    LLVMValueRef last = add(g, LLVMBuildSDiv(g->b, sub(g, hi, ci(g, 1)), P, ""), ci(g, 1));
+    loop k;
+    loop_begin(g, &k, first, last, 1, NULL, NULL, out, ci(g, l->period * l->out_stride));
+    LLVMValueRef at = mul(g, k.i, P);
+    LLVMValueRef klo = clamp(g, sub(g, lo, at), P), khi = clamp(g, sub(g, hi, at), P);
+    if (g->table[level])
+        emit_table(g, level, in, k.out, klo, khi);
+    else
+        emit_segments(g, level, in, k.out, klo, khi);
+    loop_end(g, &k, false);
+}
+
+void sg_emit_level(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi)
+{
+    const sg_plan *p = g->plan;
+    if (level == p->nloops) { /* the run: a plan of no loops, or of a part's loop of runs */
+        sg_emit_copy_run(g, in, out, g->run, g->ahead);
+        return;
+    }
+    if (p->sym && p->sym->mapped) {
+        emit_mapped(g, level, in, out, lo, hi);
+        return;
+    }
+    const sg_loop *l = &p->loops[level];
+    int64_t extent;
+    if (l->nseg == 0)
+        emit_affine(g, level, in, g->in_stride[level], out, lo, hi,
+                    is_const(g->extent[level], &extent) ? extent : LONG_UNKNOWN);
+    else if (l->period > 0)
+        emit_periods(g, level, in, out, lo, hi);
+    else if (g->table[level])
+        emit_table(g, level, in, out, lo, hi);
+    else
+        emit_segments(g, level, in, out, lo, hi);
+}
+
+/* v / N, or q without dividing when v == known (q = known / N). */
+static LLVMValueRef quotient(gen *g, LLVMValueRef v, LLVMValueRef N, LLVMValueRef known, LLVMValueRef q)
+{
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b), divide = block(g, "divide"),
+                      done = block(g, "divided");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, v, known, ""), done, divide);
+    LLVMPositionBuilderAtEnd(g->b, divide);
+    LLVMValueRef d = LLVMBuildSDiv(g->b, v, N, "");
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+    LLVMValueRef r = LLVMBuildPhi(g->b, g->ix, "");
+    LLVMValueRef values[2] = {q, d};
+    LLVMBasicBlockRef blocks[2] = {from, divide};
+    LLVMAddIncoming(r, values, blocks, 2);
+    return r;
+}
+
+/* Levels [level, last] taken together as one range: [lo, hi) index the
+ * product of their extents in C order (sg_nest_outer). The levels before
+ * `last` are plain loops; each runs the part of its iterations that [lo, hi)
+ * touches, the level below clamped to the rest, as emit_periods does. */
+void sg_emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                       LLVMValueRef hi)
+{
+    if (level == last) {
+        sg_emit_level(g, level, in, out, lo, hi);
+        return;
+    }
+    LLVMValueRef N = g->extent[level + 1];
+    for (size_t k = level + 2; k <= last; k++)
+        N = mul(g, N, g->extent[k]);
+    LLVMValueRef first, end;
+    if (g->plan->sym) { /* N 0 only for an empty output, whose calls have no steps */
+        N = smax(g, N, ci(g, 1));
+        /* a call of the whole range, as one thread makes it, divides nothing */
+        first = quotient(g, lo, N, ci(g, 0), ci(g, 0));
+        end = add(g,
+                  quotient(g, sub(g, hi, ci(g, 1)), N, sub(g, mul(g, g->extent[level], N), ci(g, 1)),
+                           sub(g, g->extent[level], ci(g, 1))),
+                  ci(g, 1));
+    } else {
+        first = LLVMBuildSDiv(g->b, lo, N, "");
+        end = add(g, LLVMBuildSDiv(g->b, sub(g, hi, ci(g, 1)), N, ""), ci(g, 1));
+    }
+    loop it;
+    loop_begin(g, &it, first, end, 1, in, g->in_stride[level], out, g->out_stride[level]);
+    LLVMValueRef at = mul(g, it.i, N);
+    g->ahead = prefetch_ahead(g, level, g->in_stride[level]);
+    sg_emit_collapsed(g, level + 1, last, it.in, it.out, clamp(g, sub(g, lo, at), N),
+                      clamp(g, sub(g, hi, at), N));
+    g->ahead = NULL;
+    loop_end(g, &it, false);
+}
+
+/* Which segmented loops walk a table: those with many segments, then from
+ * the outermost in until the unrolled ones multiply to at most MAX_BODIES
+ * code paths. */
+void sg_emit_choose_tables(gen *g)
+{
+    const sg_plan *p = g->plan;
+    for (size_t i = 0; i < p->nloops; i++)
+        g->table[i] = p->loops[i].nseg > MAX_UNROLLED_SEGS;
+    for (size_t first = 0; first <= p->nloops; first++) {
+        double bodies = 1;
+        for (size_t i = 0; i < p->nloops; i++) {
+            const sg_loop *l = &p->loops[i];
+            if (l->nseg == 0 || g->table[i])
+                continue;
+            size_t copies = 0;
+            for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++)
+                copies += !p->segs[k].fill;
+            bodies *= copies > 1 ? (double)copies : 1;
+        }
+        if (bodies <= MAX_BODIES || first == p->nloops)
+            return;
+        g->table[first] = p->loops[first].nseg > 0;
+    }
+}

@@ -1,0 +1,452 @@
+/* Moving and filling output bytes with each store strategy: ordinary
+ * (cached) stores, or streaming (non-temporal) ones for whole lines; and
+ * which strategy --stores auto takes for a kernel (codegen.h). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+
+/* A store marked !nontemporal, aligned to `align` bytes. */
+static void store_streaming(gen *g, LLVMValueRef v, LLVMValueRef p, int64_t align)
+{
+    LLVMValueRef st = LLVMBuildStore(g->b, v, typed(g, p, LLVMTypeOf(v)));
+    LLVMSetAlignment(st, (unsigned)align);
+    LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->i32, 1, 0));
+    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(g->c, "nontemporal", 11),
+                    LLVMMetadataAsValue(g->c, LLVMMDNodeInContext2(g->c, &one, 1)));
+}
+
+/* c bytes (a power of two) from in + at to out + at; with `ahead`, first
+ * prefetches the input lines that start in the chunk, `ahead` bytes on. */
+static void copy_chunk(gen *g, LLVMValueRef in, LLVMValueRef out, int64_t at, int64_t c, LLVMValueRef ahead)
+{
+    for (int64_t k = (at + LINE - 1) / LINE * LINE; ahead != NULL && k < at + c; k += LINE)
+        prefetch(g, in, add(g, ahead, ci(g, k)), 1);
+    store(g, load(g, chunk_type(g, c), gep_c(g, in, at)), gep_c(g, out, at));
+}
+
+/* Moves `bytes` bytes, fewer than `below` (a power of two, at most a line
+ * and at least a widest vector), inline: for each bit c of the count
+ * (1, 2, 4, ...) that is set, c bytes at offset bytes & (c - 1), the sum
+ * of the smaller chunks. A count of 0 takes one branch. */
+static void copy_short(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, int64_t below)
+{
+    LLVMBasicBlockRef none = when_less(g, ci(g, 0), bytes, "short");
+    for (int64_t c = 1; c < below; c *= 2) {
+        LLVMValueRef bit = LLVMBuildAnd(g->b, bytes, ci(g, c), "");
+        LLVMBasicBlockRef skip = when_less(g, ci(g, 0), bit, "chunk");
+        LLVMValueRef at = LLVMBuildAnd(g->b, bytes, ci(g, c - 1), "");
+        store(g, load(g, chunk_type(g, c), gep(g, in, at)), gep(g, out, at));
+        when_end(g, skip);
+    }
+    when_end(g, none);
+}
+
+/* The unit streaming stores write whole: a line, or a vector when wider. */
+static int64_t stream_unit(const gen *g)
+{
+    return g->vec > LINE ? g->vec : LINE;
+}
+
+/* Moves `bytes` bytes (at least 2 vectors) with streaming stores: the
+ * whole lines of out (stream_unit) stored non-temporally, a vector at a
+ * time, the ragged ends before and after them (less than a line each)
+ * inline with ordinary stores (a memcpy call per end cost inner-crop's
+ * 448-byte runs a third of their time). The ends never touch a line a
+ * streaming store writes: an ordinary store to such a line makes the
+ * streaming one evict it partly written (with 32-byte vectors, streaming
+ * from a vector boundary in mid-line took a pad's rows 3x the cached
+ * time). With `ahead`, each vector prefetches the input `ahead` bytes on
+ * (copy_run). */
+static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
+{
+    int64_t v = g->vec, u = stream_unit(g);
+    LLVMTypeRef type = chunk_type(g, v);
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
+    LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, u - 1), "aligned");
+    LLVMValueRef end = add(g, first, LLVMBuildAnd(g->b, sub(g, bytes, first), ci(g, -u), ""));
+    if (ahead != NULL)
+        prefetch(g, in, ahead, 1);
+    copy_short(g, in, out, first, u);
+    loop l;
+    loop_begin(g, &l, first, end, v, in, ci(g, 1), out, ci(g, 1));
+    if (ahead != NULL)
+        prefetch(g, l.in, ahead, 1);
+    store_streaming(g, load(g, type, l.in), l.out, v);
+    loop_end(g, &l, false);
+    copy_short(g, gep(g, in, end), gep(g, out, end), sub(g, bytes, end), u);
+}
+
+/* Moves `bytes` bytes, a count known at run time: from one widest vector
+ * to INLINE_COPY bytes inline, in whole vectors and a last one ending at
+ * the end (overlapping the one before); others one llvm.memcpy. Prefetches
+ * as copy_run. */
+static void copy_bytes_inline(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes,
+                              LLVMValueRef ahead)
+{
+    int64_t v = g->copy_vec;
+    LLVMTypeRef type = chunk_type(g, v);
+    LLVMBasicBlockRef vectors = block(g, "vectors"), call = block(g, "memcpy"), done = block(g, "copied");
+    LLVMValueRef fits = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, v), ""),
+                                     LLVMBuildICmp(g->b, LLVMIntSLE, bytes, ci(g, INLINE_COPY), ""), "");
+    LLVMBuildCondBr(g->b, fits, vectors, call);
+    LLVMPositionBuilderAtEnd(g->b, vectors);
+    loop l;
+    loop_begin(g, &l, ci(g, 0), sub(g, bytes, ci(g, v)), v, in, ci(g, 1), out, ci(g, 1));
+    if (ahead != NULL)
+        prefetch(g, l.in, ahead, 1);
+    store(g, load(g, type, l.in), l.out);
+    loop_end(g, &l, false);
+    LLVMValueRef last = sub(g, bytes, ci(g, v));
+    if (ahead != NULL)
+        prefetch(g, gep(g, in, last), ahead, 1);
+    store(g, load(g, type, gep(g, in, last)), gep(g, out, last));
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, call);
+    prefetch_lines(g, in, ahead, bytes);
+    LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+static void copy_run_cached(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes,
+                            LLVMValueRef ahead);
+
+/* copy_run_cached, but for runs of at least SG_STREAM_VECTORS vectors, a
+ * count known or known only at run time (then memcpy below that), which
+ * copy_streaming moves. */
+static void copy_run_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes,
+                               LLVMValueRef ahead)
+{
+    int64_t n;
+    bool known = is_const(bytes, &n);
+    if (known && n >= SG_STREAM_VECTORS * g->vec) {
+        copy_streaming(g, in, out, bytes, ahead);
+        return;
+    }
+    if (!known) { /* streaming when long enough, else memcpy */
+        LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached");
+        LLVMBasicBlockRef done = block(g, "copied");
+        LLVMValueRef big = LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, SG_STREAM_VECTORS * g->vec), "");
+        LLVMBuildCondBr(g->b, big, streamed, cached);
+        LLVMPositionBuilderAtEnd(g->b, streamed);
+        copy_streaming(g, in, out, bytes, ahead);
+        LLVMBuildBr(g->b, done);
+        LLVMPositionBuilderAtEnd(g->b, cached);
+        if (ahead != NULL) { /* fewer than 2 vectors: the lines of its first and last byte */
+            prefetch(g, in, ahead, 1);
+            prefetch(g, in, add(g, ahead, sub(g, bytes, ci(g, 1))), 1);
+        }
+        LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
+        LLVMBuildBr(g->b, done);
+        LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+        LLVMPositionBuilderAtEnd(g->b, done);
+        return;
+    }
+    copy_run_cached(g, in, out, bytes, ahead);
+}
+
+/* The cached strategy's runs: moves `bytes` bytes and, with `ahead`, prefetches the input `ahead`
+ * bytes on as it goes: each line's prefetch beside the
+ * load of the line it pairs with, so that the loads that miss never queue
+ * behind a burst of prefetches (a crop of 32 KiB rows from 256 MiB: 12.7
+ * ms with the next row's 512 prefetches before each row, 9.6 ms with them
+ * spread, a streaming copy of the same bytes 9.2 ms); before a memcpy call,
+ * all of them. A constant count up to INLINE_COPY is copied inline in
+ * chunks of the widest size that fits (straight-line up to
+ * STRAIGHT_VECTORS chunks, else a loop of COPY_GROUP chunks and the chunks
+ * left), the last chunk ending at the end and overlapping the one before
+ * when the count is not a multiple: bytes written twice get the same
+ * value, and in and out never overlap. Other counts are one llvm.memcpy. */
+static void copy_run_cached(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
+{
+    int64_t n;
+    bool known = is_const(bytes, &n);
+    if (!known && g->plan->sym) { /* a symbolic plan's runs: up to INLINE_COPY bytes inline */
+        copy_bytes_inline(g, in, out, bytes, ahead);
+        return;
+    }
+    if (!known || n > INLINE_COPY) {
+        prefetch_lines(g, in, ahead, bytes);
+        LLVMBuildMemCpy(g->b, out, 1, in, 1, bytes);
+        return;
+    }
+    if (n <= 0)
+        return;
+    int64_t c = chunk_at_most(g->copy_vec, n), whole = n / c, at = 0;
+    if (whole > STRAIGHT_VECTORS) { /* a loop moving COPY_GROUP chunks per iteration */
+        int64_t group = COPY_GROUP * c;
+        loop l;
+        loop_begin(g, &l, ci(g, 0), ci(g, n / group * group), group, in, ci(g, 1), out, ci(g, 1));
+        for (int64_t k = 0; k < COPY_GROUP; k++)
+            copy_chunk(g, l.in, l.out, k * c, c, ahead);
+        loop_end(g, &l, false);
+        at = n / group * group;
+    }
+    for (; at + c <= n; at += c)
+        copy_chunk(g, in, out, at, c, ahead);
+    if (n % c != 0)
+        copy_chunk(g, in, out, n - c, c, ahead);
+}
+
+/* Moves `bytes` bytes with the strategy of the code being emitted. */
+void sg_emit_copy_run(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
+{
+    g->stores->copy(g, in, out, bytes, ahead);
+}
+
+/* Moves `bytes` bytes (sg_emit_copy_run without prefetching). */
+void sg_emit_copy_bytes(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes)
+{
+    sg_emit_copy_run(g, in, out, bytes, NULL);
+}
+
+/* Stores `bytes` bytes, fewer than a widest vector and a multiple of the
+ * unit, at out, repeating the `unit`-byte integer v, inline: for each bit c
+ * of the count from the unit on that is set, c bytes at offset bytes & (c -
+ * 1), as copy_short. */
+static void store_pattern_short(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes,
+                                int64_t below)
+{
+    LLVMBasicBlockRef none = when_less(g, ci(g, 0), bytes, "short");
+    for (int64_t c = unit; c < below; c *= 2) {
+        LLVMBasicBlockRef skip = when_less(g, ci(g, 0), LLVMBuildAnd(g->b, bytes, ci(g, c), ""), "chunk");
+        store(g, splat(g, v, (unsigned)(c / unit)), gep(g, out, LLVMBuildAnd(g->b, bytes, ci(g, c - 1), "")));
+        when_end(g, skip);
+    }
+    when_end(g, none);
+}
+
+/* store_pattern with streaming stores, for `bytes` of at least
+ * SG_STREAM_VECTORS vectors at an output aligned to the unit (a power of two
+ * below the vector: the pattern then starts whole at every vector
+ * boundary): the whole lines stored non-temporally, the ragged ends
+ * inline, as copy_streaming. */
+static void store_pattern_streaming(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit,
+                                    LLVMValueRef bytes)
+{
+    int64_t w = g->vec, u = stream_unit(g);
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
+    LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, u - 1), "aligned");
+    LLVMValueRef end = add(g, first, LLVMBuildAnd(g->b, sub(g, bytes, first), ci(g, -u), ""));
+    store_pattern_short(g, out, v, unit, first, u);
+    LLVMValueRef wide_v = splat(g, v, (unsigned)(w / unit));
+    loop l;
+    loop_begin(g, &l, first, end, w, NULL, NULL, out, ci(g, 1));
+    store_streaming(g, wide_v, l.out, w);
+    loop_end(g, &l, false);
+    store_pattern_short(g, gep(g, out, end), v, unit, sub(g, bytes, end), u);
+}
+
+/* store_pattern with ordinary stores: a memset when v is a constant of one
+ * repeated byte; else straight-line when short, else full-vector splat
+ * stores and a unit-store tail. */
+static void store_pattern_cached(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
+{
+    int64_t n = -1;
+    bool known = is_const(bytes, &n);
+    if (LLVMIsAConstantInt(v)) {
+        unsigned long long bits = LLVMConstIntGetZExtValue(v), byte = bits & 0xff;
+        bool same = true;
+        for (int64_t k = 1; k < unit; k++)
+            same = same && ((bits >> (8 * k)) & 0xff) == byte;
+        if (same) {
+            LLVMBuildMemSet(g->b, out, LLVMConstInt(g->i8, byte, 0), bytes, 1);
+            return;
+        }
+    }
+    if (known && n <= STRAIGHT_VECTORS * g->vec) {
+        for (int64_t at = 0; at < n;) {
+            int64_t c = chunk_at_most(g->vec, n - at);
+            store(g, splat(g, v, (unsigned)(c / unit)), gep_c(g, out, at));
+            at += c;
+        }
+        return;
+    }
+    loop wide, tail;
+    LLVMValueRef whole = LLVMBuildAnd(g->b, bytes, ci(g, -g->vec), "");
+    LLVMValueRef wide_v = splat(g, v, (unsigned)(g->vec / unit));
+    loop_begin(g, &wide, ci(g, 0), whole, g->vec, NULL, NULL, out, ci(g, 1));
+    store(g, wide_v, wide.out);
+    loop_end(g, &wide, false);
+    if (known && n % g->vec == 0)
+        return;
+    loop_begin(g, &tail, whole, bytes, unit, NULL, NULL, out, ci(g, 1));
+    store(g, v, tail.out);
+    loop_end(g, &tail, false);
+}
+
+/* Stores `bytes` bytes (a multiple of the unit) at out, repeating the
+ * `unit`-byte integer v. A streamed output's counts of at least
+ * SG_STREAM_VECTORS vectors, at an output aligned to a unit that is a power
+ * of two, take streaming stores (store_pattern_streaming); others ordinary
+ * ones (store_pattern_cached). A TensorRT fill of f32 [4096, 8192] from
+ * [4096, 4096], half of it the fill: 6.3 ms with cached stores for a fill
+ * of 0.5 and 4.8 ms with memset calls for 0; streamed, 4.1-4.5 and 3.3-3.6
+ * ms (a streaming copy of the same traffic: 4.3-4.5 ms). */
+void sg_emit_store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
+{
+    int64_t n = -1;
+    if (is_const(bytes, &n) && n == 0)
+        return;
+    g->stores->pattern(g, out, v, unit, bytes);
+}
+
+/* The streaming strategy's patterns (sg_emit_store_pattern): streamed when
+ * long enough and aligned to the unit, a power of two below the vector. */
+static void store_pattern_stream_or_not(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit,
+                                        LLVMValueRef bytes)
+{
+    int64_t n = -1;
+    bool known = is_const(bytes, &n);
+    bool pow2 = (unit & (unit - 1)) == 0;
+    if (!pow2 || unit >= g->vec || (known && n < SG_STREAM_VECTORS * g->vec)) {
+        store_pattern_cached(g, out, v, unit, bytes);
+        return;
+    }
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
+    LLVMValueRef ok =
+        LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, addr, ci(g, unit - 1), ""), ci(g, 0), "");
+    if (!known)
+        ok = LLVMBuildAnd(g->b, ok,
+                          LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, SG_STREAM_VECTORS * g->vec), ""), "");
+    LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached"), done = block(g, "stored");
+    LLVMBuildCondBr(g->b, ok, streamed, cached);
+    LLVMPositionBuilderAtEnd(g->b, streamed);
+    store_pattern_streaming(g, out, v, unit, bytes);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, cached);
+    store_pattern_cached(g, out, v, unit, bytes);
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* FILL: the plan's fill value over `bytes` output bytes. */
+void sg_emit_fill(gen *g, LLVMValueRef out, LLVMValueRef bytes)
+{
+    uint64_t bits = 0;
+    memcpy(&bits, g->plan->fill, g->plan->elem_size); /* little-endian targets */
+    int64_t unit = (int64_t)g->plan->elem_size;
+    sg_emit_store_pattern(g, out, LLVMConstInt(int_type(g, unit), bits, 0), unit, bytes);
+}
+
+/* ---- the strategies ------------------------------------------------------------------ */
+
+/* After streaming stores, before the kernel returns: the target's store
+ * fence (t->fence), so that they are ordered before whatever the caller
+ * does next. */
+static void store_fence(gen *g, const sg_target *t)
+{
+    if (t->fence == SG_FENCE_SFENCE) {
+        static const char name[] = "llvm.x86.sse.sfence";
+        LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(g->c), NULL, 0, 0);
+        LLVMValueRef fn = LLVMGetNamedFunction(g->m, name);
+        if (fn == NULL)
+            fn = LLVMAddFunction(g->m, name, type);
+        LLVMBuildCall2(g->b, type, fn, NULL, 0, "");
+    } else {
+        LLVMAtomicOrdering order = t->fence == SG_FENCE_SEQ_CST ? LLVMAtomicOrderingSequentiallyConsistent
+                                                                : LLVMAtomicOrderingRelease;
+        LLVMBuildFence(g->b, order, 0, "");
+    }
+}
+
+static void block_cached(gen *g, LLVMValueRef v, LLVMValueRef out, int64_t align)
+{
+    (void)align;
+    store(g, v, out);
+}
+
+const sg_store_strategy sg_stores_cached = {"cached",     false, copy_run_cached, store_pattern_cached,
+                                            block_cached, NULL};
+const sg_store_strategy sg_stores_streaming = {
+    "streaming", true, copy_run_streaming, store_pattern_stream_or_not, store_streaming, store_fence};
+
+/* The vector width for copying runs: the widest, except where every input
+ * address the nest reads from is 32 bytes past a 64-byte line (given an
+ * input at a 64-byte boundary, as tensor allocators give): 64-byte loads
+ * there would each straddle two lines, 32-byte ones none, and straddling
+ * loads cost twice. Elsewhere both widths straddle as often. */
+int64_t sg_emit_copy_width(const sg_plan *p, int64_t vec)
+{
+    int64_t align = sg_gcd(64, p->base < 0 ? -p->base : p->base);
+    for (size_t i = 0; i < p->nloops; i++) {
+        const sg_loop *l = &p->loops[i];
+        align = sg_gcd(align, l->in_stride < 0 ? -l->in_stride : l->in_stride);
+        for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++) {
+            const sg_segment *s = &p->segs[k];
+            align = sg_gcd(align, s->in_offset < 0 ? -s->in_offset : s->in_offset);
+            align = sg_gcd(align, s->in_step < 0 ? -s->in_step : s->in_step);
+        }
+    }
+    return vec > 32 && align == 32 ? 32 : vec;
+}
+
+bool sg_codegen_streams(const sg_plan *plan, const sg_target *t)
+{
+    if (sg_target_is_gpu(t) || t->gpu_emulation || t->stores == SG_STORES_CACHED)
+        return false;
+    if (t->stores == SG_STORES_STREAMING)
+        return true;
+    sg_auto_stores a = sg_codegen_auto_stores(plan, t);
+    return a == SG_AUTO_STREAMS || (a == SG_AUTO_SHORT_ROWS && sg_codegen_short_rows() == 1);
+}
+
+sg_auto_stores sg_codegen_auto_stores(const sg_plan *plan, const sg_target *t)
+{
+    if (sg_target_is_gpu(t) || t->gpu_emulation || plan->sym != NULL ||
+        plan->out_bytes <= (uint64_t)sg_codegen_stream_threshold(t))
+        return SG_AUTO_CACHED;
+    sg_stream_lines s = sg_nest_stream_lines(plan, t->vector_bytes);
+    return s.mixed * SG_STREAM_LINES_PER_MIXED <= s.lines ? SG_AUTO_STREAMS
+           : s.mixed * SG_STREAM_LINES_PER_MIXED_SHORT <= s.lines && 2 * s.shuffled <= s.lines
+               ? SG_AUTO_SHORT_ROWS
+               : SG_AUTO_CACHED;
+}
+
+int sg_codegen_short_rows(void)
+{
+    const char *env = getenv("SLICEGEN_STREAM_SHORT_ROWS");
+    if (env != NULL && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
+        return env[0] - '0';
+    return -1;
+}
+
+int64_t sg_host_stream_threshold(void)
+{
+    sg_target host = {.llc_bytes = sg_host_llc_bytes()};
+    return sg_codegen_stream_threshold(&host);
+}
+
+int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t)
+{
+    if (plan->sym == NULL || sg_target_is_gpu(t) || t->gpu_emulation || t->stores == SG_STORES_CACHED)
+        return -1;
+    if (t->stores == SG_STORES_STREAMING)
+        return 0;
+    return plan->sym->mapped ? -1 : sg_codegen_stream_threshold(t);
+}
+
+int64_t sg_codegen_threshold_setting(void)
+{
+    const char *env = getenv("SLICEGEN_STREAM_THRESHOLD");
+    if (env == NULL || *env < '0' || *env > '9')
+        return -1;
+    char *end;
+    unsigned long long v = strtoull(env, &end, 10);
+    return *end != '\0' ? -1 : v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+int64_t sg_codegen_stream_threshold(const sg_target *t)
+{
+    int64_t setting = sg_codegen_threshold_setting();
+    if (setting >= 0)
+        return setting;
+    if (t->stream_threshold > 0)
+        return t->stream_threshold;
+    uint64_t threshold = (t->llc_bytes ? t->llc_bytes : SG_STREAM_DEFAULT_LLC) / 2;
+    return threshold > INT64_MAX ? INT64_MAX : (int64_t)threshold;
+}
