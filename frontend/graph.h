@@ -98,6 +98,11 @@ typedef struct sg_gattr {
     char *s;
     int32_t tensor;
     int32_t scope;
+    /* The type the file declares ("INT", "INTS", "STRINGS": ONNX's
+     * AttributeType names), for the checks of the lowering (lower.c);
+     * NULL when it declares none (any field may then be read: i and f are
+     * always the file's, zero when absent). */
+    const char *file_type;
 } sg_gattr;
 
 typedef struct sg_gnode {

@@ -52,6 +52,16 @@ static int graph_type(int32_t code)
     return SG_GTYPE_OTHER;
 }
 
+/* ONNX's name of an AttributeType ("INTS"), for messages. */
+static const char *attribute_type_name(int type)
+{
+    static const char *const names[] = {"UNDEFINED",      "FLOAT",      "INT",        "STRING",
+                                        "TENSOR",         "GRAPH",      "FLOATS",     "INTS",
+                                        "STRINGS",        "TENSORS",    "GRAPHS",     "SPARSE_TENSOR",
+                                        "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
+    return type >= 0 && type < 15 ? names[type] : "of an unknown type";
+}
+
 /* ---- names ------------------------------------------------------------------- */
 
 /* Every defined name, hashed: entries of one name chain, newest first. */
@@ -342,6 +352,9 @@ static sg_status decode_node(decoder *d, const Onnx__NodeProto *n, size_t file_i
             return nomem(d);
         memcpy(out->name, str(attr->name), len);
         out->kind = SG_GATTR_OTHER;
+        out->i = attr->i;
+        out->f = attr->f;
+        out->file_type = attr->has_type ? attribute_type_name(attr->type) : NULL;
         if (attr->g != NULL) {
             char path[512];
             snprintf(path, sizeof path, "%s%s%s/%s", g->scopes[scope].path,

@@ -62,6 +62,30 @@ int sg_ir_graph_type(const char *text)
     return SG_GTYPE_OTHER;
 }
 
+sg_ir_count sg_ir_parse_count(const char *text, int64_t *value)
+{
+    if (text == NULL)
+        return SG_IR_COUNT_MISSING;
+    const char *p = text;
+    bool negative = *p == '-';
+    p += negative;
+    if (*p == '\0')
+        return SG_IR_COUNT_NOT_NUMBER;
+    int64_t v = 0;
+    bool range = false;
+    for (; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9')
+            return SG_IR_COUNT_NOT_NUMBER;
+        range = range || __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p - '0', &v);
+    }
+    if (negative)
+        return SG_IR_COUNT_NEGATIVE;
+    if (range)
+        return SG_IR_COUNT_RANGE;
+    *value = v;
+    return SG_IR_COUNT_OK;
+}
+
 static sg_status nomem(sg_error *err)
 {
     return sg_fail(err, SG_ERR_NOMEM, "out of memory");

@@ -18,6 +18,17 @@
  * "unspecified" (or NULL), SG_GTYPE_OTHER for any other ("u4", "string"). */
 int sg_ir_graph_type(const char *text);
 
+/* A count as IR writes it: a whole non-negative decimal integer that fits
+ * int64, digits only (text NULL: missing). */
+typedef enum sg_ir_count {
+    SG_IR_COUNT_OK,
+    SG_IR_COUNT_MISSING,
+    SG_IR_COUNT_NOT_NUMBER,
+    SG_IR_COUNT_NEGATIVE,
+    SG_IR_COUNT_RANGE
+} sg_ir_count;
+sg_ir_count sg_ir_parse_count(const char *text, int64_t *value);
+
 /* An output port: its id, element type (a graph type) and dimensions,
  * rank of them (-1 for a dynamic one: "-1", "?" or a range "1..10"); dims
  * NULL when rank is past SG_MAX_RANK. */

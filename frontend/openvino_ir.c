@@ -1,24 +1,22 @@
 /*
- * OpenVINO IR v10 and v11 models: the slice layers of a model as specs
- * (sg_model_load, sg_model_free), and the model as a graph
+ * OpenVINO IR v10 and v11 models: the reader (sg_model_load,
+ * sg_model_free's model), and the model as a graph
  * (sg_openvino_read_graph). The only file that includes libxml2.
  *
  * The reader parses the .xml into a tree, checks every layer id, port and
  * edge and every Const's place in the weights, then decodes the whole
  * model into a graph (openvino_graph.c) and infers its shapes, checking
  * every output port's type and shape against what its layer makes (a
- * dynamic dimension a symbol of the model). Then it turns each slice layer, in
- * document order, into a spec built from the Consts wired to its index
- * inputs; an index input that is no Const gives one runtime value per
- * element; the data input's shape and type are inference's (a dimension
- * known only at run time -1 in the layer's shape). The weights file is
- * opened once and only the bytes of those Consts and of small ones (for
- * inference) are read, each once. Anything malformed fails the whole model with
+ * dynamic dimension a symbol of the model). Then its slice layers are
+ * lowered from the graph (lower.c) with this format's words for what an
+ * input lacks (naming layers, ports and element types as the file writes
+ * them) and the elements of its Consts. The weights file is opened once
+ * and only the bytes of the Consts a slice reads and of small ones (for
+ * inference) are read. Anything malformed fails the whole model with
  * SG_ERR_IO, "failed to read model '<file>': <rule> (<values>)"; a
  * well-formed slice that slicegen cannot describe is listed with a
  * one-line skip reason instead of a spec. docs/openvino-ir.md lists the
- * rules. Last, the data flow around the slice layers (sg_model_read_flow, over
- * the graph).
+ * rules.
  *
  * Hostile files: libxml2 runs without network access, entity substitution,
  * DTD loading or XML_PARSE_HUGE (so its depth and size limits hold), and a
@@ -44,6 +42,7 @@
 #include <libxml/xmlversion.h>
 
 #include "frontend.h"
+#include "lower.h"
 #include "openvino_graph.h"
 
 #if LIBXML_VERSION >= 21200
@@ -96,9 +95,7 @@ typedef struct layer {
     size_t rank;       /* of the shape */
     int64_t *dims;     /* the shape (rank entries) */
     int64_t count;     /* its elements */
-    int64_t *values;   /* read on first use as an index input */
-    bool values_read;
-    void *raw; /* the bytes of a small one, for shape inference */
+    void *raw;         /* the bytes of a small one, for shape inference */
 } layer;
 
 typedef struct id_index {
@@ -119,7 +116,6 @@ typedef struct reader {
     id_index *by_id; /* sorted by id */
     size_t *order;   /* the layers, each after those it reads (check_acyclic) */
     sg_graph g;      /* the model as a graph, every tensor's type and shape inferred */
-    int32_t *tensor; /* per layer: the graph tensor of its first output port */
     char **owned;    /* texts libxml2 had to assemble (see text_of) */
     size_t nowned, owned_cap;
     bool nomem;
@@ -295,50 +291,23 @@ static const char *attr(reader *r, xmlNode *n, const char *name)
 
 /* ---- numbers ------------------------------------------------------------------ */
 
-typedef enum { NUM_OK, NUM_MISSING, NUM_NOT_NUMBER, NUM_NEGATIVE, NUM_RANGE } num_status;
-
-/* A whole non-negative decimal integer that fits int64: digits only. */
-static num_status parse_count(const char *text, int64_t *value)
-{
-    if (text == NULL)
-        return NUM_MISSING;
-    const char *p = text;
-    bool negative = *p == '-';
-    p += negative;
-    if (*p == '\0')
-        return NUM_NOT_NUMBER;
-    int64_t v = 0;
-    bool range = false;
-    for (; *p != '\0'; p++) {
-        if (*p < '0' || *p > '9')
-            return NUM_NOT_NUMBER;
-        range = range || __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p - '0', &v);
-    }
-    if (negative)
-        return NUM_NEGATIVE;
-    if (range)
-        return NUM_RANGE;
-    *value = v;
-    return NUM_OK;
-}
-
 /* Reads attribute `name` of n as a count; `where` says whose it is. */
 static sg_status get_count(reader *r, xmlNode *n, const char *name, const char *where, int64_t *value)
 {
     const char *text = attr(r, n, name);
     char shown[SHOW_BUF];
-    switch (parse_count(text, value)) {
-    case NUM_OK:
+    switch (sg_ir_parse_count(text, value)) {
+    case SG_IR_COUNT_OK:
         return SG_OK;
-    case NUM_MISSING:
+    case SG_IR_COUNT_MISSING:
         return bad(r, "missing attribute (%s, attribute %s)", where, name);
-    case NUM_NOT_NUMBER:
+    case SG_IR_COUNT_NOT_NUMBER:
         return bad(r, "attribute is not a non-negative integer (%s, attribute %s = '%s')", where, name,
                    show(text, shown));
-    case NUM_NEGATIVE:
+    case SG_IR_COUNT_NEGATIVE:
         return bad(r, "attribute must not be negative (%s, attribute %s = '%s')", where, name,
                    show(text, shown));
-    case NUM_RANGE:
+    case SG_IR_COUNT_RANGE:
         return bad(r, "attribute is out of range (%s, attribute %s = '%s', above 9223372036854775807)", where,
                    name, show(text, shown));
     }
@@ -768,11 +737,11 @@ static dim_kind classify_dim(const char *text, int64_t *value)
     if (dots != NULL) {
         int64_t ignored;
         *dots = '\0';
-        bool lo_ok = buf[0] == '\0' || parse_count(buf, &ignored) == NUM_OK;
-        bool hi_ok = dots[2] == '\0' || parse_count(dots + 2, &ignored) == NUM_OK;
+        bool lo_ok = buf[0] == '\0' || sg_ir_parse_count(buf, &ignored) == SG_IR_COUNT_OK;
+        bool hi_ok = dots[2] == '\0' || sg_ir_parse_count(dots + 2, &ignored) == SG_IR_COUNT_OK;
         return lo_ok && hi_ok ? DIM_DYNAMIC : DIM_BAD;
     }
-    return parse_count(buf, value) == NUM_OK ? DIM_STATIC : DIM_BAD;
+    return sg_ir_parse_count(buf, value) == SG_IR_COUNT_OK ? DIM_STATIC : DIM_BAD;
 }
 
 /* The text content of an element. */
@@ -834,7 +803,8 @@ static sg_status check_const(reader *r, layer *l)
             while (t > 0 && p[t - 1] == ' ')
                 t--;
             int64_t d = -1;
-            if (t >= sizeof item || (memcpy(item, p, t), item[t] = '\0', parse_count(item, &d) != NUM_OK))
+            if (t >= sizeof item ||
+                (memcpy(item, p, t), item[t] = '\0', sg_ir_parse_count(item, &d) != SG_IR_COUNT_OK))
                 return bad(r,
                            "Const shape is not a list of non-negative integers (%s, attribute shape = '%s')",
                            whom, show(l->shape, shown));
@@ -895,36 +865,6 @@ static sg_status const_bytes(reader *r, const layer *c, void *buf, size_t len)
     return read_at(r, r->bin_fd, r->bin_path, "weights file", c->offset, buf, len);
 }
 
-/* Reads a 1-D i32 or i64 Const's values once (little-endian). */
-static sg_status const_values(reader *r, layer *c, size_t esize)
-{
-    if (c->values_read)
-        return SG_OK;
-    size_t n = (size_t)c->size / esize;
-    uint8_t *bytes = malloc(c->size > 0 ? (size_t)c->size : 1);
-    c->values = malloc(n ? n * sizeof *c->values : 1);
-    if (bytes == NULL || c->values == NULL) {
-        free(bytes);
-        return nomem(r);
-    }
-    if (const_bytes(r, c, bytes, (size_t)c->size) != SG_OK) {
-        free(bytes);
-        return r->err->status;
-    }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t u = 0;
-        for (size_t b = 0; b < esize; b++)
-            u |= (uint64_t)bytes[i * esize + b] << (8 * b);
-        if (esize == 4)
-            c->values[i] = u & 0x80000000u ? (int64_t)u - 0x100000000 : (int64_t)u;
-        else
-            c->values[i] = u > INT64_MAX ? -(int64_t)(~u) - 1 : (int64_t)u;
-    }
-    free(bytes);
-    c->values_read = true;
-    return SG_OK;
-}
-
 /* ---- the graph ------------------------------------------------------------------- */
 
 /* The <dim>s of output port `port` (id port_id) of layer l: *rank of them,
@@ -966,7 +906,8 @@ static sg_status port_dims(reader *r, const layer *l, xmlNode *port, int64_t por
 static int64_t opset_number(const char *version)
 {
     int64_t n = 0;
-    if (version == NULL || strncmp(version, "opset", 5) != 0 || parse_count(version + 5, &n) != NUM_OK)
+    if (version == NULL || strncmp(version, "opset", 5) != 0 ||
+        sg_ir_parse_count(version + 5, &n) != SG_IR_COUNT_OK)
         return 0;
     return n;
 }
@@ -998,8 +939,8 @@ static sg_status describe(reader *r, layer *l, ir_arrays *a, size_t *na, size_t 
 {
     xmlNode *data = child(l->node, "data");
     sg_dtype dtype;
-    *out =
-        (sg_ir_layer){.name = l->name, .type = l->type, .id = l->id, .version = opset_number(attr(r, l->node, "version"))};
+    *out = (sg_ir_layer){
+        .name = l->name, .type = l->type, .id = l->id, .version = opset_number(attr(r, l->node, "version"))};
     out->attrs = a->attrs + 2 * *na;
     for (xmlAttr *p = data ? data->properties : NULL; p != NULL; p = p->next) {
         if (p->ns != NULL)
@@ -1042,8 +983,7 @@ static sg_status describe(reader *r, layer *l, ir_arrays *a, size_t *na, size_t 
     return read_at(r, r->bin_fd, r->bin_path, "weights file", l->offset, l->raw, (size_t)l->size);
 }
 
-/* The model as a graph (r->g), every tensor's type and shape inferred, and
- * the tensor of each layer's first output port (r->tensor). */
+/* The model as a graph (r->g), every tensor's type and shape inferred. */
 static sg_status read_graph(reader *r)
 {
     ir_arrays a = {0};
@@ -1064,14 +1004,11 @@ static sg_status read_graph(reader *r)
     a.sources = malloc((nsources ? nsources : 1) * sizeof *a.sources);
     a.ports = malloc((nports ? nports : 1) * sizeof *a.ports);
     a.dims = malloc((ndims ? ndims : 1) * sizeof *a.dims);
-    r->tensor = malloc((r->nlayers ? r->nlayers : 1) * sizeof *r->tensor);
-    if (a.layers == NULL || a.attrs == NULL || a.sources == NULL || a.ports == NULL || a.dims == NULL ||
-        r->tensor == NULL) {
+    if (a.layers == NULL || a.attrs == NULL || a.sources == NULL || a.ports == NULL || a.dims == NULL) {
         st = nomem(r);
         goto done;
     }
-    for (size_t i = 0, t = 0; i < r->nlayers; t += r->layers[i].nout, i++) {
-        r->tensor[i] = (int32_t)t;
+    for (size_t i = 0; i < r->nlayers; i++) {
         if ((st = describe(r, &r->layers[i], &a, &na, &ns, &np, &nd, &a.layers[i])) != SG_OK)
             goto done;
     }
@@ -1090,183 +1027,20 @@ done:
     return st;
 }
 
-/* ---- slice layers ------------------------------------------------------------------ */
+/* ---- the format of the lowering (lower.h) ------------------------------------ */
 
-typedef enum { OP_STRIDED_SLICE, OP_SLICE, OP_PAD, OP_GATHER, OP_SPLIT, OP_VARIADIC_SPLIT } op_kind;
-
-/* How input i of a slice layer is read (read_input): */
-typedef enum {
-    IN_DATA,       /* the data (read_data_input) */
-    IN_LIST,       /* a 1-D i32 or i64 Const, else one runtime value per element */
-    IN_CONST_LIST, /* a 1-D i32 or i64 Const */
-    IN_INDICES,    /* an i32 or i64 Const of any rank (Gather's indices) */
-    IN_AXIS,       /* an i32 or i64 Const of one element, rank 0 or 1 */
-    IN_FILL        /* a rank-0 Const of the data's element type */
-} in_kind;
-
-typedef struct op_info {
-    const char *type;
-    op_kind kind;
-    const char *inputs[5]; /* by input position */
-    in_kind how[5];
-    size_t required, count;
-    bool per_output; /* one model layer per output port, not one per layer */
-} op_info;
-
-/* clang-format off */
-static const op_info ops[] = {
-    {"StridedSlice", OP_STRIDED_SLICE, {"data", "begin", "end", "stride"},
-     {IN_DATA, IN_LIST, IN_LIST, IN_LIST}, 3, 4, false},
-    {"Slice", OP_SLICE, {"data", "start", "stop", "step", "axes"},
-     {IN_DATA, IN_LIST, IN_LIST, IN_LIST, IN_CONST_LIST}, 4, 5, false},
-    {"Pad", OP_PAD, {"data", "pads_begin", "pads_end", "pad_value"}, {IN_DATA, IN_LIST, IN_LIST, IN_FILL}, 3, 4,
-     false},
-    {"Gather", OP_GATHER, {"data", "indices", "axis"}, {IN_DATA, IN_INDICES, IN_AXIS}, 3, 3, false},
-    {"Split", OP_SPLIT, {"data", "axis"}, {IN_DATA, IN_AXIS}, 2, 2, true},
-    {"VariadicSplit", OP_VARIADIC_SPLIT, {"data", "axis", "split_lengths"}, {IN_DATA, IN_AXIS, IN_CONST_LIST}, 3,
-     3, true},
-};
-/* clang-format on */
-
-static const op_info *slice_op(const layer *l)
+static const char *lower_show(const char *text, char buf[SG_LOWER_SHOW])
 {
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (strcmp(l->type, ops[i].type) == 0)
-            return &ops[i];
-    return NULL;
+    return show(text, buf);
 }
 
-/* A slice layer being read: its attributes, its inputs and the first skip
- * reason. */
-typedef struct slice_in {
-    bool connected[5];
-    const int64_t *index[5]; /* values of index inputs 1.. */
-    size_t len[5];
-    /* Index inputs that are no Const: element e of input i is runtime
-     * value refs[i][e] - 1 of `values` (sg_value_refs). */
-    bool runtime[5];
-    uint16_t refs[5][SG_MAX_VALUES];
-    sg_value_table values;
-    /* value k of `values` as shape arithmetic gives it (an expression of
-     * the model's symbols in r->g), where known[k] */
-    sg_val value_exprs[SG_MAX_VALUES];
-    bool known[SG_MAX_VALUES];
-    int64_t folded[5][SG_GRAPH_MAX_VALUES]; /* index inputs that shape arithmetic folds to constants */
-    int64_t *masks[5];                      /* StridedSlice */
-    size_t mask_len[5];
-    int version;      /* Pad: 1 or 12; Gather: 1, 7 or 8 */
-    sg_trt_mode mode; /* Pad */
-    bool symmetric;   /* Pad: pad_mode symmetric, which slicegen lacks */
-    sg_scalar fill;   /* Pad: pad_value, when connected and read */
-    bool have_fill;
-    int64_t batch_dims; /* Gather-7 and 8 */
-    size_t index_rank;  /* Gather: the rank of the indices, and their dims */
-    const int64_t *index_dims;
-    int64_t num_splits; /* Split */
-    bool have_shape, have_dtype;
-    size_t rank;
-    int64_t shape[SG_MAX_RANK]; /* -1: a dynamic dimension */
-    sg_dtype dtype;
-    char reason[448];
-} slice_in;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void
-skip(slice_in *s, const char *fmt, ...)
+/* "layer '<name>' id <id>". */
+static const char *lower_who(void *ctx, const sg_graph *g, const sg_gnode *n, char buf[SG_LOWER_WHO])
 {
-    if (s->reason[0] != '\0')
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->reason, sizeof s->reason, fmt, ap);
-    va_end(ap);
-}
-
-static const char *const mask_names[5] = {"begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask",
-                                          "ellipsis_mask"};
-
-/* StridedSlice masks from <data>: begin_mask and end_mask required. */
-static sg_status read_masks(reader *r, const layer *l, slice_in *s)
-{
-    xmlNode *data = child(l->node, "data");
-    char whom[WHO_BUF], shown[SHOW_BUF];
-    for (int m = 0; m < 5; m++) {
-        const char *text = attr(r, data, mask_names[m]);
-        if (text == NULL && m < 2)
-            return bad(r, "missing attribute of StridedSlice (%s, attribute %s)", who(l, whom),
-                       mask_names[m]);
-        if (text == NULL)
-            continue;
-        sg_error lerr = {0};
-        if (sg_parse_mask_list(text, mask_names[m], &s->masks[m], &s->mask_len[m], &lerr) != SG_OK) {
-            if (lerr.status == SG_ERR_NOMEM)
-                return nomem(r);
-            return bad(r, "mask values must be 0 or 1 (%s, attribute %s = '%s')", who(l, whom), mask_names[m],
-                       show(text, shown));
-        }
-    }
-    return SG_OK;
-}
-
-/* The attributes of Pad (pad_mode; the version), Gather (the version;
- * batch_dims) and Split (num_splits); StridedSlice's masks. Versions:
- * opset1 to opset11 give Pad-1, opset12 and later Pad-12; opset1 to opset6
- * Gather-1, opset7 Gather-7, opset8 and later Gather-8; any other version
- * is a skip reason. */
-static sg_status read_attributes(reader *r, const layer *l, const op_info *op, slice_in *s)
-{
-    static const struct {
-        const char *name;
-        sg_trt_mode mode;
-    } modes[] = {{"constant", SG_TRT_FILL}, {"edge", SG_TRT_CLAMP}, {"reflect", SG_TRT_REFLECT}};
-    xmlNode *data = child(l->node, "data");
-    char whom[WHO_BUF], shown[SHOW_BUF];
-    const char *version = attr(r, l->node, "version"), *text;
-    int64_t opset = opset_number(version);
-    who(l, whom);
-    switch (op->kind) {
-    case OP_STRIDED_SLICE:
-        return read_masks(r, l, s);
-    case OP_SLICE:
-    case OP_VARIADIC_SPLIT:
-        return SG_OK;
-    case OP_PAD:
-        s->version = opset >= 12 ? 12 : 1;
-        text = attr(r, data, "pad_mode");
-        if (text == NULL)
-            return bad(r, "missing attribute of Pad (%s, attribute pad_mode)", whom);
-        s->symmetric = strcmp(text, "symmetric") == 0;
-        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
-            if (strcmp(text, modes[m].name) == 0)
-                s->mode = modes[m].mode, s->symmetric = false;
-        if (s->mode == SG_TRT_STRICT && !s->symmetric)
-            return bad(r,
-                       "unknown pad_mode (%s, attribute pad_mode = '%s'; expected constant, edge, reflect or "
-                       "symmetric)",
-                       whom, show(text, shown));
-        break;
-    case OP_GATHER:
-        s->version = opset >= 8 ? 8 : opset == 7 ? 7 : 1;
-        text = attr(r, data, "batch_dims");
-        if (opset >= 7 && text != NULL && !sg_parse_int64(text, &s->batch_dims))
-            return bad(r, "attribute is not an integer (%s, attribute batch_dims = '%s')", whom,
-                       show(text, shown));
-        break;
-    case OP_SPLIT:
-        if (get_count(r, data, "num_splits", whom, &s->num_splits) != SG_OK)
-            return r->err->status;
-        if (s->num_splits == 0 || (uint64_t)s->num_splits != l->nout)
-            return bad(r,
-                       "num_splits must be the number of output ports (%s, attribute num_splits = %lld, %zu "
-                       "output ports)",
-                       whom, (long long)s->num_splits, l->nout);
-        return SG_OK;
-    }
-    if (opset == 0)
-        skip(s, "%s of version '%s' is not read (expected opsetN)", op->type, show(version, shown));
-    return SG_OK;
+    char name[SHOW_BUF];
+    (void)ctx, (void)g;
+    snprintf(buf, SG_LOWER_WHO, "layer '%s' id %lld", show(n->name, name), (long long)n->id);
+    return buf;
 }
 
 /* The element type of the output port `src` reads: its precision, else the
@@ -1277,606 +1051,141 @@ static const char *port_type(reader *r, const source *src)
     return type ? type : attr(r, child(r->layers[src->layer].node, "data"), "element_type");
 }
 
-/* The data input (position 0) as shape inference gives it: the shape of
- * the producer's output port, each dimension the port leaves dynamic but
- * inference knows taken from inference (-1 when neither knows it); the
- * element type the port's precision, else the producer's <data
- * element_type>, else inference's. A rank above SG_MAX_RANK or a type
- * slicegen lacks is a skip reason. */
-static sg_status read_data_input(reader *r, const source *src, slice_in *s)
+static sg_status lower_say(void *ctx, const sg_graph *g, const sg_lower_fact *f, char *reason, size_t size,
+                           sg_error *err)
 {
-    const layer *p = &r->layers[src->layer];
-    const sg_gtensor *x = &r->g.tensors[r->tensor[src->layer] + (int32_t)src->output];
-    char whom[WHO_BUF], shown[SHOW_BUF];
-    size_t rank, dynamic;
-    const char *dynamic_text;
-    if (port_dims(r, p, src->port, src->port_id, s->shape, SG_MAX_RANK, &rank, &dynamic, &dynamic_text) !=
-        SG_OK)
-        return r->err->status;
-    who(p, whom);
-    if (rank > SG_MAX_RANK)
-        skip(s, "the data input has rank %zu, more than %d (from %s output port %lld)", rank, SG_MAX_RANK,
-             whom, (long long)src->port_id);
-    s->have_shape = rank <= SG_MAX_RANK;
-    s->rank = s->have_shape ? rank : 0;
-    for (size_t d = 0; d < s->rank && x->rank == (int)s->rank; d++)
-        if (s->shape[d] < 0 && sg_is_const(x->dims[d]) && x->dims[d].k >= 0)
-            s->shape[d] = x->dims[d].k;
-
-    const char *type = port_type(r, src);
-    if (type == NULL && x->type == SG_GTYPE_UNKNOWN)
-        return bad(r,
-                   "the data input has no element type (%s, output port %lld: no attribute precision, no "
-                   "<data element_type> and none inferred)",
-                   whom, (long long)src->port_id);
-    if (type == NULL) {
-        s->have_dtype = x->type >= 0;
-        s->dtype = s->have_dtype ? (sg_dtype)x->type : SG_BOOL;
-        if (!s->have_dtype)
-            skip(s, "the data input has an element type slicegen lacks (from %s)", whom);
-        return SG_OK;
-    }
-    s->have_dtype = dtype_from_ir(type, &s->dtype);
-    if (!s->have_dtype)
-        skip(s, "the data input has unsupported element type '%s' (from %s)", show(type, shown), whom);
-    return SG_OK;
-}
-
-/* Index input `i` (an IN_LIST) that is no Const: a 1-D i32 or i64 tensor
- * of static length, each element of which becomes a runtime value named
- * after the input and the element (begin_0, begin_1, ...; inputs are read
- * in port order, so the values are those of input 1, then 2, then 3).
- * Anything else is a skip reason. */
-static sg_status read_runtime_index(reader *r, const layer *l, const op_info *op, size_t i, slice_in *s)
-{
-    static const int64_t no_numbers[SG_MAX_VALUES]; /* the numbers of a list of values (ignored) */
-    const source *src = &l->src[i];
-    const layer *c = &r->layers[src->layer];
-    char cwho[WHO_BUF], shown[SHOW_BUF];
-    const char *role = op->inputs[i], *dynamic_text, *type;
-    int64_t len = 0;
-    size_t rank, dynamic;
-    sg_dtype dtype;
-    who(c, cwho);
-    if (port_dims(r, c, src->port, src->port_id, &len, 1, &rank, &dynamic, &dynamic_text) != SG_OK)
-        return r->err->status;
-    type = port_type(r, src);
-    if (rank != 1)
-        skip(s, "input %zu (%s) is not a Const and not 1-D (rank %zu, from %s output port %lld)", i, role,
-             rank, cwho, (long long)src->port_id);
-    else if (dynamic != NONE)
-        skip(s, "input %zu (%s) is not a Const and its length is dynamic ('%s', from %s output port %lld)", i,
-             role, show(dynamic_text, shown), cwho, (long long)src->port_id);
-    else if (type == NULL)
-        skip(s,
-             "input %zu (%s) is not a Const and has no element type (from %s output port %lld: no attribute "
-             "precision and no <data element_type>)",
-             i, role, cwho, (long long)src->port_id);
-    else if (!dtype_from_ir(type, &dtype) || (dtype != SG_I32 && dtype != SG_I64))
-        skip(s,
-             "input %zu (%s) is not a Const and has element type '%s', not i32 or i64 (from %s output port "
-             "%lld)",
-             i, role, show(type, shown), cwho, (long long)src->port_id);
-    if (s->reason[0] != '\0')
-        return SG_OK;
-    /* The table refuses a value past SG_MAX_VALUES before e reaches it. */
-    for (int64_t e = 0; e < len; e++) {
-        char name[SG_VALUE_NAME_MAX + 1];
-        const char *why = NULL;
-        int n = snprintf(name, sizeof name, "%s_%lld", role, (long long)e);
-        sg_status st = sg_value_table_ref(&s->values, name, (size_t)n, &s->refs[i][e], &why);
-        if (st == SG_ERR_NOMEM)
-            return nomem(r);
-        if (st != SG_OK) {
-            skip(s,
-                 "input %zu (%s) is not a Const and its %lld elements are too many runtime values (%s; from "
-                 "%s "
-                 "output port %lld)",
-                 i, role, (long long)len, why, cwho, (long long)src->port_id);
-            return SG_OK;
-        }
-        const sg_gtensor *x = &r->g.tensors[r->tensor[src->layer] + (int32_t)src->output];
-        if (e < x->nvalues) { /* shape arithmetic: it follows from the symbols */
-            s->value_exprs[s->refs[i][e] - 1] = x->values[e];
-            s->known[s->refs[i][e] - 1] = true;
-        }
-    }
-    s->runtime[i] = true;
-    s->index[i] = no_numbers;
-    s->len[i] = (size_t)len;
-    return SG_OK;
-}
-
-/* Whether the index input `src` (not a Const), of kind `how`, is shape
- * arithmetic that inference folds to constants (ShapeOf of static
- * dimensions, then Gather, Concat...): a 1-D i32 or i64 tensor (one
- * element of rank 0 or 1 for an axis) whose every element is a constant;
- * they are then copied to values, and their count to *len. */
-static bool folded_input(const reader *r, const source *src, in_kind how, int64_t *values, size_t *len)
-{
-    const sg_gtensor *x = &r->g.tensors[r->tensor[src->layer] + (int32_t)src->output];
-    bool list = how == IN_LIST || how == IN_CONST_LIST, axis = how == IN_AXIS;
-    if (!(list || axis) || x->nvalues < 0 || (x->type != SG_I32 && x->type != SG_I64) ||
-        (list && x->rank != 1) || (axis && (x->rank > 1 || x->nvalues != 1)))
-        return false;
-    for (int64_t e = 0; e < x->nvalues; e++)
-        if (!sg_is_const(x->values[e]))
-            return false;
-    for (int64_t e = 0; e < x->nvalues; e++)
-        values[e] = x->values[e].k;
-    *len = (size_t)x->nvalues;
-    return true;
-}
-
-/* The one element of a rank-0 Const of element type `dtype` (a Pad's
- * pad_value) as a scalar: floats exactly (f16 and bf16 widened), integers
- * as integers, bool as false or true. */
-static sg_status const_scalar(reader *r, const layer *c, sg_dtype dtype, sg_scalar *value)
-{
-    uint8_t bytes[8] = {0};
-    size_t esize = sg_dtype_size(dtype);
-    uint64_t u = 0;
-    if (const_bytes(r, c, bytes, esize) != SG_OK)
-        return r->err->status;
-    for (size_t b = 0; b < esize; b++)
-        u |= (uint64_t)bytes[b] << (8 * b);
-    uint64_t sign = (uint64_t)1 << (8 * esize - 1);
-    switch (dtype) {
-    case SG_F16:
-    case SG_BF16:
-        *value = (sg_scalar){.kind = SG_SCALAR_FLOAT,
-                             .f = dtype == SG_F16 ? sg_f16_to_f64((uint16_t)u) : sg_bf16_to_f64((uint16_t)u)};
-        break;
-    case SG_F32:
-        *value = (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_f32_bits_to_f64((uint32_t)u)};
-        break;
-    case SG_F64:
-        *value = (sg_scalar){.kind = SG_SCALAR_FLOAT};
-        memcpy(&value->f, &u, sizeof value->f);
-        break;
-    case SG_BOOL:
-        *value = (sg_scalar){.kind = SG_SCALAR_BOOL, .i = u != 0};
-        break;
-    case SG_I8:
-    case SG_I16:
-    case SG_I32:
-    case SG_I64: /* sign-extended: (u ^ sign) - sign, without overflow */
-        *value = (sg_scalar){.kind = SG_SCALAR_INT,
-                             .i = (u & sign) ? -(int64_t)((sign - 1) - (u & (sign - 1))) - 1 : (int64_t)u};
-        break;
-    default: /* unsigned */
-        *value = u > INT64_MAX ? (sg_scalar){.kind = SG_SCALAR_UINT, .u = u}
-                               : (sg_scalar){.kind = SG_SCALAR_INT, .i = (int64_t)u};
-        break;
-    }
-    return SG_OK;
-}
-
-/* Input `i` read as op->how[i] says (data excepted): values in
- * s->index[i] (s->len[i] of them), a fill in s->fill, runtime values, a
- * skip reason, or a malformed model. */
-static sg_status read_input(reader *r, const layer *l, const op_info *op, size_t i, slice_in *s)
-{
-    layer *c = &r->layers[l->src[i].layer];
-    const char *role = op->inputs[i];
-    in_kind how = op->how[i];
-    char whom[WHO_BUF], cwho[WHO_BUF], shown[SHOW_BUF], type[SHOW_BUF];
-    sg_dtype dtype;
+    reader *r = ctx;
+    const layer *l = &r->layers[f->node->file_index];
+    const source *src = f->pos < l->nin && l->src[f->pos].layer != NONE ? &l->src[f->pos] : NULL;
+    const layer *c = src ? &r->layers[src->layer] : NULL;
+    const char *role = f->role, *type = src ? port_type(r, src) : NULL, *dynamic_text = NULL;
+    char whom[WHO_BUF], cwho[WHO_BUF], shown[SHOW_BUF], shape[SHOW_BUF];
+    size_t pos = f->pos, rank = 0, dynamic = NONE;
+    long long port = src ? (long long)src->port_id : 0;
+    int64_t first = 0;
+    (void)g, (void)err;
     who(l, whom);
-    who(c, cwho);
-    if (strcmp(c->type, "Const") != 0 && folded_input(r, &l->src[i], how, s->folded[i], &s->len[i])) {
-        s->index[i] = s->folded[i];
-        return SG_OK;
+    if (c != NULL) {
+        who(c, cwho);
+        if (port_dims(r, c, src->port, src->port_id, &first, 1, &rank, &dynamic, &dynamic_text) != SG_OK)
+            return r->err->status;
     }
-    if (strcmp(c->type, "Const") != 0) {
-        if (how == IN_LIST)
-            return read_runtime_index(r, l, op, i, s);
-        skip(s, "input %zu (%s) is not a Const: it comes from %s (type %s), and %s must be constant", i, role,
-             cwho, show(c->type, shown), role);
+    switch (f->fault) {
+    case SG_LF_REQUIRED:
+    case SG_LF_UNDEFINED:
+        return bad(r, "a required input is not connected (%s, input %zu (%s))", whom, pos, role);
+    case SG_LF_TOO_MANY:
+        return bad(r, "too many inputs (%s has %lld input ports; %s takes at most %lld)", whom,
+                   (long long)f->a, l->type, (long long)f->b);
+    case SG_LF_NO_OUTPUT:
+        return bad(r, "a %s needs an output port (%s has none)", l->type, whom);
+    case SG_LF_NO_VERSION:
+        snprintf(reason, size, "%s of version '%s' is not read (expected opsetN)", l->type,
+                 show(attr(r, l->node, "version"), shown));
         return SG_OK;
-    }
-    if (how == IN_FILL) {
-        if (c->rank != 0)
+    case SG_LF_DATA_UNKNOWN:
+    case SG_LF_DATA_TYPE:
+    case SG_LF_DATA_RANK:
+        if (rank > SG_MAX_RANK)
+            snprintf(reason, size, "the data input has rank %zu, more than %d (from %s output port %lld)",
+                     rank, SG_MAX_RANK, cwho, port);
+        else if (type == NULL && f->fault == SG_LF_DATA_UNKNOWN)
+            return bad(r,
+                       "the data input has no element type (%s, output port %lld: no attribute precision, no "
+                       "<data element_type> and none inferred)",
+                       cwho, port);
+        else if (type == NULL)
+            snprintf(reason, size, "the data input has an element type slicegen lacks (from %s)", cwho);
+        else
+            snprintf(reason, size, "the data input has unsupported element type '%s' (from %s)",
+                     show(type, shown), cwho);
+        return SG_OK;
+    case SG_LF_NOT_CONSTANT:
+        snprintf(reason, size,
+                 "input %zu (%s) is not a Const: it comes from %s (type %s), and %s must be constant", pos,
+                 role, cwho, show(c->type, shown), role);
+        return SG_OK;
+    case SG_LF_CONST_TYPE:
+        if (f->how == SG_IN_FILL)
+            snprintf(reason, size, "input %zu (%s) is a Const of element type '%s', not the data's %s (%s)",
+                     pos, role, show(c->etype, shown), sg_dtype_name((sg_dtype)f->data_type), cwho);
+        else
+            snprintf(reason, size, "input %zu (%s) is a Const of element type '%s', not i32 or i64 (%s)", pos,
+                     role, show(c->etype, shown), cwho);
+        return SG_OK;
+    case SG_LF_CONST_SHAPE:
+        show(c->shape, shape);
+        if (f->how == SG_IN_FILL)
             return bad(r, "a pad_value input must be a scalar (%s, input %zu (%s) is %s with shape '%s')",
-                       whom, i, role, cwho, show(c->shape, shown));
-        if (s->have_dtype && (!dtype_from_ir(c->etype, &dtype) || dtype != s->dtype)) {
-            skip(s, "input %zu (%s) is a Const of element type '%s', not the data's %s (%s)", i, role,
-                 show(c->etype, type), sg_dtype_name(s->dtype), cwho);
-            return SG_OK;
-        }
-        s->have_fill = s->have_dtype;
-        return s->have_fill ? const_scalar(r, c, s->dtype, &s->fill) : SG_OK;
-    }
-    if (!dtype_from_ir(c->etype, &dtype) || (dtype != SG_I32 && dtype != SG_I64)) {
-        skip(s, "input %zu (%s) is a Const of element type '%s', not i32 or i64 (%s)", i, role,
-             show(c->etype, type), cwho);
+                       whom, pos, role, cwho, shape);
+        if (f->how == SG_IN_AXIS)
+            return bad(
+                r,
+                "an axis input must be a scalar or hold one element (%s, input %zu (%s) is %s with shape "
+                "'%s')",
+                whom, pos, role, cwho, shape);
+        return bad(r, "an index input must be 1-D (%s, input %zu (%s) is %s with shape '%s')", whom, pos,
+                   role, cwho, shape);
+    case SG_LF_CONST_LONG:
+    case SG_LF_RUNTIME_MANY: /* the value table refuses them */
+        return SG_OK;
+    case SG_LF_RUNTIME_RANK:
+        snprintf(reason, size,
+                 "input %zu (%s) is not a Const and not 1-D (rank %zu, from %s output port %lld)", pos, role,
+                 rank, cwho, port);
+        return SG_OK;
+    case SG_LF_RUNTIME_LENGTH:
+        snprintf(reason, size,
+                 "input %zu (%s) is not a Const and its length is dynamic ('%s', from %s output port %lld)",
+                 pos, role, show(dynamic_text ? dynamic_text : "?", shown), cwho, port);
+        return SG_OK;
+    case SG_LF_RUNTIME_TYPE:
+        if (type == NULL)
+            snprintf(reason, size,
+                     "input %zu (%s) is not a Const and has no element type (from %s output port %lld: no "
+                     "attribute precision and no <data element_type>)",
+                     pos, role, cwho, port);
+        else
+            snprintf(
+                reason, size,
+                "input %zu (%s) is not a Const and has element type '%s', not i32 or i64 (from %s output "
+                "port %lld)",
+                pos, role, show(type, shown), cwho, port);
+        return SG_OK;
+    case SG_LF_RUNTIME_TABLE:
+        snprintf(
+            reason, size,
+            "input %zu (%s) is not a Const and its %lld elements are too many runtime values (%s; from %s "
+            "output port %lld)",
+            pos, role, (long long)f->a, f->text, cwho, port);
         return SG_OK;
     }
-    size_t count = (size_t)c->size / sg_dtype_size(dtype);
-    if ((how == IN_LIST || how == IN_CONST_LIST) && c->rank != 1)
-        return bad(r, "an index input must be 1-D (%s, input %zu (%s) is %s with shape '%s')", whom, i, role,
-                   cwho, show(c->shape, shown));
-    if (how == IN_AXIS && (c->rank > 1 || count != 1))
-        return bad(
-            r,
-            "an axis input must be a scalar or hold one element (%s, input %zu (%s) is %s with shape '%s')",
-            whom, i, role, cwho, show(c->shape, shown));
-    if (how == IN_INDICES)
-        s->index_rank = c->rank, s->index_dims = c->dims;
-    if (const_values(r, c, sg_dtype_size(dtype)) != SG_OK)
-        return r->err->status;
-    s->index[i] = c->values;
-    s->len[i] = count;
     return SG_OK;
 }
 
-/* An axis of a data input of rank s->rank, as given (`given`), counted
- * from 0 in *axis; a skip reason when it is out of range. */
-static bool data_axis(slice_in *s, const char *op, int64_t given, size_t *axis)
+/* The elements of a Const's tensor t: its bytes read for shape inference,
+ * else from the weights. */
+static sg_status lower_constant(void *ctx, const sg_graph *g, int32_t t, sg_scalar **values, sg_error *err)
 {
-    int64_t rank = (int64_t)s->rank;
-    if (given < -rank || given >= rank) {
-        skip(s, "failed to make %s: axis %lld is out of range for data of rank %lld", op, (long long)given,
-             (long long)rank);
-        return false;
-    }
-    *axis = (size_t)(given < 0 ? given + rank : given);
-    return true;
-}
-
-/* Whether pads b and e of opposite signs crop an axis of n >= 0 elements
- * whole (n + min(b, 0) + min(e, 0) <= 0) and still pad it (n + b + e > 0);
- * no sum below can overflow. */
-static bool crops_whole_and_pads(int64_t n, int64_t b, int64_t e)
-{
-    int64_t cut = b < 0 ? b : e, pad = b < 0 ? e : b;
-    return (b < 0) != (e < 0) && n + cut <= 0 && pad + (n + cut) > 0;
-}
-
-/* Pad: mode and pads as OpenVINO runs them. Its reference implementation
- * reads output element y of an axis from input element y - pads_begin of
- * the whole axis (clamped for edge, mirrored for reflect), while
- * slicegen's Pad crops negative pads first and pads what is left: the two
- * agree except for reflect with pads of opposite signs on one axis, and
- * edge with an axis cropped away whole but padded; those, and reflect with
- * pads known only at run time (Pad-12), are skip reasons. */
-static void make_pad(slice_in *s, sg_spec **spec, sg_error *lerr)
-{
-    const int64_t *begin = s->index[1], *end = s->index[2];
-    bool runtime = s->runtime[1] || s->runtime[2];
-    if (s->symmetric) {
-        skip(s, "pad_mode symmetric has no slicegen mode (constant, edge and reflect do)");
-        return;
-    }
-    if (s->len[1] != s->rank || s->len[2] != s->rank) {
-        skip(s,
-             "failed to make Pad: pads_begin and pads_end must have one element per data axis (%zu and %zu "
-             "for rank %zu)",
-             s->len[1], s->len[2], s->rank);
-        return;
-    }
-    if (s->version == 12 && s->mode == SG_TRT_REFLECT && runtime) {
-        skip(s,
-             "Pad-12 reflect with pads known only at run time: OpenVINO reflects pads of opposite signs off "
-             "the uncropped axis, which slicegen's Pad cannot express");
-        return;
-    }
-    for (size_t a = 0; a < s->rank; a++) {
-        int64_t b = begin[a], e = end[a], n = s->shape[a]; /* runtime values: 0 */
-        const char *which = b < 0 ? "pads_begin" : "pads_end";
-        if (s->version == 1 && (b < 0 || e < 0)) {
-            skip(s, "Pad-1 takes no negative pads (%s[%zu] = %lld); Pad-12 crops", which, a,
-                 (long long)(b < 0 ? b : e));
-            return;
-        }
-        if (s->mode == SG_TRT_REFLECT && ((b < 0 && e > 0) || (b > 0 && e < 0))) {
-            skip(s,
-                 "Pad-12 reflect with pads of opposite signs (axis %zu: pads_begin %lld, pads_end %lld): "
-                 "OpenVINO reflects off the uncropped axis, which slicegen's Pad cannot express",
-                 a, (long long)b, (long long)e);
-            return;
-        }
-        if (s->mode == SG_TRT_CLAMP && n >= 0 && crops_whole_and_pads(n, b, e)) {
-            skip(s,
-                 "Pad-12 edge that crops axis %zu of %lld elements whole and pads it (pads_begin %lld, "
-                 "pads_end %lld): OpenVINO pads with the uncropped edge, which slicegen's Pad cannot express",
-                 a, (long long)n, (long long)b, (long long)e);
-            return;
-        }
-    }
-    sg_value_refs values = {{s->runtime[1] ? s->refs[1] : NULL, s->runtime[2] ? s->refs[2] : NULL, NULL},
-                            &s->values};
-    sg_spec_make_pad(s->rank, begin, end, NULL, s->mode,
-                     s->mode == SG_TRT_FILL && s->have_fill ? &s->fill : NULL, &values, spec, lerr);
-}
-
-/* Gather of an index array (rank 1 or more): a program of slices
- * (sg_gather_program); negative indices before Gather-8 and a batch_dims
- * other than 0 are skip reasons. */
-static void gather_program(slice_in *s, size_t axis, sg_spec **spec, sg_error *lerr)
-{
-    if (s->version >= 7 && s->batch_dims != 0) {
-        skip(s, "failed to make Gather: batch_dims must be 0 for an index array (batch_dims = %lld)",
-             (long long)s->batch_dims);
-        return;
-    }
-    for (size_t k = 0; s->version < 8 && k < s->len[1]; k++)
-        if (s->index[1][k] < 0) {
-            skip(s, "Gather-%d takes no negative index (indices[%zu] = %lld); Gather-8 does", s->version, k,
-                 (long long)s->index[1][k]);
-            return;
-        }
-    if (sg_gather_program(s->rank, s->shape, (int64_t)axis, s->index_rank, s->index_dims, s->index[1],
-                          s->len[1], "input 1 (indices)", spec, s->reason, sizeof s->reason, lerr) != SG_OK)
-        s->reason[0] = '\0'; /* out of memory: no reason, the error */
-}
-
-/* Gather of one index: a StridedSlice of whole ranges before the axis and
- * a shrink step on it, of an index array a program (gather_program).
- * Indices out of range of a static axis are a skip reason (Gather-8 gives
- * zeros there), as are negative ones before Gather-8 and a batch_dims
- * other than 0 (a scalar index has no batch). */
-static void make_gather(slice_in *s, sg_spec **spec, sg_error *lerr)
-{
-    int64_t begin[SG_MAX_RANK] = {0}, end[SG_MAX_RANK] = {0}, masks[SG_MAX_RANK], shrink[SG_MAX_RANK] = {0};
-    size_t axis;
-    if (!data_axis(s, "Gather", s->index[2][0], &axis))
-        return;
-    if (s->index_rank > 0) {
-        gather_program(s, axis, spec, lerr);
-        return;
-    }
-    int64_t index = s->index[1][0];
-    if (s->version >= 7 && s->batch_dims != 0) {
-        skip(s, "failed to make Gather: batch_dims must be 0 for a scalar index (batch_dims = %lld)",
-             (long long)s->batch_dims);
-        return;
-    }
-    if (s->version < 8 && index < 0) {
-        skip(s, "Gather-%d takes no negative index (indices = %lld); Gather-8 does", s->version,
-             (long long)index);
-        return;
-    }
-    int64_t n = s->shape[axis];
-    if (n >= 0 && (index >= n || index < -n)) {
-        skip(s, "failed to make Gather: index %lld is out of range for axis %zu of %lld elements",
-             (long long)index, axis, (long long)n);
-        return;
-    }
-    for (size_t a = 0; a < axis; a++)
-        masks[a] = 1;
-    masks[axis] = 0;
-    begin[axis] = index;
-    end[axis] = index == INT64_MAX ? index : index + 1; /* ignored by the shrink step */
-    shrink[axis] = 1;
-    sg_strided_slice_args args = {
-        .len = axis + 1,
-        .begin = begin,
-        .end = end,
-        .begin_mask = {masks, axis + 1},
-        .end_mask = {masks, axis + 1},
-        .shrink_axis_mask = {shrink, axis + 1},
-    };
-    sg_spec_make_strided_slice(&args, NULL, spec, lerr);
-}
-
-/* Output k of Split or VariadicSplit: a Slice-8 of its part of the axis.
- * The whole split is checked for every output: an axis out of range or
- * of dynamic length, an uneven Split, split_lengths with more than one -1,
- * another negative length or a sum other than the axis's length is a skip
- * reason. */
-static void make_split(const op_info *op, slice_in *s, size_t k, size_t nout, sg_spec **spec, sg_error *lerr)
-{
-    int64_t given = s->index[1][0], start = 0, stop = 0, one = 1, known = 0, parts = (int64_t)nout;
-    size_t axis, unknown = NONE;
-    const int64_t *lengths = s->index[2];
-    if (!data_axis(s, op->type, given, &axis))
-        return;
-    int64_t n = s->shape[axis];
-    if (n < 0) {
-        skip(s,
-             "failed to make %s: axis %zu has a dynamic dimension, so the parts are known only at run time",
-             op->type, axis);
-        return;
-    }
-    if (op->kind == OP_SPLIT) {
-        if (n % parts != 0) {
-            skip(s, "failed to make Split: axis %zu of %lld elements does not split into %lld equal parts",
-                 axis, (long long)n, (long long)parts);
-            return;
-        }
-        start = (int64_t)k * (n / parts);
-        stop = start + n / parts;
-    } else {
-        for (size_t i = 0; i < nout; i++) {
-            if (lengths[i] == -1 && unknown == NONE) {
-                unknown = i;
-            } else if (lengths[i] < 0) {
-                skip(s,
-                     "failed to make VariadicSplit: split_lengths may hold one -1 and no other negative "
-                     "length "
-                     "(split_lengths[%zu] = %lld)",
-                     i, (long long)lengths[i]);
-                return;
-            } else if (__builtin_add_overflow(known, lengths[i], &known)) {
-                known = INT64_MAX;
-            }
-        }
-        if (unknown == NONE ? known != n : known > n) {
-            skip(s,
-                 "failed to make VariadicSplit: split_lengths add up to %lld%s, axis %zu has %lld elements",
-                 (long long)known, unknown == NONE ? "" : " besides the -1", axis, (long long)n);
-            return;
-        }
-        for (size_t i = 0; i < k; i++) /* no sum passes n */
-            start += i == unknown ? n - known : lengths[i];
-        stop = start + (k == unknown ? n - known : lengths[k]);
-    }
-    sg_spec_make_slice(1, &start, &stop, &one, &given, NULL, spec, lerr);
-}
-
-/* The spec of output k (of nout) from the inputs; a constructor failure
- * is a skip reason. */
-static sg_status make_spec(reader *r, const op_info *op, slice_in *s, size_t k, size_t nout, sg_spec **spec)
-{
-    sg_error lerr = {0};
-    sg_value_refs values = {{s->runtime[1] ? s->refs[1] : NULL, s->runtime[2] ? s->refs[2] : NULL,
-                             s->runtime[3] ? s->refs[3] : NULL},
-                            &s->values};
-    switch (op->kind) {
-    case OP_STRIDED_SLICE:
-    case OP_SLICE:
-        for (size_t i = 2; i < op->count; i++)
-            if (s->connected[i] && s->len[i] != s->len[1]) {
-                skip(s, "failed to make %s: %s and %s must have the same length (%zu and %zu)", op->type,
-                     op->inputs[1], op->inputs[i], s->len[1], s->len[i]);
-                return SG_OK;
-            }
-        if (op->kind == OP_STRIDED_SLICE) {
-            sg_strided_slice_args a = {
-                .len = s->len[1],
-                .begin = s->index[1],
-                .end = s->index[2],
-                .stride = s->connected[3] ? s->index[3] : NULL,
-                .begin_mask = {s->masks[0], s->mask_len[0]},
-                .end_mask = {s->masks[1], s->mask_len[1]},
-                .new_axis_mask = {s->masks[2], s->mask_len[2]},
-                .shrink_axis_mask = {s->masks[3], s->mask_len[3]},
-                .ellipsis_mask = {s->masks[4], s->mask_len[4]},
-            };
-            sg_spec_make_strided_slice(&a, &values, spec, &lerr);
-        } else {
-            sg_spec_make_slice(s->len[1], s->index[1], s->index[2], s->index[3],
-                               s->connected[4] ? s->index[4] : NULL, &values, spec, &lerr);
-        }
-        break;
-    case OP_PAD:
-        make_pad(s, spec, &lerr);
-        break;
-    case OP_GATHER:
-        make_gather(s, spec, &lerr);
-        break;
-    case OP_SPLIT:
-    case OP_VARIADIC_SPLIT:
-        make_split(op, s, k, nout, spec, &lerr);
-        break;
-    }
-    if (lerr.status == SG_ERR_NOMEM)
-        return nomem(r);
-    if (lerr.status != SG_OK)
-        skip(s, "%s", lerr.message);
-    return SG_OK;
-}
-
-static char *copy_text(const char *text)
-{
-    size_t n = strlen(text) + 1;
-    char *copy = malloc(n);
-    return copy ? memcpy(copy, text, n) : NULL;
-}
-
-/* Fills model layer `out` for output k of nout of layer l (the layer's name,
- * with "_<k>" when the op gives one model layer per output), with the spec
- * or the skip reason. */
-static sg_status put_layer(reader *r, const layer *l, const op_info *op, slice_in *s, size_t k, size_t nout,
-                           sg_model_layer *out, sg_layer_numbers *numbers)
-{
-    sg_spec *spec = NULL;
-    size_t n = strlen(l->name) + 24;
-    char *name = malloc(n);
-    out->id = l->id;
-    out->name = name;
-    out->type = copy_text(l->type);
-    if (name == NULL || out->type == NULL)
-        return nomem(r);
-    snprintf(name, n, "%s", l->name); /* the outputs of a Split share it, as its ONNX nodes' do */
-    if (s->reason[0] == '\0' && make_spec(r, op, s, k, nout, &spec) != SG_OK)
-        return r->err->status;
-    if (s->have_shape && s->rank > 0) {
-        int64_t *shape = malloc(s->rank * sizeof *shape);
-        if (shape == NULL) {
-            sg_spec_free(spec);
-            return nomem(r);
-        }
-        out->shape = memcpy(shape, s->shape, s->rank * sizeof *shape);
-    }
-    out->rank = s->rank;
-    out->dtype = s->have_dtype ? s->dtype : SG_BOOL;
-    if (s->reason[0] != '\0') {
-        sg_spec_free(spec);
-        out->skip_reason = copy_text(s->reason);
-        return out->skip_reason ? SG_OK : nomem(r);
-    }
-    out->spec_text = sg_spec_to_text(spec);
-    if (out->spec_text == NULL) {
-        sg_spec_free(spec);
+    reader *r = ctx;
+    const sg_gtensor *x = &g->tensors[t];
+    const layer *c = &r->layers[g->nodes[x->producer].file_index];
+    size_t esize = sg_dtype_size((sg_dtype)x->type), count = (size_t)c->count;
+    uint8_t *bytes = malloc(c->size > 0 ? (size_t)c->size : 1);
+    (void)err;
+    *values = malloc(count ? count * sizeof **values : 1);
+    if (bytes == NULL || *values == NULL) {
+        free(bytes);
         return nomem(r);
     }
-    out->spec = spec;
-    /* how its numbers follow from the model's symbols */
-    const source *data = &l->src[0];
-    if (!sg_layer_numbers_make(numbers, &r->g, &r->g.tensors[r->tensor[data->layer] + (int32_t)data->output],
-                               out->rank, out->shape, spec, &s->values, s->value_exprs, s->known))
-        return nomem(r);
-    return SG_OK;
-}
-
-/* The output ports' count of layer l as model layers: one per output port
- * for Split and VariadicSplit, else one. */
-static size_t model_layers_of(const layer *l, const op_info *op)
-{
-    return op->per_output ? l->nout : 1;
-}
-
-/* Reads slice layer l into m's next model_layers_of(l, op) layers. */
-static sg_status read_slice(reader *r, const layer *l, const op_info *op, sg_model *m)
-{
-    slice_in s = {0};
-    sg_status st = SG_OK;
-    size_t nout = model_layers_of(l, op);
-    char whom[WHO_BUF];
-
-    if (l->nin > op->count) {
-        st = bad(r, "too many inputs (%s has %zu input ports; %s takes at most %zu)", who(l, whom), l->nin,
-                 op->type, op->count);
-        goto done;
+    sg_status st = const_bytes(r, c, bytes, (size_t)c->size);
+    for (size_t i = 0; st == SG_OK && i < count; i++) {
+        uint64_t u = 0;
+        for (size_t b = 0; b < esize; b++)
+            u |= (uint64_t)bytes[i * esize + b] << (8 * b);
+        (*values)[i] = sg_scalar_from_bits((sg_dtype)x->type, u);
     }
-    if (nout == 0) {
-        st = bad(r, "a %s needs an output port (%s has none)", op->type, who(l, whom));
-        goto done;
-    }
-    for (size_t i = 0; i < op->count; i++) {
-        s.connected[i] = i < l->nin && l->src[i].layer != NONE;
-        if (!s.connected[i] && i < op->required) {
-            st = bad(r, "a required input is not connected (%s, input %zu (%s))", who(l, whom), i,
-                     op->inputs[i]);
-            goto done;
-        }
-    }
-    if ((st = read_attributes(r, l, op, &s)) != SG_OK || (st = read_data_input(r, &l->src[0], &s)) != SG_OK)
-        goto done;
-    for (size_t i = 1; i < op->count; i++) {
-        bool unused = op->how[i] == IN_FILL && s.mode != SG_TRT_FILL; /* pad_value of edge or reflect */
-        if (s.connected[i] && !unused && (st = read_input(r, l, op, i, &s)) != SG_OK)
-            goto done;
-    }
-    if (op->kind == OP_VARIADIC_SPLIT && !s.runtime[2] && s.index[2] != NULL && s.len[2] != nout) {
-        st =
-            bad(r,
-                "split_lengths must have one element per output port (%s has %zu output ports, split_lengths "
-                "%zu elements)",
-                who(l, whom), nout, s.len[2]);
-        goto done;
-    }
-    for (size_t k = 0; k < nout; k++) {
-        size_t at = m->nlayers++; /* counted first: sg_model_free frees what put_layer made */
-        if ((st = put_layer(r, l, op, &s, k, nout, &m->layers[at], &m->numbers[at])) != SG_OK)
-            goto done;
-    }
-done:
-    sg_value_table_free(&s.values);
-    for (int m = 0; m < 5; m++)
-        free(s.masks[m]);
+    free(bytes);
     return st;
 }
 
@@ -1890,75 +1199,25 @@ static sg_status read_consts_and_graph(reader *r)
     return read_graph(r);
 }
 
-/* What layer i is: a slice layer (its op), or not one (NULL): another
- * type, or a slice whose data input is shape arithmetic (*folded: made
- * from a ShapeOf, it is folded into the numbers of the kernels it feeds,
- * not compiled). */
-static const op_info *layer_op(const reader *r, size_t i, bool *folded)
-{
-    const layer *l = &r->layers[i];
-    const op_info *op = slice_op(l);
-    *folded = op != NULL && l->nin > 0 && l->src[0].layer != NONE &&
-              r->g.tensors[r->tensor[l->src[0].layer] + (int32_t)l->src[0].output].shape_arith;
-    return *folded ? NULL : op;
-}
-
-/* Every slice layer read, in document order (those on shape arithmetic
- * folded), then the data flow around them. */
+/* The model's layers (lower.c), with this reader's words and Consts. */
 static sg_status read_model(reader *r, sg_model **model)
 {
-    sg_model *m = calloc(1, sizeof *m);
-    size_t nslices = 0;
-    if (m == NULL)
+    size_t len = strlen(r->path) + 40;
+    char *what = malloc(len);
+    if (what == NULL)
         return nomem(r);
-    for (size_t i = 0; i < r->nlayers; i++) {
-        bool folded;
-        const op_info *op = layer_op(r, i, &folded);
-        nslices += op != NULL ? model_layers_of(&r->layers[i], op) : 0;
-        m->folded += folded;
-    }
-    m->layers = calloc(nslices ? nslices : 1, sizeof *m->layers);
-    m->numbers = calloc(nslices ? nslices : 1, sizeof *m->numbers);
-    if (m->layers == NULL || m->numbers == NULL || !sg_model_take_symbols(m, &r->g)) {
-        nomem(r);
-        goto fail;
-    }
-    /* graph node x is document layer g.nodes[x].file_index */
-    int32_t *node_of = malloc((r->nlayers ? r->nlayers : 1) * sizeof *node_of);
-    int32_t *layer_node = malloc((nslices ? nslices : 1) * sizeof *layer_node);
-    if (node_of == NULL || layer_node == NULL) {
-        free(node_of);
-        free(layer_node);
-        nomem(r);
-        goto fail;
-    }
-    for (size_t x = 0; x < r->g.nnodes; x++)
-        node_of[r->g.nodes[x].file_index] = (int32_t)x;
-    bool ok = true;
-    for (size_t i = 0; ok && i < r->nlayers; i++) {
-        bool folded;
-        const op_info *op = layer_op(r, i, &folded);
-        size_t first = m->nlayers;
-        ok = op == NULL || read_slice(r, &r->layers[i], op, m) == SG_OK;
-        for (size_t k = first; k < m->nlayers; k++)
-            layer_node[k] = node_of[i];
-    }
-    if (ok && !sg_model_read_flow(m, &r->g, layer_node))
-        r->nomem = true;
-    free(node_of);
-    free(layer_node);
-    if (!ok)
-        goto fail;
-    if (r->nomem) {
-        nomem(r);
-        goto fail;
-    }
-    sg_model_keep_symbols(m);
-    *model = m;
-    return SG_OK;
-fail:
-    sg_model_free(m);
-    return r->err->status;
+    snprintf(what, len, "failed to read model '%s'", r->path);
+    sg_lower_format f = {
+        .ctx = r,
+        .what = what,
+        .show = lower_show,
+        .who = lower_who,
+        .say = lower_say,
+        .constant = lower_constant,
+    };
+    sg_status st = sg_model_from_graph(&r->g, &f, model, r->err);
+    free(what);
+    return st;
 }
 
 /* Frees the reader but its graph; the graph's constants no longer point
@@ -1969,7 +1228,6 @@ static void reader_free(reader *r)
         free(r->layers[i].in);
         free(r->layers[i].out);
         free(r->layers[i].src);
-        free(r->layers[i].values);
         free(r->layers[i].dims);
         free(r->layers[i].raw);
     }
@@ -1978,7 +1236,6 @@ static void reader_free(reader *r)
     free(r->layers);
     free(r->by_id);
     free(r->order);
-    free(r->tensor);
     for (size_t i = 0; i < r->nowned; i++)
         xmlFree(r->owned[i]);
     free(r->owned);
