@@ -1115,17 +1115,23 @@ static sg_status lower_say(void *ctx, const sg_graph *g, const sg_lower_fact *f,
         return SG_OK;
     case SG_LF_CONST_SHAPE:
         show(c->shape, shape);
-        if (f->how == SG_IN_FILL)
+        if (strcmp(c->type, "Const") != 0) /* shape arithmetic of another shape */
+            snprintf(reason, size,
+                     "input %zu (%s) is not a Const: it comes from %s (type %s), and %s must be constant",
+                     pos, role, cwho, show(c->type, shown), role);
+        else if (f->how == SG_IN_FILL)
             return bad(r, "a pad_value input must be a scalar (%s, input %zu (%s) is %s with shape '%s')",
                        whom, pos, role, cwho, shape);
-        if (f->how == SG_IN_AXIS)
+        else if (f->how == SG_IN_AXIS)
             return bad(
                 r,
                 "an axis input must be a scalar or hold one element (%s, input %zu (%s) is %s with shape "
                 "'%s')",
                 whom, pos, role, cwho, shape);
-        return bad(r, "an index input must be 1-D (%s, input %zu (%s) is %s with shape '%s')", whom, pos,
-                   role, cwho, shape);
+        else
+            return bad(r, "an index input must be 1-D (%s, input %zu (%s) is %s with shape '%s')", whom, pos,
+                       role, cwho, shape);
+        return SG_OK;
     case SG_LF_CONST_LONG:
     case SG_LF_RUNTIME_MANY: /* the value table refuses them */
         return SG_OK;
