@@ -355,16 +355,14 @@ static sg_status read_runtime(lnode *n, size_t pos, input *in)
     bool refused = false;
     sg_status st = SG_OK;
     if (x->rank != 1)
-        st = say(n, SG_LF_RUNTIME_RANK, pos, x->rank, 0, NULL, &refused);
-    else if (!sg_is_const(x->dims[0]) || x->dims[0].k < 0)
-        st = say(n, SG_LF_RUNTIME_LENGTH, pos, 0, 0, NULL, &refused);
-    else if (!is_index_type(x->type))
-        st = say(n, SG_LF_RUNTIME_TYPE, pos, x->type, 0, NULL, &refused);
-    else if (x->dims[0].k > SG_MAX_VALUES)
-        st = say(n, SG_LF_RUNTIME_MANY, pos, x->dims[0].k, 0, NULL, &refused);
-    if (st != SG_OK || refused || x->rank != 1 || !sg_is_const(x->dims[0]) || x->dims[0].k < 0 ||
-        !is_index_type(x->type))
-        return st;
+        return say(n, SG_LF_RUNTIME_RANK, pos, x->rank, 0, NULL, NULL);
+    if (!sg_is_const(x->dims[0]) || x->dims[0].k < 0)
+        return say(n, SG_LF_RUNTIME_LENGTH, pos, 0, 0, NULL, NULL);
+    if (!is_index_type(x->type))
+        return say(n, SG_LF_RUNTIME_TYPE, pos, x->type, 0, NULL, NULL);
+    if (x->dims[0].k > SG_MAX_VALUES &&
+        ((st = say(n, SG_LF_RUNTIME_MANY, pos, x->dims[0].k, 0, NULL, &refused)) != SG_OK || refused))
+        return st; /* a format that takes them leaves them to the value table */
     size_t len = (size_t)x->dims[0].k;
     in->len = len;
     in->v = calloc(len ? len : 1, sizeof *in->v);
@@ -445,7 +443,7 @@ static sg_status read_input(lnode *n, size_t pos)
             return st;
     }
     if (how == SG_IN_INDICES) {
-        in->rank = x->rank > 0 ? (size_t)x->rank : 0;
+        in->rank = x->rank >= 0 ? (size_t)x->rank : SG_MAX_RANK + 1; /* past SG_MAX_RANK: refused */
         for (size_t d = 0; d < in->rank && d < SG_MAX_RANK; d++)
             in->dims[d] = sg_is_const(x->dims[d]) ? x->dims[d].k : -1;
     }
@@ -945,21 +943,11 @@ static sg_status ir_split(lnode *n)
         const char *text = attr_text(n, "num_splits");
         char shown[SG_LOWER_SHOW];
         int64_t num_splits = 0;
-        switch (sg_ir_parse_count(text, &num_splits)) {
-        case SG_IR_COUNT_OK:
-            break;
-        case SG_IR_COUNT_MISSING:
-            return bad(n, "missing attribute (%s, attribute num_splits)", n->who);
-        case SG_IR_COUNT_NOT_NUMBER:
-            return bad(n, "attribute is not a non-negative integer (%s, attribute num_splits = '%s')", n->who,
-                       show(n, text, shown));
-        case SG_IR_COUNT_NEGATIVE:
-            return bad(n, "attribute must not be negative (%s, attribute num_splits = '%s')", n->who,
-                       show(n, text, shown));
-        case SG_IR_COUNT_RANGE:
-            return bad(
-                n, "attribute is out of range (%s, attribute num_splits = '%s', above 9223372036854775807)",
-                n->who, show(n, text, shown));
+        sg_ir_count count = sg_ir_parse_count(text, &num_splits);
+        if (count != SG_IR_COUNT_OK) {
+            char message[256];
+            sg_ir_count_message(count, n->who, "num_splits", show(n, text, shown), message, sizeof message);
+            return bad(n, "%s", message);
         }
         if (num_splits == 0 || (uint64_t)num_splits != nout)
             return bad(n,

@@ -86,6 +86,28 @@ sg_ir_count sg_ir_parse_count(const char *text, int64_t *value)
     return SG_IR_COUNT_OK;
 }
 
+void sg_ir_count_message(sg_ir_count status, const char *where, const char *name, const char *shown,
+                         char *buf, size_t size)
+{
+    switch (status) {
+    case SG_IR_COUNT_OK:
+    case SG_IR_COUNT_MISSING:
+        snprintf(buf, size, "missing attribute (%s, attribute %s)", where, name);
+        return;
+    case SG_IR_COUNT_NOT_NUMBER:
+        snprintf(buf, size, "attribute is not a non-negative integer (%s, attribute %s = '%s')", where, name,
+                 shown);
+        return;
+    case SG_IR_COUNT_NEGATIVE:
+        snprintf(buf, size, "attribute must not be negative (%s, attribute %s = '%s')", where, name, shown);
+        return;
+    case SG_IR_COUNT_RANGE:
+        snprintf(buf, size, "attribute is out of range (%s, attribute %s = '%s', above 9223372036854775807)",
+                 where, name, shown);
+        return;
+    }
+}
+
 static sg_status nomem(sg_error *err)
 {
     return sg_fail(err, SG_ERR_NOMEM, "out of memory");

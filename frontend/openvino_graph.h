@@ -28,6 +28,12 @@ typedef enum sg_ir_count {
     SG_IR_COUNT_RANGE
 } sg_ir_count;
 sg_ir_count sg_ir_parse_count(const char *text, int64_t *value);
+/* The message of a count that is not SG_IR_COUNT_OK, into buf: "missing
+ * attribute (<where>, attribute <name>)", "attribute must not be negative
+ * (<where>, attribute <name> = '<shown>')", ...; `shown` is the text as
+ * messages show it. */
+void sg_ir_count_message(sg_ir_count status, const char *where, const char *name, const char *shown,
+                         char *buf, size_t size);
 
 /* An output port: its id, element type (a graph type) and dimensions,
  * rank of them (-1 for a dynamic one: "-1", "?" or a range "1..10"); dims

@@ -295,23 +295,12 @@ static const char *attr(reader *r, xmlNode *n, const char *name)
 static sg_status get_count(reader *r, xmlNode *n, const char *name, const char *where, int64_t *value)
 {
     const char *text = attr(r, n, name);
-    char shown[SHOW_BUF];
-    switch (sg_ir_parse_count(text, value)) {
-    case SG_IR_COUNT_OK:
+    char shown[SHOW_BUF], message[256];
+    sg_ir_count st = sg_ir_parse_count(text, value);
+    if (st == SG_IR_COUNT_OK)
         return SG_OK;
-    case SG_IR_COUNT_MISSING:
-        return bad(r, "missing attribute (%s, attribute %s)", where, name);
-    case SG_IR_COUNT_NOT_NUMBER:
-        return bad(r, "attribute is not a non-negative integer (%s, attribute %s = '%s')", where, name,
-                   show(text, shown));
-    case SG_IR_COUNT_NEGATIVE:
-        return bad(r, "attribute must not be negative (%s, attribute %s = '%s')", where, name,
-                   show(text, shown));
-    case SG_IR_COUNT_RANGE:
-        return bad(r, "attribute is out of range (%s, attribute %s = '%s', above 9223372036854775807)", where,
-                   name, show(text, shown));
-    }
-    return bad(r, "internal error reading attribute %s", name);
+    sg_ir_count_message(st, where, name, show(text, shown), message, sizeof message);
+    return bad(r, "%s", message);
 }
 
 /* ---- element types ------------------------------------------------------------ */
