@@ -59,7 +59,7 @@ static const char *attribute_type_name(int type)
                                         "TENSOR",         "GRAPH",      "FLOATS",     "INTS",
                                         "STRINGS",        "TENSORS",    "GRAPHS",     "SPARSE_TENSOR",
                                         "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
-    return type >= 0 && type < 15 ? names[type] : "of an unknown type";
+    return type >= 0 && type < 15 ? names[type] : "UNKNOWN";
 }
 
 /* ---- names ------------------------------------------------------------------- */

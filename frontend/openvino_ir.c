@@ -1181,6 +1181,10 @@ static sg_status lower_constant(void *ctx, const sg_graph *g, int32_t t, sg_scal
         (*values)[i] = sg_scalar_from_bits((sg_dtype)x->type, u);
     }
     free(bytes);
+    if (st != SG_OK) {
+        free(*values);
+        *values = NULL;
+    }
     return st;
 }
 
