@@ -1,7 +1,7 @@
 /*
- * OpenVINO IR v10 and v11 models: the reader (sg_model_load,
- * sg_model_free's model), and the model as a graph
- * (sg_openvino_read_graph). The only file that includes libxml2.
+ * OpenVINO IR v10 and v11 models: the reader (sg_model_load), and the
+ * model as a graph (sg_openvino_read_graph). The only file that includes
+ * libxml2.
  *
  * The reader parses the .xml into a tree, checks every layer id, port and
  * edge and every Const's place in the weights, then decodes the whole
