@@ -14,6 +14,17 @@
 #include "../bench/bench.h"
 #include "cli.h"
 
+/* Every element type's name, in sg_dtype's order: "bool i8 ... f64". */
+static const char *dtype_names(void)
+{
+    static char names[16 * SG_DTYPE_COUNT];
+    size_t n = 0;
+    for (int t = 0; t < SG_DTYPE_COUNT; t++)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", t ? " " : "", sg_dtype_name((sg_dtype)t));
+    return names;
+}
+
+/* printf format: the element types' names (dtype_names) are its one %s. */
 static const char usage_text[] =
     "usage: slicegen run   SPEC --in IN.npy --out OUT.npy [--engine jit|ref] [--threads N]\n"
     "                      [--device cpu|cuda] [--stores auto|cached|streaming] [--set NAME=VALUE ...]\n"
@@ -42,7 +53,7 @@ static const char usage_text[] =
     "L is a comma-separated list of 64-bit integers, B a list of 0s and 1s; either may be ''.\n"
     "A name in L or in an expression ('[:, :t]', --end 0,t) is a value given at run time\n"
     "(run --set t=5), and '?' in --shape a dimension known only at run time.\n"
-    "Element types T: bool i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64.\n"
+    "Element types T: %s.\n"
     "\n"
     "Run 'slicegen COMMAND --help' for one command. Exit status: 0 success, 2 bad usage,\n"
     "spec or input, 1 other failures.\n";
@@ -310,8 +321,7 @@ int input_description(sg_context *ctx, const options *o, bool data, sg_tensor *i
     if (!o->shape || !o->dtype)
         return usage_error("the input needs --in IN.npy, or --shape and --dtype");
     if (!sg_dtype_parse(o->dtype, &input->dtype))
-        return usage_error("unknown --dtype '%s' (expected bool i8 u8 i16 u16 i32 u32 i64 u64 f16 "
-                           "bf16 f32 f64)", o->dtype);
+        return usage_error("unknown --dtype '%s' (expected %s)", o->dtype, dtype_names());
     return parse_shape(o->shape, input->shape, &input->rank);
 }
 
@@ -550,7 +560,7 @@ int main(int argc, char **argv)
     install_signal_handlers();
     const char *command = argv[1];
     if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
-        fputs(usage_text, stdout);
+        printf(usage_text, dtype_names());
         return 0;
     }
     if (strcmp(command, "--version") == 0) {

@@ -1,5 +1,7 @@
 /* Element types and their names; IEEE half and bfloat16 conversions. */
+#include <ctype.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "frontend.h"
@@ -7,13 +9,68 @@
 static const struct {
     const char *name;
     size_t size;
-} dtype_info[SG_DTYPE_COUNT] = {
-    [SG_BOOL] = {"bool", 1}, [SG_I8] = {"i8", 1},   [SG_U8] = {"u8", 1},
-    [SG_I16] = {"i16", 2},   [SG_U16] = {"u16", 2}, [SG_I32] = {"i32", 4},
-    [SG_U32] = {"u32", 4},   [SG_I64] = {"i64", 8}, [SG_U64] = {"u64", 8},
-    [SG_F16] = {"f16", 2},   [SG_BF16] = {"bf16", 2}, [SG_F32] = {"f32", 4},
-    [SG_F64] = {"f64", 8},
+    sg_dtype_kind kind;
+    const char *npy;
+    int32_t onnx;
+    const char *ir_precision, *ir_type;
+} dtype_info[] = {
+#define SG_DTYPE(id, name, size, kind, npy, onnx, ir_precision, ir_type)                                     \
+    {name, size, kind, npy, onnx, ir_precision, ir_type},
+#include "dtypes.def"
+#undef SG_DTYPE
 };
+
+/* The table's rows are sg_dtype's values, in order, and all of them. */
+enum {
+#define SG_DTYPE(id, ...) id##_ROW,
+#include "dtypes.def"
+#undef SG_DTYPE
+    DTYPE_ROWS
+};
+#define SG_DTYPE(id, ...)                                                                                    \
+    _Static_assert((int)id##_ROW == (int)id, #id " is out of sg_dtype's order in dtypes.def");
+#include "dtypes.def"
+#undef SG_DTYPE
+_Static_assert((int)DTYPE_ROWS == (int)SG_DTYPE_COUNT, "dtypes.def has a row for every sg_dtype");
+
+sg_dtype_kind sg_dtype_kind_of(sg_dtype dtype)
+{
+    return (unsigned)dtype < SG_DTYPE_COUNT ? dtype_info[dtype].kind : SG_KIND_BOOL;
+}
+
+const char *sg_dtype_npy(sg_dtype dtype)
+{
+    return (unsigned)dtype < SG_DTYPE_COUNT ? dtype_info[dtype].npy : NULL;
+}
+
+int32_t sg_dtype_onnx(sg_dtype dtype)
+{
+    return (unsigned)dtype < SG_DTYPE_COUNT ? dtype_info[dtype].onnx : 0;
+}
+
+int sg_dtype_from_onnx(int32_t code)
+{
+    for (int t = 0; t < SG_DTYPE_COUNT; t++)
+        if (dtype_info[t].onnx == code)
+            return t;
+    return -1;
+}
+
+static bool same_nocase(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return false;
+    return *a == *b;
+}
+
+int sg_dtype_from_ir(const char *name)
+{
+    for (int t = 0; name != NULL && t < SG_DTYPE_COUNT; t++)
+        if (same_nocase(name, dtype_info[t].ir_precision) || same_nocase(name, dtype_info[t].ir_type))
+            return t;
+    return -1;
+}
 
 const char *sg_dtype_name(sg_dtype dtype)
 {

@@ -358,6 +358,24 @@ sg_status sg_scalar_from_text(const char *text, sg_scalar *value, sg_error *err)
 #define SG_SCALAR_TEXT 40
 void sg_scalar_format(const sg_scalar *value, char text[SG_SCALAR_TEXT]);
 
+/* Facts of an element type, from the table of dtypes.def (dtype.c;
+ * sg_dtype_name, sg_dtype_size and sg_dtype_parse are slicegen.h's). */
+typedef enum sg_dtype_kind { SG_KIND_BOOL, SG_KIND_SINT, SG_KIND_UINT, SG_KIND_FLOAT } sg_dtype_kind;
+sg_dtype_kind sg_dtype_kind_of(sg_dtype dtype);
+static inline bool sg_dtype_is_float(int dtype)
+{
+    return dtype >= 0 && dtype < SG_DTYPE_COUNT && sg_dtype_kind_of((sg_dtype)dtype) == SG_KIND_FLOAT;
+}
+/* The .npy descr without its byte order ("f4"). */
+const char *sg_dtype_npy(sg_dtype dtype);
+/* ONNX's TensorProto.DataType code of dtype; the sg_dtype of a code, or
+ * -1 for one slicegen has no type for. */
+int32_t sg_dtype_onnx(sg_dtype dtype);
+int sg_dtype_from_onnx(int32_t code);
+/* The sg_dtype an OpenVINO IR name gives (a precision such as "FP32" or
+ * an element_type such as "f32", case aside), or -1. */
+int sg_dtype_from_ir(const char *name);
+
 /* Converts a scalar to `dtype`, writing sg_dtype_size(dtype) little-endian
  * bytes. Fails (SG_ERR_SLICE) if the value is out of range or not exactly
  * representable in an integer type; floats round to nearest even. */

@@ -27,36 +27,8 @@
 /* An ONNX TensorProto.DataType as an element type of the graph. */
 static int onnx_type(int64_t t)
 {
-    switch (t) {
-    case 1:
-        return SG_F32;
-    case 2:
-        return SG_U8;
-    case 3:
-        return SG_I8;
-    case 4:
-        return SG_U16;
-    case 5:
-        return SG_I16;
-    case 6:
-        return SG_I32;
-    case 7:
-        return SG_I64;
-    case 9:
-        return SG_BOOL;
-    case 10:
-        return SG_F16;
-    case 11:
-        return SG_F64;
-    case 12:
-        return SG_U32;
-    case 13:
-        return SG_U64;
-    case 16:
-        return SG_BF16;
-    default:
-        return t > 0 && t < 64 ? SG_GTYPE_OTHER : SG_GTYPE_UNKNOWN;
-    }
+    int type = t > 0 && t < 64 ? sg_dtype_from_onnx((int32_t)t) : -1;
+    return type >= 0 ? type : t > 0 && t < 64 ? SG_GTYPE_OTHER : SG_GTYPE_UNKNOWN;
 }
 
 static const char *type_text(int type)

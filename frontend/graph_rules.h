@@ -206,15 +206,15 @@ sg_status sg_gi_topk(ctx *c, int64_t axis, const sg_val *k, int index_type);
 
 /* ---- the node, its inputs and outputs (inline) ------------------------------------- */
 
+/* bool or an integer type */
 static inline bool is_int(int type)
 {
-    return type == SG_BOOL || type == SG_I8 || type == SG_U8 || type == SG_I16 || type == SG_U16 ||
-           type == SG_I32 || type == SG_U32 || type == SG_I64 || type == SG_U64;
+    return type >= 0 && type < SG_DTYPE_COUNT && !sg_dtype_is_float(type);
 }
 
 static inline bool is_float(int type)
 {
-    return type == SG_F16 || type == SG_BF16 || type == SG_F32 || type == SG_F64;
+    return sg_dtype_is_float(type);
 }
 
 /* v as an element of `type` (two's complement wrap, as ONNX Runtime's

@@ -343,56 +343,69 @@ typedef struct etype {
     size_t size;       /* bytes per element; 0: not checked */
     typed_field field; /* where the elements are without raw_data */
     int per;           /* numbers per element in that field */
-    bool known;        /* slicegen has it: dtype */
+    bool known;        /* slicegen has it: dtype (element_type) */
     sg_dtype dtype;
 } etype;
 
-static etype element_type(int32_t t)
+/* How an ONNX tensor holds elements of type t: ONNX's name of it, the
+ * size, the field without raw_data (known and dtype are element_type's). */
+static etype onnx_element_type(int32_t t)
 {
     switch (t) {
     case 1:
-        return (etype){"FLOAT", 4, F_FLOAT, 1, true, SG_F32};
+        return (etype){.name = "FLOAT", .size = 4, .field = F_FLOAT, .per = 1};
     case 2:
-        return (etype){"UINT8", 1, F_INT32, 1, true, SG_U8};
+        return (etype){.name = "UINT8", .size = 1, .field = F_INT32, .per = 1};
     case 3:
-        return (etype){"INT8", 1, F_INT32, 1, true, SG_I8};
+        return (etype){.name = "INT8", .size = 1, .field = F_INT32, .per = 1};
     case 4:
-        return (etype){"UINT16", 2, F_INT32, 1, true, SG_U16};
+        return (etype){.name = "UINT16", .size = 2, .field = F_INT32, .per = 1};
     case 5:
-        return (etype){"INT16", 2, F_INT32, 1, true, SG_I16};
+        return (etype){.name = "INT16", .size = 2, .field = F_INT32, .per = 1};
     case 6:
-        return (etype){"INT32", 4, F_INT32, 1, true, SG_I32};
+        return (etype){.name = "INT32", .size = 4, .field = F_INT32, .per = 1};
     case 7:
-        return (etype){"INT64", 8, F_INT64, 1, true, SG_I64};
+        return (etype){.name = "INT64", .size = 8, .field = F_INT64, .per = 1};
     case 8:
-        return (etype){"STRING", 0, F_NONE, 0, false, SG_BOOL};
+        return (etype){.name = "STRING", .size = 0, .field = F_NONE, .per = 0};
     case 9:
-        return (etype){"BOOL", 1, F_INT32, 1, true, SG_BOOL};
+        return (etype){.name = "BOOL", .size = 1, .field = F_INT32, .per = 1};
     case 10:
-        return (etype){"FLOAT16", 2, F_INT32, 1, true, SG_F16};
+        return (etype){.name = "FLOAT16", .size = 2, .field = F_INT32, .per = 1};
     case 11:
-        return (etype){"DOUBLE", 8, F_DOUBLE, 1, true, SG_F64};
+        return (etype){.name = "DOUBLE", .size = 8, .field = F_DOUBLE, .per = 1};
     case 12:
-        return (etype){"UINT32", 4, F_UINT64, 1, true, SG_U32};
+        return (etype){.name = "UINT32", .size = 4, .field = F_UINT64, .per = 1};
     case 13:
-        return (etype){"UINT64", 8, F_UINT64, 1, true, SG_U64};
+        return (etype){.name = "UINT64", .size = 8, .field = F_UINT64, .per = 1};
     case 14:
-        return (etype){"COMPLEX64", 8, F_FLOAT, 2, false, SG_BOOL};
+        return (etype){.name = "COMPLEX64", .size = 8, .field = F_FLOAT, .per = 2};
     case 15:
-        return (etype){"COMPLEX128", 16, F_DOUBLE, 2, false, SG_BOOL};
+        return (etype){.name = "COMPLEX128", .size = 16, .field = F_DOUBLE, .per = 2};
     case 16:
-        return (etype){"BFLOAT16", 2, F_INT32, 1, true, SG_BF16};
+        return (etype){.name = "BFLOAT16", .size = 2, .field = F_INT32, .per = 1};
     case 17:
-        return (etype){"FLOAT8E4M3FN", 1, F_INT32, 1, false, SG_BOOL};
+        return (etype){.name = "FLOAT8E4M3FN", .size = 1, .field = F_INT32, .per = 1};
     case 18:
-        return (etype){"FLOAT8E4M3FNUZ", 1, F_INT32, 1, false, SG_BOOL};
+        return (etype){.name = "FLOAT8E4M3FNUZ", .size = 1, .field = F_INT32, .per = 1};
     case 19:
-        return (etype){"FLOAT8E5M2", 1, F_INT32, 1, false, SG_BOOL};
+        return (etype){.name = "FLOAT8E5M2", .size = 1, .field = F_INT32, .per = 1};
     case 20:
-        return (etype){"FLOAT8E5M2FNUZ", 1, F_INT32, 1, false, SG_BOOL};
+        return (etype){.name = "FLOAT8E5M2FNUZ", .size = 1, .field = F_INT32, .per = 1};
     default:
-        return (etype){NULL, 0, F_NONE, 0, false, SG_BOOL};
+        return (etype){.field = F_NONE};
     }
+}
+
+/* ONNX's element type t: how the file holds it (onnx_element_type), and
+ * the sg_dtype it is (dtypes.def), if slicegen has one. */
+static etype element_type(int32_t t)
+{
+    etype e = onnx_element_type(t);
+    int dtype = sg_dtype_from_onnx(t);
+    e.known = dtype >= 0;
+    e.dtype = e.known ? (sg_dtype)dtype : SG_BOOL;
+    return e;
 }
 
 /* "FLOAT", or "type 21" for one this reader does not name. */
@@ -852,10 +865,7 @@ static const char *lower_who(void *ctx, const sg_graph *g, const sg_gnode *n, ch
 /* The ONNX element type code of a graph type (0: none). */
 static int32_t type_code(int type)
 {
-    static const int32_t codes[] = {[SG_BOOL] = 9,  [SG_I8] = 3,   [SG_U8] = 2,  [SG_I16] = 5,  [SG_U16] = 4,
-                                    [SG_I32] = 6,   [SG_U32] = 12, [SG_I64] = 7, [SG_U64] = 13, [SG_F16] = 10,
-                                    [SG_BF16] = 16, [SG_F32] = 1,  [SG_F64] = 11};
-    return type >= 0 && (size_t)type < sizeof codes / sizeof *codes ? codes[type] : 0;
+    return type >= 0 && type < SG_DTYPE_COUNT ? sg_dtype_onnx((sg_dtype)type) : 0;
 }
 
 /* The element type code tensor x has in the file: its constant's, or

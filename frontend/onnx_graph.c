@@ -42,14 +42,10 @@ static bool default_domain(const char *domain)
 /* ONNX's element type code as a graph type. */
 static int graph_type(int32_t code)
 {
-    static const int types[] = {[1] = SG_F32,  [2] = SG_U8,   [3] = SG_I8,   [4] = SG_U16,  [5] = SG_I16,
-                                [6] = SG_I32,  [7] = SG_I64,  [9] = SG_BOOL, [10] = SG_F16, [11] = SG_F64,
-                                [12] = SG_U32, [13] = SG_U64, [16] = SG_BF16};
     if (code <= 0)
         return SG_GTYPE_UNKNOWN;
-    if ((size_t)code < sizeof types / sizeof *types && (code == 1 || code == 9 || types[code] != 0))
-        return types[code];
-    return SG_GTYPE_OTHER;
+    int type = sg_dtype_from_onnx(code);
+    return type >= 0 ? type : SG_GTYPE_OTHER;
 }
 
 /* ONNX's name of an AttributeType ("INTS"), for messages. */

@@ -34,31 +34,15 @@ static bool same_nocase(const char *a, const char *b)
 
 int sg_ir_graph_type(const char *text)
 {
-    static const struct {
-        const char *precision, *element_type;
-        int type;
-    } map[] = {
-        {"FP32", "f32", SG_F32},
-        {"FP16", "f16", SG_F16},
-        {"BF16", "bf16", SG_BF16},
-        {"FP64", "f64", SG_F64},
-        {"I8", "i8", SG_I8},
-        {"U8", "u8", SG_U8},
-        {"I16", "i16", SG_I16},
-        {"U16", "u16", SG_U16},
-        {"I32", "i32", SG_I32},
-        {"U32", "u32", SG_U32},
-        {"I64", "i64", SG_I64},
-        {"U64", "u64", SG_U64},
-        {"BOOL", "boolean", SG_BOOL},
-        {"DYNAMIC", "dynamic", SG_GTYPE_UNKNOWN},
-        {"UNSPECIFIED", "undefined", SG_GTYPE_UNKNOWN},
-    };
     if (text == NULL)
         return SG_GTYPE_UNKNOWN;
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (same_nocase(text, map[i].precision) || same_nocase(text, map[i].element_type))
-            return map[i].type;
+    int type = sg_dtype_from_ir(text);
+    if (type >= 0)
+        return type;
+    static const char *const unknown[] = {"dynamic", "unspecified", "undefined"}; /* any case */
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+        if (same_nocase(text, unknown[i]))
+            return SG_GTYPE_UNKNOWN;
     return SG_GTYPE_OTHER;
 }
 

@@ -583,7 +583,7 @@ static sg_status axis_pieces(program *pr, sg_np_pad_mode mode, int64_t d, int64_
 static sg_status fill_bytes(program *pr, const sg_scalar *v, uint8_t bytes[8])
 {
     sg_dtype t = pr->dtype;
-    if (t >= SG_F16) /* nearest, never refused */
+    if (sg_dtype_kind_of(t) == SG_KIND_FLOAT) /* nearest, never refused */
         return sg_scalar_to_bytes(v, t, bytes, pr->err);
     if (t == SG_BOOL) {
         bytes[0] = v->kind == SG_SCALAR_FLOAT ? v->f != 0 : v->kind == SG_SCALAR_UINT ? v->u != 0 : v->i != 0;
@@ -592,7 +592,7 @@ static sg_status fill_bytes(program *pr, const sg_scalar *v, uint8_t bytes[8])
     uint64_t bits = v->kind == SG_SCALAR_UINT ? v->u : (uint64_t)v->i;
     if (v->kind == SG_SCALAR_FLOAT) {
         int width = 8 * (int)pr->elem_size;
-        bool is_signed = t == SG_I8 || t == SG_I16 || t == SG_I32 || t == SG_I64;
+        bool is_signed = sg_dtype_kind_of(t) == SG_KIND_SINT;
         double lo = is_signed ? -ldexp(1, width - 1) : 0,
                hi = is_signed ? ldexp(1, width - 1) : ldexp(1, width);
         double whole = trunc(v->f);

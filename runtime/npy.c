@@ -26,14 +26,6 @@
 /* "(d, d, ..., d)" for SG_MAX_RANK dimensions of up to 20 characters each */
 #define SHAPE_TEXT (SG_MAX_RANK * 22 + 4)
 
-/* The descr of each dtype without its byte-order character. */
-static const char *const kinds[SG_DTYPE_COUNT] = {
-    [SG_BOOL] = "b1", [SG_I8] = "i1",  [SG_U8] = "u1",  [SG_I16] = "i2",
-    [SG_U16] = "u2",  [SG_I32] = "i4", [SG_U32] = "u4", [SG_I64] = "i8",
-    [SG_U64] = "u8",  [SG_F16] = "f2", [SG_BF16] = "V2", [SG_F32] = "f4",
-    [SG_F64] = "f8",
-};
-
 /* Writes a shape as Python's repr of the tuple: "()", "(5,)", "(2, 3)".
  * buf holds SHAPE_TEXT bytes; rank is at most SG_MAX_RANK. */
 static void format_shape(char *buf, size_t rank, const int64_t *shape)
@@ -238,7 +230,7 @@ static sg_status parse_descr(const char *path, const char *descr, sg_dtype *dtyp
 {
     char order = descr[0];
     for (int d = 0; d < SG_DTYPE_COUNT && order != '\0'; d++) {
-        if (strcmp(descr + 1, kinds[d]) != 0)
+        if (strcmp(descr + 1, sg_dtype_npy((sg_dtype)d)) != 0)
             continue;
         int one_byte = sg_dtype_size((sg_dtype)d) == 1;
         if (order == '<' || (one_byte && strchr("|=>", order)) ||
@@ -498,7 +490,7 @@ sg_status sg_npy_store(const char *path, const sg_tensor *tensor, sg_error *err)
     /* The dict exactly as NumPy's np.save writes it, with its growth room. */
     char dict[SHAPE_TEXT + 128];
     int n = snprintf(dict, sizeof dict, "{'descr': '%c%s', 'fortran_order': False, 'shape': %s, }",
-                     elem == 1 ? '|' : '<', kinds[tensor->dtype], dims);
+                     elem == 1 ? '|' : '<', sg_dtype_npy(tensor->dtype), dims);
     if (tensor->rank > 0) {
         int first = snprintf(NULL, 0, "%" PRId64, tensor->shape[0]);
         n += snprintf(dict + n, sizeof dict - (size_t)n, "%*s", GROWTH_DIGITS - first, "");
