@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "frontend.h"
+#include "common.h"
 
 sg_status sg_fail(sg_error *err, sg_status status, const char *fmt, ...)
 {

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "frontend.h"
+#include "common.h"
 
 static const struct {
     const char *name;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend.h"
+#include "common.h"
 
 int sg_parse_int64(const char *text, int64_t *value)
 {
