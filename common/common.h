@@ -80,6 +80,8 @@ static inline bool sg_dtype_is_float(int dtype)
 {
     return dtype >= 0 && dtype < SG_DTYPE_COUNT && sg_dtype_kind_of((sg_dtype)dtype) == SG_KIND_FLOAT;
 }
+/* The value of a float element's bits (f16, bf16, f32 or f64), exactly. */
+double sg_float_bits_to_f64(sg_dtype dtype, uint64_t bits);
 /* The .npy descr without its byte order ("f4"). */
 const char *sg_dtype_npy(sg_dtype dtype);
 /* ONNX's TensorProto.DataType code of dtype; the sg_dtype of a code, or

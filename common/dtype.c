@@ -38,6 +38,22 @@ sg_dtype_kind sg_dtype_kind_of(sg_dtype dtype)
     return (unsigned)dtype < SG_DTYPE_COUNT ? dtype_info[dtype].kind : SG_KIND_BOOL;
 }
 
+double sg_float_bits_to_f64(sg_dtype dtype, uint64_t bits)
+{
+    double d;
+    switch (dtype) {
+    case SG_F16:
+        return sg_f16_to_f64((uint16_t)bits);
+    case SG_BF16:
+        return sg_bf16_to_f64((uint16_t)bits);
+    case SG_F32:
+        return sg_f32_bits_to_f64((uint32_t)bits);
+    default:
+        memcpy(&d, &bits, sizeof d);
+        return d;
+    }
+}
+
 const char *sg_dtype_npy(sg_dtype dtype)
 {
     return (unsigned)dtype < SG_DTYPE_COUNT ? dtype_info[dtype].npy : NULL;

@@ -150,28 +150,11 @@ static bool t_floats(const sg_gtensor *t, double *v, int64_t *n)
         (count >= 0 && count != t->count))
         return false;
     const unsigned char *p = t->raw;
+    size_t size = sg_dtype_size((sg_dtype)t->type);
     for (int64_t k = 0; k < t->count; k++) {
-        uint16_t h;
-        uint32_t w;
-        double d;
-        switch (t->type) {
-        case SG_F16:
-            memcpy(&h, p + 2 * k, 2);
-            v[k] = sg_f16_to_f64(h);
-            break;
-        case SG_BF16:
-            memcpy(&h, p + 2 * k, 2);
-            v[k] = sg_bf16_to_f64(h);
-            break;
-        case SG_F32:
-            memcpy(&w, p + 4 * k, 4);
-            v[k] = sg_f32_bits_to_f64(w);
-            break;
-        default:
-            memcpy(&d, p + 8 * k, 8);
-            v[k] = d;
-            break;
-        }
+        uint64_t bits = 0;
+        memcpy(&bits, p + size * (size_t)k, size); /* little-endian hosts */
+        v[k] = sg_float_bits_to_f64((sg_dtype)t->type, bits);
     }
     *n = t->count;
     return true;

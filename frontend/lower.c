@@ -1257,24 +1257,12 @@ sg_status sg_model_from_graph(const sg_graph *g, const sg_lower_format *f, sg_mo
 sg_scalar sg_scalar_from_bits(sg_dtype dtype, uint64_t bits)
 {
     size_t size = sg_dtype_size(dtype);
-    switch (dtype) {
-    case SG_BOOL:
+    switch (sg_dtype_kind_of(dtype)) {
+    case SG_KIND_BOOL:
         return (sg_scalar){.kind = SG_SCALAR_BOOL, .i = bits != 0};
-    case SG_F16:
-        return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_f16_to_f64((uint16_t)bits)};
-    case SG_BF16:
-        return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_bf16_to_f64((uint16_t)bits)};
-    case SG_F32:
-        return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_f32_bits_to_f64((uint32_t)bits)};
-    case SG_F64: {
-        double f;
-        memcpy(&f, &bits, 8);
-        return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = f};
-    }
-    case SG_I8:
-    case SG_I16:
-    case SG_I32:
-    case SG_I64: { /* sign-extended: (u ^ sign) - sign, without overflow */
+    case SG_KIND_FLOAT:
+        return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_float_bits_to_f64(dtype, bits)};
+    case SG_KIND_SINT: { /* sign-extended: (u ^ sign) - sign, without overflow */
         uint64_t sign = (uint64_t)1 << (8 * size - 1);
         int64_t v = (bits & sign) ? -(int64_t)((sign - 1) - (bits & (sign - 1))) - 1 : (int64_t)bits;
         return (sg_scalar){.kind = SG_SCALAR_INT, .i = v};
