@@ -343,7 +343,7 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
                 LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, next, end, ""), next, end, "");
             /* each block reads the input in order: the parts by the input
              * offset of their first read (the hardware prefetchers follow an
-             * ascending stream; a roll's rows read tail first took 1.1x as long) */
+             * ascending stream) */
             for (size_t k = 0; k < plan->nparts; k++) {
                 size_t j = k;
                 for (; j > 0 && plan->parts[order[j - 1]].plan->base > plan->parts[k].plan->base; j--)

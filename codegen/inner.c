@@ -118,9 +118,9 @@ static void emit_shuffled_streaming(gen *g, const shuffle *sh, LLVMValueRef in, 
     if (s < 0) {
         /* Reversed: the blocks from the last, so that the input ascends and
          * the output descends, and the ends in the order of their input
-         * (tail, blocks, head). Rows of 16 KiB reversed from 256 MiB: a C
-         * loop of streaming stores reading its row backwards took 14.3 ms,
-         * forwards (writing backwards) 9.7 ms. */
+         * (tail, blocks, head): streaming stores are faster reading
+         * forwards and writing backwards than the other way round
+         * (docs/bench.md). */
         LLVMValueRef span = smax(g, sub(g, lim, mid), ci(g, 0));
         LLVMValueRef blocks = LLVMBuildUDiv(g->b, add(g, span, ci(g, sh->VL - 1)), ci(g, sh->VL), "");
         LLVMValueRef after = add(g, mid, mul(g, blocks, ci(g, sh->VL)));
@@ -203,7 +203,7 @@ void sg_emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLVMVal
     }
     loop l;
     if (s < 0 && s != INT64_MIN &&
-        r >= LINE) { /* whole lines, rows reversed ([::-1] of 64 MiB: 3.45 -> 2.3 ms) */
+        r >= LINE) { /* whole lines, rows reversed: the input ascends */
         loop_begin_backwards(g, &l, lo, hi, in, ci(g, s), out, ci(g, r));
         s = -s;
     } else

@@ -14,9 +14,8 @@
  * one around it; for the runs when the loop is a part's loop of runs
  * (emit_affine), as emit_inner's runs of whole lines. The parts of a roll
  * each read a piece of every row: a hardware prefetcher following one part's
- * loads loses their stream at each row, and the roll of f32 [4096, 4096]
- * took 2.9-3.1 ms without the prefetches, 2.2-2.4 ms with them (a streaming
- * copy of its bytes: 2.3-2.4 ms). */
+ * loads loses their stream at each row, so they prefetch it themselves
+ * (docs/bench.md has what each prefetch measured). */
 static LLVMValueRef prefetch_ahead(gen *g, size_t level, LLVMValueRef s)
 {
     int64_t stride = 0, ahead;
@@ -57,8 +56,9 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
     if (is_const(lo, &a) && is_const(hi, &z) && a >= z)
         return;
     loop l;
-    /* rows reversed ([::-1, 1::2] of 64 MiB: 2.09 -> 1.84 ms); a stride of
-     * INT64_MIN (a wrapped product, in a loop of at most one iteration) as is */
+    /* rows reversed: walked backwards, so that the input ascends (one
+     * stream the hardware prefetchers follow); a stride of INT64_MIN (a
+     * wrapped product, in a loop of at most one iteration) as is */
     if (is_const(s, &stride) && stride < 0 && stride != INT64_MIN) {
         loop_begin_backwards(g, &l, lo, hi, in, s, out, g->out_stride[level]);
         s = ci(g, -stride);

@@ -52,12 +52,11 @@ static int64_t stream_unit(const gen *g)
 /* Moves `bytes` bytes (at least 2 vectors) with streaming stores: the
  * whole lines of out (stream_unit) stored non-temporally, a vector at a
  * time, the ragged ends before and after them (less than a line each)
- * inline with ordinary stores (a memcpy call per end cost inner-crop's
- * 448-byte runs a third of their time). The ends never touch a line a
+ * inline with ordinary stores (not a memcpy call per end, which costs
+ * short runs much of their time). The ends never touch a line a
  * streaming store writes: an ordinary store to such a line makes the
- * streaming one evict it partly written (with 32-byte vectors, streaming
- * from a vector boundary in mid-line took a pad's rows 3x the cached
- * time). With `ahead`, each vector prefetches the input `ahead` bytes on
+ * streaming one evict it partly written (docs/bench.md, "Streaming stores
+ * and rows of short pieces"). With `ahead`, each vector prefetches the input `ahead` bytes on
  * (copy_run). */
 static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
 {
@@ -148,13 +147,11 @@ static void copy_run_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMVa
     copy_run_cached(g, in, out, bytes, ahead);
 }
 
-/* The cached strategy's runs: moves `bytes` bytes and, with `ahead`, prefetches the input `ahead`
- * bytes on as it goes: each line's prefetch beside the
- * load of the line it pairs with, so that the loads that miss never queue
- * behind a burst of prefetches (a crop of 32 KiB rows from 256 MiB: 12.7
- * ms with the next row's 512 prefetches before each row, 9.6 ms with them
- * spread, a streaming copy of the same bytes 9.2 ms); before a memcpy call,
- * all of them. A constant count up to INLINE_COPY is copied inline in
+/* The cached strategy's runs: moves `bytes` bytes and, with `ahead`,
+ * prefetches the input `ahead` bytes on as it goes: each line's prefetch
+ * beside the load of the line it pairs with, so that the loads that miss
+ * never queue behind a burst of prefetches; before a memcpy call, all of
+ * them. A constant count up to INLINE_COPY is copied inline in
  * chunks of the widest size that fits (straight-line up to
  * STRAIGHT_VECTORS chunks, else a loop of COPY_GROUP chunks and the chunks
  * left), the last chunk ending at the end and overlapping the one before
@@ -282,10 +279,7 @@ static void store_pattern_cached(gen *g, LLVMValueRef out, LLVMValueRef v, int64
  * `unit`-byte integer v. A streamed output's counts of at least
  * SG_STREAM_VECTORS vectors, at an output aligned to a unit that is a power
  * of two, take streaming stores (store_pattern_streaming); others ordinary
- * ones (store_pattern_cached). A TensorRT fill of f32 [4096, 8192] from
- * [4096, 4096], half of it the fill: 6.3 ms with cached stores for a fill
- * of 0.5 and 4.8 ms with memset calls for 0; streamed, 4.1-4.5 and 3.3-3.6
- * ms (a streaming copy of the same traffic: 4.3-4.5 ms). */
+ * ones (store_pattern_cached: memset for a value of one repeated byte). */
 void sg_emit_store_pattern(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit, LLVMValueRef bytes)
 {
     int64_t n = -1;
