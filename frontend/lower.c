@@ -506,13 +506,6 @@ static sg_status onnx_slice(lnode *n)
  * [x1_begin, x2_begin, ..., x1_end, x2_end, ...]. */
 static sg_status onnx_pad(lnode *n)
 {
-    static const struct {
-        const char *name;
-        sg_trt_mode mode;
-    } modes[] = {{"constant", SG_TRT_FILL},
-                 {"edge", SG_TRT_CLAMP},
-                 {"reflect", SG_TRT_REFLECT},
-                 {"wrap", SG_TRT_WRAP}};
     input attr = {0}, *pads = &n->in[1], *axes = &n->in[3];
     sg_scalar fill = {.kind = SG_SCALAR_FLOAT, .f = 0};
     sg_trt_mode mode = SG_TRT_FILL;
@@ -522,13 +515,8 @@ static sg_status onnx_pad(lnode *n)
     if (st == SG_OK && a != NULL) {
         char text[16] = "";
         snprintf(text, sizeof text, "%s", a->s ? a->s : "");
-        size_t m = 0;
-        while (m < 4 && strcmp(a->s ? a->s : "", modes[m].name) != 0)
-            m++;
-        if (m == 4)
+        if (!sg_pad_mode_parse(a->s ? a->s : "", &mode))
             skip(n, "mode '%s' is not constant, edge, reflect or wrap", show(n, text, shown));
-        else
-            mode = modes[m].mode;
     }
     if (st == SG_OK && n->version < 11) {
         st = attr_ints(n, n->version < 2 ? "paddings" : "pads", true, &attr);
@@ -810,19 +798,14 @@ static bool crops_whole_and_pads(int64_t n, int64_t b, int64_t e)
  * pads known only at run time (Pad-12), are skip reasons. */
 static sg_status ir_pad(lnode *n)
 {
-    static const struct {
-        const char *name;
-        sg_trt_mode mode;
-    } modes[] = {{"constant", SG_TRT_FILL}, {"edge", SG_TRT_CLAMP}, {"reflect", SG_TRT_REFLECT}};
     const char *text = attr_text(n, "pad_mode");
     char shown[SG_LOWER_SHOW];
     sg_trt_mode mode = SG_TRT_STRICT;
     if (text == NULL)
         return bad(n, "missing attribute of Pad (%s, attribute pad_mode)", n->who);
     bool symmetric = strcmp(text, "symmetric") == 0;
-    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
-        if (strcmp(text, modes[m].name) == 0)
-            mode = modes[m].mode;
+    if (!sg_pad_mode_parse(text, &mode) || mode == SG_TRT_WRAP) /* OpenVINO's Pad has no wrap */
+        mode = SG_TRT_STRICT;
     if (mode == SG_TRT_STRICT && !symmetric)
         return bad(n,
                    "unknown pad_mode (%s, attribute pad_mode = '%s'; expected constant, edge, reflect or "

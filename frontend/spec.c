@@ -30,17 +30,34 @@ const char *sg_op_name(sg_op op)
     return "?";
 }
 
-static const char *const mode_names[] = {"strict", "wrap", "clamp", "fill", "reflect"};
+/* The modes' names (common/modes.def), indexed by sg_trt_mode. */
+static const struct {
+    const char *tensorrt, *pad;
+} modes[] = {
+#define SG_MODE(id, tensorrt, pad) {tensorrt, pad},
+#include "../common/modes.def"
+#undef SG_MODE
+};
+enum {
+#define SG_MODE(id, ...) id##_ROW,
+#include "../common/modes.def"
+#undef SG_MODE
+    MODE_ROWS
+};
+#define SG_MODE(id, ...)                                                                                     \
+    _Static_assert((int)id##_ROW == (int)id, #id " is out of sg_trt_mode's order in modes.def");
+#include "../common/modes.def"
+#undef SG_MODE
 
 const char *sg_trt_mode_name(sg_trt_mode mode)
 {
-    return (unsigned)mode < 5 ? mode_names[mode] : NULL;
+    return (unsigned)mode < MODE_ROWS ? modes[mode].tensorrt : NULL;
 }
 
 int sg_trt_mode_parse(const char *name, sg_trt_mode *mode)
 {
-    for (int m = 0; m < 5; m++) {
-        if (strcmp(name, mode_names[m]) == 0) {
+    for (int m = 0; m < MODE_ROWS; m++) {
+        if (strcmp(name, modes[m].tensorrt) == 0) {
             *mode = (sg_trt_mode)m;
             return 1;
         }
@@ -48,18 +65,15 @@ int sg_trt_mode_parse(const char *name, sg_trt_mode *mode)
     return 0;
 }
 
-/* Pad's modes by their ONNX names, indexed by sg_trt_mode (NULL: none). */
-static const char *const pad_mode_names[] = {NULL, "wrap", "edge", "constant", "reflect"};
-
 const char *sg_pad_mode_name(sg_trt_mode mode)
 {
-    return (unsigned)mode < 5 ? pad_mode_names[mode] : NULL;
+    return (unsigned)mode < MODE_ROWS ? modes[mode].pad : NULL;
 }
 
 int sg_pad_mode_parse(const char *name, sg_trt_mode *mode)
 {
-    for (int m = 1; m < 5; m++) {
-        if (strcmp(name, pad_mode_names[m]) == 0) {
+    for (int m = 0; m < MODE_ROWS; m++) {
+        if (modes[m].pad != NULL && strcmp(name, modes[m].pad) == 0) {
             *mode = (sg_trt_mode)m;
             return 1;
         }
