@@ -265,16 +265,18 @@ static int parse_device(const char *text, bool *cuda)
 
 int parse_stores(const char *text, sg_stores *stores)
 {
-    static const char *const names[] = {"auto", "cached", "streaming"};
     *stores = SG_STORES_AUTO;
-    if (text == NULL)
+    if (text == NULL || sg_stores_parse(text, stores))
         return -1;
-    for (int i = 0; i < 3; i++)
-        if (strcmp(text, names[i]) == 0) {
-            *stores = (sg_stores)i;
-            return -1;
-        }
-    return usage_error("unknown --stores '%s' (expected auto, cached or streaming)", text);
+    char names[96] = "";
+    size_t n = 0;
+    for (int k = 0; sg_stores_name((sg_stores)k) != NULL; k++) /* "auto, cached or streaming" */
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s",
+                              k == 0                               ? ""
+                              : sg_stores_name((sg_stores)(k + 1)) ? ", "
+                                                                   : " or ",
+                              sg_stores_name((sg_stores)k));
+    return usage_error("unknown --stores '%s' (expected %s)", text, names);
 }
 
 /* "--shape 2,3,4" ('' for rank 0). Returns -1 on success, else an exit status. */

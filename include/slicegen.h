@@ -297,6 +297,11 @@ typedef enum sg_stores {
     SG_STORES_STREAMING = 2 /* streaming stores whatever the output's size */
 } sg_stores;
 
+/* "auto", "cached", "streaming"; NULL for a value outside the enum. And
+ * back (1 on success, 0 for an unknown name). */
+SG_API const char *sg_stores_name(sg_stores stores);
+SG_API int sg_stores_parse(const char *name, sg_stores *stores);
+
 /* sg_kernel_compile with the stores of `stores`. Kernels of one plan with
  * different stores are cached apart (AUTO shares the kernel of what it
  * chooses). SG_ERR_USAGE for a value not of sg_stores. */

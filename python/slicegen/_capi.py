@@ -200,6 +200,7 @@ SIGNATURES = {
                                ctypes.POINTER(Scalar), ctypes.POINTER(SpecP)]),
     "sg_trt_mode_name": (ctypes.c_char_p, [trt_mode_t]),
     "sg_trt_mode_parse": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(trt_mode_t)]),
+    "sg_stores_name": (ctypes.c_char_p, [ctypes.c_int]),
     "sg_scalar_parse": (status_t, [ContextP, ctypes.c_char_p, ctypes.POINTER(Scalar)]),
     "sg_spec_trt_slice": (status_t, [ContextP, ctypes.c_size_t, I64P, I64P, I64P, trt_mode_t,
                                      ctypes.POINTER(Scalar), ctypes.POINTER(SpecP)]),

@@ -519,14 +519,25 @@ def _threads(threads):
     return min(n, 2**31 - 1)
 
 
-_STORES = {"auto": 0, "cached": 1, "streaming": 2}
+def _store_names():
+    """The store settings' names, in sg_stores's order (the library's table)."""
+    names = []
+    while True:
+        name = _lib.sg_stores_name(len(names))
+        if name is None:
+            return names
+        names.append(name.decode())
+
+
+_STORES = {name: code for code, name in enumerate(_store_names())}
 
 
 def _stores(stores):
     """The sg_stores of stores= ("auto", "cached" or "streaming")."""
     if not isinstance(stores, str) or stores not in _STORES:
-        raise SliceError(f"failed to compile kernel: stores {stores!r} (expected 'auto', 'cached' or "
-                         f"'streaming')")
+        names = [repr(name) for name in _STORES]
+        raise SliceError(f"failed to compile kernel: stores {stores!r} (expected {', '.join(names[:-1])} or "
+                         f"{names[-1]})")
     return _STORES[stores]
 
 
