@@ -307,7 +307,7 @@ char *sg_plan_to_text(const sg_plan *plan);
 sg_status sg_plan_read(const char *text, sg_plan **plan, sg_error *err);
 /* The same without the second rule: any nest that passes sg_plan_check. For
  * tests of the code generator on nests the planner does not make
- * (tests/test_jit.c), whose kernels do not do what the dims say (the
+ * (tests/codegen/test_jit.c), whose kernels do not do what the dims say (the
  * reference interpreter does). */
 sg_status sg_plan_read_any_nest(const char *text, sg_plan **plan, sg_error *err);
 bool sg_plan_same(const sg_plan *a, const sg_plan *b);

@@ -1,7 +1,7 @@
 /* The part of the CUDA driver API's ABI that slicegen uses: the types and
  * values of cuda.h, declared here so that nothing of CUDA is needed to
  * build slicegen. The runtime (cuda.c) calls the driver through them and
- * the tests' fake driver (tests/fake_cuda.c) implements them. The values
+ * the tests' fake driver (tests/support/fake_cuda.c) implements them. The values
  * are cuda.h's, which are fixed across driver versions. */
 #ifndef SLICEGEN_CUDA_DRIVER_H
 #define SLICEGEN_CUDA_DRIVER_H

@@ -147,7 +147,7 @@ ROLES = {"StridedSlice": ["data", "begin", "end", "stride"],
 def example_layers():
     """The example model: slices of an f32 image and a u8 mask, two whose
     numbers are known at run time, plus layers slicegen must skip. Expected
-    results are in tests/test_model.c."""
+    results are in tests/frontend/test_model.c."""
     slices = [
         # begin/end masks; no stride input; the optional masks omitted
         strided_slice("backbone/crop.0", "image", i64(0, 0, 2, 2), i64(0, 0, 6, 6), out=[2, 3, 4, 4],
@@ -215,7 +215,7 @@ def runtime_layers():
     then layers slicegen must skip: an index input of dynamic length, one
     of rank 2, a float one, Slice axes that are no Const, and begin and end
     of 129 elements each (more than 256 runtime values). Expected results
-    are in tests/test_model.c."""
+    are in tests/frontend/test_model.c."""
     slices = [
         # begin from a Parameter: y[b0:, b1::2]
         strided_slice("param-begin", "y", "offsets", i64(0, 0), i64(1, 2), out=["?", "?"], etype="u8",
@@ -267,7 +267,7 @@ def ops_layers():
     every mode and version slicegen reads, with Const and runtime numbers
     and dynamic dimensions, then each skip reason. x is the 3 x 4 matrix of
     OpenVINO's Pad specification. Expected results are in
-    tests/test_model.c; expected outputs of the static layers in
+    tests/frontend/test_model.c; expected outputs of the static layers in
     <name>.out (see expected_outputs())."""
     pads = dict(begin=i64(0, 1), end=i64(2, 3))
     mixed = dict(begin=i64(2, -1), end=i64(-1, 3))
@@ -352,7 +352,7 @@ def infer_layers():
     knows: the output of a Relu, of a Concat, of a Reshape whose target is
     computed from ShapeOf (Gather, Unsqueeze, Concat); a negative Gather
     index along such a dimension; and a dimension nobody knows (a symbol).
-    Expected results are in tests/test_model.c."""
+    Expected results are in tests/frontend/test_model.c."""
     slices = [
         strided_slice("crop", "act", i64(0, 0, 2, 2), i64(0, 0, 6, 6), out=["?", "?", 4, 4],
                       begin_mask="1,1,0,0", end_mask="1,1,0,0"),

@@ -14,7 +14,7 @@
  *     runs from the dim lines (the nest must follow from them).
  */
 #include "fuzz.h"
-#include "../nest_walk.h"
+#include "../support/nest_walk.h"
 
 enum { MAX_BYTES = 1 << 16 };
 

@@ -14,7 +14,7 @@ starts from inputs that mean something:
                     runtime-values, infer and ops models and some malformed ones (ports that
                     contradict shape inference among them), each as the .xml, a NUL byte,
                     then the .bin
-    fuzz_onnx       the example ONNX model and the models of tests/make_onnx_models.py, good
+    fuzz_onnx       the example ONNX model and the models of tests/frontend/make_onnx_models.py, good
                     and malformed (written with /usr/bin/python3 and its onnx package; left
                     as they are without it), external data renamed to the target's data.bin
     fuzz_diff       slices of every source and TensorRT mode, encoded as fuzz_diff.c decodes them
@@ -208,7 +208,7 @@ def model_seeds():
 
 
 def onnx_seeds():
-    make = os.path.join(ROOT, "tests", "make_onnx_models.py")
+    make = os.path.join(ROOT, "tests", "frontend", "make_onnx_models.py")
     with tempfile.TemporaryDirectory() as tmp:
         if subprocess.run(["/usr/bin/python3", make, tmp], stdout=subprocess.DEVNULL).returncode != 0:
             print("make_seeds.py: fuzz_onnx seeds left as they are (no /usr/bin/python3 with onnx)")

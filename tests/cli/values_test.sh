@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Runtime values on the command line: `plan` of a symbolic spec against a
+# golden file; `run --set` (both engines) against `run` of the spec with the
+# numbers written in, byte for byte; the --set errors (missing, unknown,
+# twice, not a number) and refused values exit 2 with one line and write no
+# output; `emit` of a symbolic spec: a C11 and C++ program built against its
+# header calls NAME_prepare and NAME for several values and shapes, and its
+# outputs equal `run`'s; a refused call returns the documented code and
+# leaves args untouched; GPU targets refuse runtime values with one line.
+# usage: values_test.sh path/to/slicegen
+set -u
+SLICEGEN=$(realpath "${1:?usage: values_test.sh path/to/slicegen}")
+HERE=$(cd "$(dirname "$0")" && pwd)
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+. "$HERE/../support/lib.sh"
+
+# expect_error WHAT STATUS TEXT COMMAND...: fails with STATUS, one line on
+# stderr containing TEXT, and no out.npy left.
+expect_error() {
+    local what=$1 status=$2 text=$3; shift 3
+    rm -f out.npy
+    "$@" > /dev/null 2> err.txt
+    local rc=$?
+    if [ "$rc" -ne "$status" ] || [ "$(wc -l < err.txt)" -ne 1 ] || ! grep -qF -- "$text" err.txt || [ -e out.npy ]; then
+        bad "$what: status $rc, stderr: $(cat err.txt)"
+    else
+        ok
+    fi
+}
+
+make_npy x.npy '<f4' '(4, 6)' "$(iota_bytes 96)"
+
+# ---- plan ----
+# (the golden plan, tests/golden/values-past.plan, is cli_test.sh's)
+"$SLICEGEN" plan '[:, :, :t]' --shape 1,32,?,128 --dtype f16 > past.plan 2>&1
+grep -q '^values t$' past.plan && grep -q '^input \[1,32,?,128\]$' past.plan && ok || bad "plan: values and input lines"
+
+# ---- run --set against the numbers written in ----
+run_pair() { # SPEC_WITH_NAMES SETS... -- SPEC_WITH_NUMBERS...
+    local named=() typed=() sets=() seen=0
+    for a in "$@"; do
+        if [ "$a" = -- ]; then seen=1; elif [ $seen = 1 ]; then typed+=("$a"); elif [[ $a == --set=* ]]; then sets+=("$a"); else named+=("$a"); fi
+    done
+    for engine in jit ref; do
+        rm -f named.npy typed.npy
+        "$SLICEGEN" run "${named[@]}" "${sets[@]}" --in x.npy --out named.npy --engine $engine 2> err.txt &&
+            "$SLICEGEN" run "${typed[@]}" --in x.npy --out typed.npy 2>> err.txt &&
+            cmp -s named.npy typed.npy && ok || { bad "run ${named[*]} ${sets[*]} ($engine) differs from ${typed[*]}"; cat err.txt >&2; }
+    done
+}
+run_pair '[:, :t]' --set=t=3 -- '[:, :3]'
+run_pair '[i, ::s]' --set=i=-1 --set=s=-2 -- '[-1, ::-2]'
+run_pair '[a:b, a:]' --set=a=1 --set=b=9 -- '[1:9, 1:]'
+run_pair --op StridedSlice --begin 0,b --end 0,e --begin-mask 1,0 --end-mask 1,0 --set=b=-5 --set=e=-1 -- \
+    --op StridedSlice --begin 0,-5 --end 0,-1 --begin-mask 1,0 --end-mask 1,0
+run_pair --op Slice --start s --stop 100 --step k --axes -1 --set=s=4 --set=k=-1 -- --op Slice --start 4 --stop 100 --step -1 --axes -1
+run_pair --op TrtSlice --start p,q --size 6,n --mode reflect --set=p=-2 --set=q=3 --set=n=9 -- \
+    --op TrtSlice --start -2,3 --size 6,9 --mode reflect
+run_pair --op TrtSlice --start p,0 --size 5,7 --mode fill --fill 9 --set=p=-1 -- --op TrtSlice --start -1,0 --size 5,7 --mode fill --fill 9
+
+# ---- errors ----
+expect_error "missing --set" 2 "the spec's runtime value 't' needs --set t=VALUE" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy
+expect_error "unknown --set" 2 "--set names 'u', which the spec does not use" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy --set t=1 --set u=2
+expect_error "--set twice" 2 "--set gives 't' twice" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy --set t=1 --set t=2
+expect_error "--set not a number" 2 "bad --set 't=one'" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy --set t=one
+expect_error "--set without =" 2 "bad --set 't'" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy --set t
+expect_error "index out of range" 2 "failed to run kernel: index out of range (step 0: index 9, input dimension 0 has size 4) (i = 9)" \
+    "$SLICEGEN" run '[i]' --in x.npy --out out.npy --set i=9
+expect_error "index out of range (ref)" 2 "index out of range (step 0: index 9, input dimension 0 has size 4)" \
+    "$SLICEGEN" run '[i]' --in x.npy --out out.npy --set i=9 --engine ref
+expect_error "zero stride" 2 "stride must not be zero" \
+    "$SLICEGEN" run --op StridedSlice --begin 0 --end 4 --stride s --in x.npy --out out.npy --set s=0
+expect_error "--set on another command" 2 "--set is not an option of 'slicegen plan'" \
+    "$SLICEGEN" plan '[:t]' --shape 4 --dtype f32 --set t=1
+expect_error "GPU run" 2 "GPU kernels take no runtime values yet" \
+    "$SLICEGEN" run '[:t]' --in x.npy --out out.npy --set t=1 --device cuda
+expect_error "GPU emit" 2 "GPU kernels take no runtime values or dimensions yet" \
+    "$SLICEGEN" emit '[:t]' --shape ?,6 --dtype f32 --target nvptx64-nvidia-cuda -o out.ptx
+[ -e out.ptx ] && bad "a refused emit wrote out.ptx" || ok
+expect_error "bad ? in --shape" 2 "bad --shape '4,??'" "$SLICEGEN" plan '[:]' --shape 4,?? --dtype f32
+
+# ---- emit: prepare and the kernel from C and C++ ----
+check "emit symbolic" "$SLICEGEN" emit '[a:, ::s]' --shape ?,6 --dtype f32 -o k.o --header k.h --name k
+cat > main.c << 'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "k.h"
+/* usage: main ROWS A S OUT: prepares and runs k on ROWS x 6 floats of bytes 0, 1, ...;
+ * writes the output's raw bytes to OUT, or prints the refusal code. */
+int main(int argc, char **argv)
+{
+    if (argc != 5)
+        return 2;
+    int64_t shape[2] = {atoll(argv[1]), 6}, values[k_VALUE_COUNT] = {atoll(argv[2]), atoll(argv[3])};
+    slicegen_args args, before;
+    memset(&args, 0x5a, sizeof args);
+    before = args;
+    int code = k_prepare(&args, shape, values);
+    if (code != 0) {
+        printf("code %d%s\n", code, memcmp(&args, &before, sizeof args) ? " args written" : "");
+        return 0;
+    }
+    if (k_info.prepare != k_prepare || k_info.value_count != 2 || strcmp(k_info.value_names[1], "s") != 0 ||
+        k_info.fn != NULL || k_info.run != k || k_info.in_shape[0] != -1 || k_info.version != 4)
+        return 3;
+    unsigned char *in = (unsigned char *)malloc((size_t)args.input_bytes + 1);
+    unsigned char *out = (unsigned char *)malloc((size_t)args.output_bytes + 1);
+    for (int64_t i = 0; i < args.input_bytes; i++)
+        in[i] = (unsigned char)i; /* the bytes of make_npy's iota */
+    k(in, out, &args, 0, args.outer_extent / 2);
+    k(in, out, &args, args.outer_extent / 2, args.outer_extent);
+    FILE *f = fopen(argv[4], "wb");
+    fwrite(out, 1, (size_t)args.output_bytes, f);
+    fclose(f);
+    printf("shape %d:%lld,%lld\n", (int)args.out_rank, (long long)args.out_shape[0], (long long)args.out_shape[1]);
+    return 0;
+}
+EOF
+for compile in "$CC -std=c11 -Wall -Wextra -Wpedantic -Werror" "$CXX -std=c++11 -Wall -Wextra -Wpedantic -Werror -x c++"; do
+    rm -f main
+    check "a program against the header: $compile" $compile -I. main.c -x none k.o -o main
+    for call in "4 1 2" "4 -1 -1" "7 0 3" "0 0 1" "5 -9 1"; do
+        set -- $call
+        make_npy in.npy '<f4' "($1, 6)" "$(iota_bytes $(($1 * 24)))"
+        ./main "$1" "$2" "$3" got.bin > said.txt || { bad "main $call failed"; continue; }
+        "$SLICEGEN" run "[$2:, ::$3]" --in in.npy --out want.npy 2> /dev/null
+        size=$(stat -c %s got.bin 2> /dev/null || echo 0)
+        if [ -e want.npy ] && tail -c "$size" want.npy | cmp -s - got.bin; then ok; else bad "emit: k($call) differs from run '[$2:, ::$3]'"; fi
+    done
+    ./main 4 0 0 got.bin > said.txt
+    grep -qx "code 3" said.txt && ok || bad "emit: a zero step is code 3 with args untouched ($(cat said.txt))"
+    ./main -1 0 1 got.bin > said.txt
+    grep -qx "code 1" said.txt && ok || bad "emit: a negative dimension is code 1 ($(cat said.txt))"
+done
+
+finish values_test
