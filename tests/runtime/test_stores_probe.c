@@ -70,15 +70,21 @@ done:
     return result;
 }
 
+/* The environment variable `name`, or NULL when it is unset or empty
+ * (ctest's way of unsetting it). */
+static const char *setting(const char *name)
+{
+    const char *env = getenv(name);
+    return env != NULL && *env != '\0' ? env : NULL;
+}
+
 /* The threshold (sg_host_measured_stream_threshold): SLICEGEN_STREAM_THRESHOLD
  * when set, else the probe's figures are whole and its decision follows
  * them; then a crop of rows of 8 KiB whose output is one row above the
  * threshold streams under auto and one at most the threshold does not. */
 static void check_threshold(suite *s, sg_context *ctx)
 {
-    const char *env = getenv("SLICEGEN_STREAM_THRESHOLD");
-    if (env != NULL && *env == '\0')
-        env = NULL;
+    const char *env = setting("SLICEGEN_STREAM_THRESHOLD");
     sg_threshold_probe f;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -147,9 +153,7 @@ static void check_threshold(suite *s, sg_context *ctx)
 int main(void)
 {
     suite s = {CHECK_COUNTS_INIT};
-    const char *env = getenv("SLICEGEN_STREAM_SHORT_ROWS");
-    if (env != NULL && *env == '\0')
-        env = NULL;
+    const char *env = setting("SLICEGEN_STREAM_SHORT_ROWS");
     sg_short_rows_probe f;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
