@@ -1,7 +1,7 @@
 /* Seeded property tests over random slices (reference engine):
  *   - a StridedSlice, the equivalent NumPy expression and (for plain
  *     slices) the equivalent Slice-8 give the same output, except where
- *     SEMANTICS.md says NumPy differs (a reverse begin below -d);
+ *     docs/semantics.md says NumPy differs (a reverse begin below -d);
  *   - the output byte count equals the product of the inferred shape;
  *   - a plan printed, read back and printed again is the same plan.
  * SLICEGEN_SEED=N reproduces a run; the seed is always printed. */
@@ -142,7 +142,7 @@ static void one_case(sg_context *ctx, int k)
         axes[i] = (int64_t)i - (rnd() % 2 ? (int64_t)rank : 0);
     }
     snprintf(expr + len, sizeof expr - len, "]");
-    /* SEMANTICS.md StridedSlice 3: a reverse begin below -d empties the
+    /* docs/semantics.md, "StridedSlice-1 and Slice-8": a reverse begin below -d empties the
      * NumPy form only. Find the input axis of each slice item. */
     for (size_t i = 0, axis = 0; i < nitems; i++) {
         const item *it = &items[i];
