@@ -180,9 +180,9 @@ static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
     loop_end(g, &e, false);
 }
 
-/* The input index TensorRT's mode reads for coordinate x of a dimension of
- * d > 0 elements (i64; SEMANTICS.md TensorRT 2-3); *inside, for FILL, whether
- * it reads at all. */
+/* The input index the mode reads for coordinate x of a dimension of d > 0
+ * elements (i64): sg_mode_index (planner/modes.c) computed at run time;
+ * *inside, for FILL, whether it reads at all. */
 static LLVMValueRef mode_index(gen *g, LLVMValueRef x, LLVMValueRef d, LLVMValueRef *inside)
 {
     LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);

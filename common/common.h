@@ -3,7 +3,8 @@
  * the error record each stage writes (sg_error) and the quoting of user
  * text in its messages (error.c), scalars as users write them and their
  * conversion to an element type (scalar.c), and the element types' facts
- * (dtype.c, from the table dtypes.def). No LLVM here.
+ * (dtype.c, from the table dtypes.def); the border modes are modes.def.
+ * No LLVM here.
  */
 #ifndef SG_COMMON_H
 #define SG_COMMON_H
@@ -62,6 +63,12 @@ const char *sg_char_text(const char *p, char out[SG_CHAR_TEXT]);
  * the text quoted around `at` (SG_QUOTE_SIDE), the column as
  * sg_utf8_column counts it. Returns SG_ERR_SPEC. */
 sg_status sg_syntax_error(sg_error *err, const char *noun, const char *text, size_t at, const char *what);
+
+/* ---- border modes ------------------------------------------------------------ */
+
+/* The border modes are the rows of modes.def: sg_trt_mode's, then
+ * np.pad's symmetric, a mode of programs only (never of a spec). */
+#define SG_MODE_SYMMETRIC ((sg_trt_mode)(SG_TRT_REFLECT + 1))
 
 /* ---- scalars and element types ---------------------------------------------- */
 

@@ -36,6 +36,9 @@ const char *sg_op_name(sg_op op);
  * success). */
 const char *sg_pad_mode_name(sg_trt_mode mode);
 int sg_pad_mode_parse(const char *name, sg_trt_mode *mode);
+/* np.pad's name of a mode (NULL: none), and the mode of text[0, len). */
+const char *sg_numpy_pad_mode_name(sg_trt_mode mode);
+bool sg_numpy_pad_mode_parse(const char *text, size_t len, sg_trt_mode *mode);
 
 /* One StridedSlice step (one entry of begin/end/stride with its mask bits,
  * masks already padded). A NumPy expression is a list of such steps too:
@@ -87,11 +90,6 @@ typedef enum sg_prog_kind {
                        spec's command-line words after --op OP */
 } sg_prog_kind;
 
-/* The pad modes of np.pad that move data (sg_prog.pad_mode). */
-typedef enum sg_np_pad_mode {
-    SG_NP_PAD_CONSTANT, SG_NP_PAD_EDGE, SG_NP_PAD_REFLECT, SG_NP_PAD_SYMMETRIC, SG_NP_PAD_WRAP
-} sg_np_pad_mode;
-
 /* Limits of a program (program.c): groups (parentheses, calls, lists)
  * nested in one another; nodes of the tree, leaves included (so the tree
  * is at most that deep); the numbers of one argument (axes, shifts,
@@ -122,7 +120,8 @@ struct sg_prog {
     size_t width_rows, width_cols;
     size_t width_dims;   /* how pad_width was written: 0 a number, 1 a tuple of numbers, 2 of tuples */
     int64_t *widths;
-    sg_np_pad_mode pad_mode;
+    sg_trt_mode pad_mode; /* PAD: np.pad's mode (a row of common/modes.def with a NumPy name:
+                             SG_TRT_FILL for 'constant', the default); others: SG_TRT_STRICT */
     sg_scalar fill;      /* PAD constant: constant_values (0 when not given) */
     bool fill_given;     /* PAD: constant_values was written */
 };

@@ -117,9 +117,6 @@ static const function functions[] = {
      {{"a", ARG_ARRAY, true}, {"shift", ARG_SHIFTS, true}, {"axis", ARG_AXES, false}}},
 };
 
-/* np.pad's modes, indexed by sg_np_pad_mode. */
-static const char *const pad_modes[] = {"constant", "edge", "reflect", "symmetric", "wrap"};
-
 /* Python's keywords, which name no array. */
 static const char *const keywords[] = {
     "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
@@ -199,6 +196,7 @@ static sg_status new_node(parser *ps, sg_prog_kind kind, const char *at, sg_prog
     if (node == NULL)
         return out_of_memory(ps);
     node->kind = kind;
+    node->pad_mode = kind == SG_PROG_PAD ? SG_TRT_FILL : SG_TRT_STRICT;
     node->column = sg_utf8_column(ps->text, (size_t)(at - ps->text));
     if (kind != SG_PROG_INPUT && kind != SG_PROG_CONCAT) {
         node->args = calloc(1, sizeof *node->args);
@@ -560,12 +558,8 @@ static sg_status parse_value(parser *ps, call *c, size_t i)
     case ARG_MODE:
         if ((status = read_string(ps, &text, &len)) != SG_OK)
             return status;
-        for (size_t m = 0; m < sizeof pad_modes / sizeof *pad_modes; m++) {
-            if (is_word(text, len, pad_modes[m])) {
-                node->pad_mode = (sg_np_pad_mode)m;
-                return SG_OK;
-            }
-        }
+        if (sg_numpy_pad_mode_parse(text, len, &node->pad_mode))
+            return SG_OK;
         return fail_at(ps, at,
                        "np.pad mode '%s' is not supported (supported: 'constant', 'edge', 'reflect', "
                        "'symmetric', 'wrap')",
@@ -612,14 +606,14 @@ static sg_status finish_call(parser *ps, call *c, const char *close)
     /* np.pad's keywords by mode: constant_values for 'constant', reflect_type for 'reflect' and 'symmetric'
      */
     const char *extra = NULL;
-    if (node->pad_mode != SG_NP_PAD_CONSTANT && given(c, "constant_values") != NULL)
+    if (node->pad_mode != SG_TRT_FILL && given(c, "constant_values") != NULL)
         extra = "constant_values";
-    else if (node->pad_mode != SG_NP_PAD_REFLECT && node->pad_mode != SG_NP_PAD_SYMMETRIC &&
+    else if (node->pad_mode != SG_TRT_REFLECT && node->pad_mode != SG_MODE_SYMMETRIC &&
              given(c, "reflect_type") != NULL)
         extra = "reflect_type";
     if (extra != NULL)
         return fail_at(ps, given(c, extra), "unsupported keyword arguments for mode '%s': {'%s'}",
-                       pad_modes[node->pad_mode], extra);
+                       sg_numpy_pad_mode_name(node->pad_mode), extra);
     return SG_OK;
 }
 
@@ -963,7 +957,7 @@ static void print_node(FILE *out, const sg_prog *node, const char *name, size_t 
         print_node(out, node->args[0], name, name_len);
         fputs(", ", out);
         print_widths(out, node);
-        fprintf(out, ", mode='%s'", pad_modes[node->pad_mode]);
+        fprintf(out, ", mode='%s'", sg_numpy_pad_mode_name(node->pad_mode));
         if (node->fill_given) {
             fputs(", constant_values=", out);
             print_scalar(out, &node->fill);
@@ -1084,13 +1078,13 @@ static size_t check_node(const sg_prog *node)
         assert(node->width_cols >= 1 && node->width_cols <= 2);
         assert(node->width_dims == 2 || node->width_rows == 1);
         assert(node->width_dims != 0 || node->width_cols == 1);
-        assert((unsigned)node->pad_mode <= SG_NP_PAD_WRAP);
+        assert(sg_numpy_pad_mode_name(node->pad_mode) != NULL);
     } else {
         assert(node->widths == NULL && node->width_rows == 0 && node->width_cols == 0 &&
                node->width_dims == 0);
-        assert(node->pad_mode == SG_NP_PAD_CONSTANT);
+        assert(node->pad_mode == SG_TRT_STRICT);
     }
-    assert(!node->fill_given || (pad && node->pad_mode == SG_NP_PAD_CONSTANT));
+    assert(!node->fill_given || (pad && node->pad_mode == SG_TRT_FILL));
     assert(node->fill_given || (node->fill.kind == SG_SCALAR_INT && node->fill.i == 0));
     size_t nodes = 1;
     for (size_t i = 0; i < node->nargs; i++)

@@ -32,9 +32,9 @@ const char *sg_op_name(sg_op op)
 
 /* The modes' names (common/modes.def), indexed by sg_trt_mode. */
 static const struct {
-    const char *tensorrt, *pad;
+    const char *tensorrt, *pad, *numpy;
 } modes[] = {
-#define SG_MODE(id, tensorrt, pad) {tensorrt, pad},
+#define SG_MODE(id, tensorrt, pad, numpy) {tensorrt, pad, numpy},
 #include "../common/modes.def"
 #undef SG_MODE
 };
@@ -57,7 +57,7 @@ const char *sg_trt_mode_name(sg_trt_mode mode)
 int sg_trt_mode_parse(const char *name, sg_trt_mode *mode)
 {
     for (int m = 0; m < MODE_ROWS; m++) {
-        if (strcmp(name, modes[m].tensorrt) == 0) {
+        if (modes[m].tensorrt != NULL && strcmp(name, modes[m].tensorrt) == 0) {
             *mode = (sg_trt_mode)m;
             return 1;
         }
@@ -79,6 +79,23 @@ int sg_pad_mode_parse(const char *name, sg_trt_mode *mode)
         }
     }
     return 0;
+}
+
+const char *sg_numpy_pad_mode_name(sg_trt_mode mode)
+{
+    return (unsigned)mode < MODE_ROWS ? modes[mode].numpy : NULL;
+}
+
+bool sg_numpy_pad_mode_parse(const char *text, size_t len, sg_trt_mode *mode)
+{
+    for (int m = 0; m < MODE_ROWS; m++) {
+        if (modes[m].numpy != NULL && strlen(modes[m].numpy) == len &&
+            memcmp(text, modes[m].numpy, len) == 0) {
+            *mode = (sg_trt_mode)m;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Whether the op keeps Slice-8's entries (spec->axes). */

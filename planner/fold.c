@@ -1,76 +1,15 @@
 /* Folding: the shape-inference result becomes the loop nest the code
  * generator emits (see planner.h for its semantics). TensorRT dimensions
  * are split into affine segments: the in-bounds interior and the borders
- * (CLAMP's repeated edge, FILL's constant, WRAP's and REFLECT's folds). */
+ * (CLAMP's repeated edge, FILL's constant, WRAP's and REFLECT's folds), the
+ * pieces of the mode's coordinates (modes.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner.h"
 
-/* ---- TensorRT coordinate pieces -------------------------------------------- */
-
-/* A maximal-enough interval [lo, hi] of coordinates around x on which the
- * mode's input index is affine: index(x') = index + slope * (x' - x). */
-typedef struct piece {
-    int64_t lo, hi, index;
-    int slope;
-    bool fill;
-} piece;
-
-static int64_t sat_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
-}
-
-static piece mode_piece(sg_trt_mode mode, int64_t d, int64_t x)
-{
-    switch (mode) {
-    case SG_TRT_CLAMP:
-        if (x < 0) return (piece){INT64_MIN, -1, 0, 0, false};
-        if (x >= d) return (piece){d, INT64_MAX, d - 1, 0, false};
-        break;
-    case SG_TRT_FILL:
-        if (x < 0) return (piece){INT64_MIN, -1, 0, 0, true};
-        if (x >= d) return (piece){d, INT64_MAX, 0, 0, true};
-        break;
-    case SG_TRT_WRAP: {
-        int64_t r = x % d;
-        r += r < 0 ? d : 0;
-        int64_t lo;
-        if (__builtin_sub_overflow(x, r, &lo))
-            lo = INT64_MIN;
-        return (piece){lo, sat_add(lo, d - 1), r, 1, false};
-    }
-    case SG_TRT_REFLECT: {
-        if (d == 1)
-            return (piece){INT64_MIN, INT64_MAX, 0, 0, false};
-        /* index(x) = f(|x| mod P), P = 2d - 2: up from 0 to d - 1, then down.
-         * Work on magnitudes; a negative x mirrors the interval and slope. */
-        uint64_t ax = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
-        uint64_t period = 2 * (uint64_t)d - 2, c = ax % period, base = ax - c, lo, hi;
-        piece pc = {.slope = c < (uint64_t)d ? 1 : -1};
-        pc.index = (int64_t)(c < (uint64_t)d ? c : period - c);
-        lo = c < (uint64_t)d ? base : base + (uint64_t)d;
-        hi = c < (uint64_t)d ? base + (uint64_t)d - 1 : base + period - 1;
-        if (hi < base) /* wrapped around 2^64 */
-            hi = UINT64_MAX;
-        if (x >= 0) {
-            pc.lo = (int64_t)lo;
-            pc.hi = hi > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)hi;
-            return pc;
-        }
-        pc.slope = -pc.slope;
-        pc.lo = hi >= (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)hi;
-        pc.hi = (int64_t)((uint64_t)0 - lo);
-        return pc;
-    }
-    case SG_TRT_STRICT:
-        break;
-    }
-    return (piece){0, d - 1, x, 1, false};
-}
+/* ---- TensorRT and Pad dimensions: segments of the mode's pieces ------------ */
 
 /* Appends `next` to `last` if together they are one segment: both fill, or
  * one affine sequence (e.g. FILL jumping from below 0 to past d). */
@@ -139,7 +78,7 @@ static sg_status split_dimension(sg_plan *p, size_t dim, int64_t in_stride, size
     }
     for (int64_t y = 0; y < n;) {
         int64_t x = start + y * s; /* in range: checked above or by shape inference */
-        piece pc = mode_piece(p->mode, d, x);
+        sg_mode_piece pc = sg_mode_piece_at(p->mode, d, x);
         /* Iterations left in this piece; differences taken in uint64_t. */
         uint64_t room = s > 0 ? ((uint64_t)pc.hi - (uint64_t)x) / (uint64_t)s
                       : s < 0 ? ((uint64_t)x - (uint64_t)pc.lo) / ((uint64_t)0 - (uint64_t)s)

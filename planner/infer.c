@@ -536,9 +536,10 @@ sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape,
     return st;
 }
 
-/* The TensorRT formulas (docs/semantics.md, "TensorRT ISliceLayer"), over Pad's window,
- * applied per element by the reference interpreter and by the checker.
- * Independent of fold.c. */
+/* The mode's index (sg_mode_index: docs/semantics.md, "TensorRT
+ * ISliceLayer"), over Pad's window, applied per element by the reference
+ * interpreter and by the checker. tests/planner/test_modes.c checks the
+ * pieces against the formulas element by element. */
 int64_t sg_plan_axis_index(const sg_plan *p, size_t dim, int64_t y)
 {
     const sg_axis_map *m = &p->map[dim];
@@ -548,24 +549,8 @@ int64_t sg_plan_axis_index(const sg_plan *p, size_t dim, int64_t y)
     if (!sg_op_mapped(p->op))
         return x;
     int64_t d = p->in_shape[m->in_axis] - m->crop_begin - m->crop_end, lo = m->crop_begin;
-    switch (p->mode) {
-    case SG_TRT_STRICT:
+    if (p->mode == SG_TRT_STRICT)
         return x;
-    case SG_TRT_WRAP: {
-        int64_t r = x % d;
-        return lo + (r < 0 ? r + d : r);
-    }
-    case SG_TRT_CLAMP:
-        return lo + (x < 0 ? 0 : x >= d ? d - 1 : x);
-    case SG_TRT_FILL:
-        return x < 0 || x >= d ? -1 : lo + x;
-    case SG_TRT_REFLECT: {
-        if (d == 1)
-            return lo;
-        uint64_t period = 2 * (uint64_t)d - 2;
-        uint64_t c = (x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x) % period;
-        return lo + (int64_t)(c >= (uint64_t)d ? period - c : c);
-    }
-    }
-    return x;
+    int64_t index = sg_mode_index(p->mode, d, x);
+    return index < 0 ? -1 : lo + index;
 }

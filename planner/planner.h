@@ -292,8 +292,22 @@ sg_status sg_plan_check(const sg_plan *plan, sg_error *err);
 /* The greatest common divisor of a >= 0 and b >= 0 (gcd(a, 0) = a). */
 int64_t sg_gcd(int64_t a, int64_t b);
 
+/* The border modes' coordinates (modes.c), for every stage that needs them.
+ * In a mode's window of d > 0 elements, coordinate x reads input index
+ * `index` (or the fill value: `fill`), and so does every x' in [lo, hi]
+ * (inclusive, saturated at the int64 range), reading index + slope * (x' - x).
+ * STRICT and the interior of every mode: [0, d - 1], slope 1. */
+typedef struct sg_mode_piece {
+    int64_t lo, hi, index;
+    int slope; /* -1, 0 or 1 */
+    bool fill;
+} sg_mode_piece;
+sg_mode_piece sg_mode_piece_at(sg_trt_mode mode, int64_t d, int64_t x);
+/* The input index coordinate x reads, or -1 for the fill value. */
+int64_t sg_mode_index(sg_trt_mode mode, int64_t d, int64_t x);
+
 /* Input element index read for output dimension `dim` at index y, or -1 for
- * the fill value: the TensorRT mode formulas (Pad's over its window), or
+ * the fill value: the mode's (sg_mode_index, Pad's over its window), or
  * start + y*step. */
 int64_t sg_plan_axis_index(const sg_plan *plan, size_t dim, int64_t y);
 

@@ -550,27 +550,28 @@ static sg_status mirror_pieces(program *pr, bool reflect, int64_t d, int64_t bef
 }
 
 /* The pieces of one axis of np.pad: d elements padded by (before, after)
- * in `mode`; for constant the interior alone (the fill comes apart). */
-static sg_status axis_pieces(program *pr, sg_np_pad_mode mode, int64_t d, int64_t before, int64_t after,
+ * in `mode`; for constant the interior alone (the fill comes apart). Edge,
+ * constant and wrap (periodic: NumPy 1.25 and later) are the modes' pieces
+ * (sg_mode_piece_at); reflect and symmetric are NumPy's rounds. */
+static sg_status axis_pieces(program *pr, sg_trt_mode mode, int64_t d, int64_t before, int64_t after,
                              pieces *out)
 {
-    if (mode == SG_NP_PAD_CONSTANT || d == 0)
-        return d ? push_piece(pr, out, (piece){before, d, 0, 1, false}) : SG_OK;
-    if (mode == SG_NP_PAD_EDGE || d == 1) { /* an axis of one: every mode repeats it */
-        if ((before && push_piece(pr, out, (piece){0, before, 0, 0, false}) != SG_OK) ||
-            push_piece(pr, out, (piece){before, d, 0, d > 1, false}) != SG_OK ||
-            (after && push_piece(pr, out, (piece){before + d, after, d - 1, 0, false}) != SG_OK))
-            return pr->err->status;
+    if (d == 0)
         return SG_OK;
-    }
-    if (mode == SG_NP_PAD_REFLECT || mode == SG_NP_PAD_SYMMETRIC)
-        return mirror_pieces(pr, mode == SG_NP_PAD_REFLECT, d, before, after, out);
-    /* wrap: periodic (NumPy 1.25 and later) */
-    for (int64_t x = 0, end = before + d + after; x < end;) {
-        int64_t index = ((x - before) % d + d) % d, n = d - index < end - x ? d - index : end - x;
-        if (push_piece(pr, out, (piece){x, n, index, 1, false}) != SG_OK)
+    if (d == 1 && mode != SG_TRT_FILL) /* an axis of one: every mode repeats it */
+        mode = SG_TRT_CLAMP;
+    if (mode == SG_TRT_REFLECT || mode == SG_MODE_SYMMETRIC)
+        return mirror_pieces(pr, mode == SG_TRT_REFLECT, d, before, after, out);
+    for (int64_t y = 0, end = before + d + after; y < end;) {
+        int64_t x = y - before;
+        sg_mode_piece pc = sg_mode_piece_at(mode, d, x);
+        uint64_t room = (uint64_t)pc.hi - (uint64_t)x; /* coordinates of the piece after x */
+        int64_t n = room < (uint64_t)(end - y) ? (int64_t)room + 1 : end - y;
+        /* an edge's single element is a step of 0, as its repeats are */
+        int64_t k = mode == SG_TRT_CLAMP && n == 1 ? 0 : pc.slope;
+        if (!pc.fill && push_piece(pr, out, (piece){y, n, pc.index, k, false}) != SG_OK)
             return pr->err->status;
-        x += n;
+        y += n;
     }
     return SG_OK;
 }
@@ -632,7 +633,7 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
             goto done;
         }
         out->shape[j] = total;
-        if (node->pad_mode != SG_NP_PAD_CONSTANT && in->shape[j] == 0 && (widths[j][0] || widths[j][1])) {
+        if (node->pad_mode != SG_TRT_FILL && in->shape[j] == 0 && (widths[j][0] || widths[j][1])) {
             st = sg_fail(pr->err, SG_ERR_SLICE,
                          "failed to plan program: np.pad: can't extend empty axis %zu using modes other than "
                          "'constant' or 'empty'",
@@ -654,7 +655,7 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
         maps[j].pieces = all.v + first_piece[j];
     if (remap(pr, in, out, maps, 0, NULL, NULL, NULL) != SG_OK)
         goto done;
-    if (node->pad_mode == SG_NP_PAD_CONSTANT) {
+    if (node->pad_mode == SG_TRT_FILL) {
         /* The fill around the interior, as slabs: along axis j, the
          * coordinates before and after the interior, with the axes
          * before j inside the interior and those after j whole. */

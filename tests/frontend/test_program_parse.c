@@ -289,14 +289,14 @@ static void test_trees(void)
         const char *text;
         size_t rows, cols, dims;
         int64_t widths[4];
-        sg_np_pad_mode mode;
+        sg_trt_mode mode;
     } pads[] = {
-        {"np.pad(x, 3)", 1, 1, 0, {3}, SG_NP_PAD_CONSTANT},
-        {"np.pad(x, (3,), 'edge')", 1, 1, 1, {3}, SG_NP_PAD_EDGE},
-        {"np.pad(x, (3, -4), mode='reflect')", 1, 2, 1, {3, -4}, SG_NP_PAD_REFLECT},
-        {"np.pad(x, ((3, 4),), mode='symmetric')", 1, 2, 2, {3, 4}, SG_NP_PAD_SYMMETRIC},
-        {"np.pad(x, ((1,), (2,)), mode='wrap')", 2, 1, 2, {1, 2}, SG_NP_PAD_WRAP},
-        {"np.pad(x, [[1, 2], [3, 4]])", 2, 2, 2, {1, 2, 3, 4}, SG_NP_PAD_CONSTANT},
+        {"np.pad(x, 3)", 1, 1, 0, {3}, SG_TRT_FILL},
+        {"np.pad(x, (3,), 'edge')", 1, 1, 1, {3}, SG_TRT_CLAMP},
+        {"np.pad(x, (3, -4), mode='reflect')", 1, 2, 1, {3, -4}, SG_TRT_REFLECT},
+        {"np.pad(x, ((3, 4),), mode='symmetric')", 1, 2, 2, {3, 4}, SG_MODE_SYMMETRIC},
+        {"np.pad(x, ((1,), (2,)), mode='wrap')", 2, 1, 2, {1, 2}, SG_TRT_WRAP},
+        {"np.pad(x, [[1, 2], [3, 4]])", 2, 2, 2, {1, 2, 3, 4}, SG_TRT_FILL},
     };
     for (size_t c = 0; c < sizeof pads / sizeof *pads; c++) {
         if ((spec = read_program(pads[c].text)) == NULL)
