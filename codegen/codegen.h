@@ -121,6 +121,25 @@ sg_outer sg_nest_outer(const sg_plan *plan);
 bool sg_program_lockstep(const sg_plan *plan, int64_t *extent);
 /* sg_nest_outer(plan).extent */
 int64_t sg_nest_outer_extent(const sg_plan *plan);
+/* The constant segment table of a segmented loop, as every kernel that
+ * walks or searches one lays it out (nest.c): a row of SG_SEG_FIELDS
+ * numbers per entry. Iterations [start, start + count * repeat) of the
+ * loop are `repeat` runs of `count` iterations, iteration i of each
+ * reading at in_offset + i * in_step bytes, or writing the fill value
+ * (fill 1: in_offset and in_step 0). With `runs`, equal segments in a row
+ * are one entry (repeat) and fills in a row one entry; without, an entry
+ * per segment, repeat 1 (for a search by start). rows holds l->nseg rows;
+ * returns the rows written. */
+enum {
+    SG_SEG_START,
+    SG_SEG_COUNT,
+    SG_SEG_REPEAT,
+    SG_SEG_IN_OFFSET,
+    SG_SEG_IN_STEP,
+    SG_SEG_FILL,
+    SG_SEG_FIELDS
+};
+size_t sg_segment_rows(const sg_plan *plan, const sg_loop *l, bool runs, int64_t (*rows)[SG_SEG_FIELDS]);
 /* How a streamed kernel of a static plan would write its output: `lines`,
  * the output lines it writes, and `mixed`, those it would write at least
  * partly with ordinary stores (where two pieces stored apart meet: a

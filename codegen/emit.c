@@ -407,7 +407,7 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
     if (sg_target_is_gpu(t) || t->gpu_emulation)
         return sg_gpu_add_kernel(plan, symbol, t, m, err);
     for (size_t i = 0; i < plan->nloops; i++)
-        if (plan->loops[i].nseg > UINT32_MAX / FIELDS)
+        if (plan->loops[i].nseg > UINT32_MAX / SG_SEG_FIELDS)
             return sg_fail(err, SG_ERR_SLICE, "failed to compile kernel: %zu segments in loop %zu",
                            plan->loops[i].nseg, i);
     gen g;

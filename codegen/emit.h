@@ -36,7 +36,6 @@ enum {
     UNROLL_BYTES = 128,            /* ... and 128 bytes are unrolled */
     MAX_UNROLLED_SEGS = 8,         /* segmented loops with more segments use a table */
     MAX_BODIES = 64,               /* bound on the code paths of unrolled segmented loops */
-    FIELDS = 6,                    /* segment table: start, count, repeat, offset, step, fill */
     LINE = 64,                     /* cache line bytes, for prefetching */
     LOCKSTEP_BYTES = 16 << 10,     /* a program's parts in lockstep take turns every 16 KiB of output */
     LONG_UNKNOWN = INLINE_COPY + 1 /* emit_inner's extent where it is known only at run time

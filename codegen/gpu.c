@@ -52,7 +52,7 @@ enum {
     MAX_VARIANTS = 8,    /* periodic chunks: at most this many kinds (code paths) */
     MAX_SHIFTS = 4,      /* shifted lines: at most this many kinds (each costs compile time) */
     MAX_BLOCKS = 5,      /* periodic chunks: loads per chunk */
-    TABLE_FIELDS = 4     /* segment table row: start, in_offset, in_step, fill */
+    TABLE_FIELDS = 4     /* segment table row: start, in_offset, in_step, fill (TABLE_COLUMNS) */
 };
 
 typedef struct gpu {
@@ -196,22 +196,27 @@ static LLVMValueRef fill_value(gpu *g, int64_t n)
 
 /* ---- input offsets ---------------------------------------------------------------- */
 
-/* A constant table of the segments of loop `level`: TABLE_FIELDS i64 per segment. */
+/* A constant table of the segments of loop `level`, a row per segment
+ * (sg_segment_rows without runs) of the TABLE_FIELDS columns a search by
+ * start reads: TABLE_COLUMNS, TABLE_FIELDS i64 per row. */
+static const int TABLE_COLUMNS[TABLE_FIELDS] = {SG_SEG_START, SG_SEG_IN_OFFSET, SG_SEG_IN_STEP, SG_SEG_FILL};
+
 static LLVMValueRef segment_table(gpu *g, size_t level)
 {
     const sg_loop *l = &g->plan->loops[level];
     LLVMValueRef *v = malloc(l->nseg * TABLE_FIELDS * sizeof *v);
-    if (v == NULL)
+    int64_t(*rows)[SG_SEG_FIELDS] = malloc(l->nseg * sizeof *rows);
+    if (v == NULL || rows == NULL) {
+        free(v);
+        free(rows);
         return NULL;
-    int64_t start = 0;
-    for (size_t s = 0; s < l->nseg; s++) {
-        const sg_segment *seg = &g->plan->segs[l->seg0 + s];
-        int64_t row[TABLE_FIELDS] = {start, seg->fill ? 0 : seg->in_offset, seg->fill ? 0 : seg->in_step,
-                                     seg->fill};
-        for (int f = 0; f < TABLE_FIELDS; f++)
-            v[s * TABLE_FIELDS + (size_t)f] = LLVMConstInt(g->i64, (unsigned long long)row[f], 1);
-        start += seg->count;
     }
+    size_t n = sg_segment_rows(g->plan, l, false, rows); /* l->nseg */
+    for (size_t s = 0; s < n; s++)
+        for (int f = 0; f < TABLE_FIELDS; f++)
+            v[s * TABLE_FIELDS + (size_t)f] =
+                LLVMConstInt(g->i64, (unsigned long long)rows[s][TABLE_COLUMNS[f]], 1);
+    free(rows);
     LLVMValueRef init = LLVMConstArray(g->i64, v, (unsigned)(l->nseg * TABLE_FIELDS));
     free(v);
     LLVMValueRef t = LLVMAddGlobalInAddressSpace(g->m, LLVMTypeOf(init), "segments", g->as);

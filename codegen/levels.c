@@ -94,51 +94,30 @@ static void emit_segments(gen *g, size_t level, LLVMValueRef in, LLVMValueRef ou
     }
 }
 
-/* A segmented loop walking a constant table of run-length encoded
- * segments: entry = {start, count, repeat, in_offset, in_step, fill}. */
+/* A segmented loop walking its constant table of run-length encoded
+ * segments (sg_segment_rows with runs). */
 static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
                        LLVMValueRef hi)
 {
     const sg_loop *l = &g->plan->loops[level];
-    const sg_segment *segs = &g->plan->segs[l->seg0];
-    int64_t *t = malloc(l->nseg * FIELDS * sizeof *t); /* sg_codegen_add_kernel checked nseg */
-    LLVMValueRef *vals = malloc(l->nseg * FIELDS * sizeof *vals);
+    int64_t(*t)[SG_SEG_FIELDS] = malloc(l->nseg * sizeof *t); /* sg_codegen_add_kernel checked nseg */
+    LLVMValueRef *vals = malloc(l->nseg * SG_SEG_FIELDS * sizeof *vals);
     if (t == NULL || vals == NULL) {
         sg_fail(g->err, SG_ERR_NOMEM, "failed to compile kernel: out of memory for %zu segments", l->nseg);
         free(t);
         free(vals);
         return;
     }
-    size_t n = 0;
-    int64_t start = 0;
+    size_t n = sg_segment_rows(g->plan, l, true, t);
     bool fills = false;
-    for (size_t k = 0; k < l->nseg;) {
-        size_t same = 1;
-        while (k + same < l->nseg && segs[k + same].fill == segs[k].fill &&
-               (segs[k].fill ||
-                (segs[k + same].count == segs[k].count && segs[k + same].in_offset == segs[k].in_offset &&
-                 segs[k + same].in_step == segs[k].in_step)))
-            same++;
-        int64_t count = segs[k].count, repeat = (int64_t)same;
-        if (segs[k].fill) { /* consecutive fills: one block */
-            count = 0;
-            for (size_t j = k; j < k + same; j++)
-                count += segs[j].count;
-            repeat = 1;
-        }
-        int64_t *e = &t[n++ * FIELDS];
-        e[0] = start, e[1] = count, e[2] = repeat;
-        e[3] = segs[k].fill ? 0 : segs[k].in_offset, e[4] = segs[k].fill ? 0 : segs[k].in_step;
-        e[5] = segs[k].fill;
-        fills = fills || segs[k].fill;
-        start += count * repeat;
-        k += same;
+    for (size_t r = 0; r < n; r++) {
+        fills = fills || t[r][SG_SEG_FILL];
+        for (size_t k = 0; k < SG_SEG_FIELDS; k++)
+            vals[r * SG_SEG_FIELDS + k] = ci(g, t[r][k]);
     }
-    for (size_t i = 0; i < n * FIELDS; i++)
-        vals[i] = ci(g, t[i]);
-    LLVMTypeRef type = LLVMArrayType(g->ix, (unsigned)(n * FIELDS));
+    LLVMTypeRef type = LLVMArrayType(g->ix, (unsigned)(n * SG_SEG_FIELDS));
     LLVMValueRef table = LLVMAddGlobal(g->m, type, "segments");
-    LLVMSetInitializer(table, LLVMConstArray(g->ix, vals, (unsigned)(n * FIELDS)));
+    LLVMSetInitializer(table, LLVMConstArray(g->ix, vals, (unsigned)(n * SG_SEG_FIELDS)));
     LLVMSetGlobalConstant(table, 1);
     LLVMSetLinkage(table, LLVMPrivateLinkage);
     LLVMSetUnnamedAddress(table, LLVMGlobalUnnamedAddr);
@@ -148,19 +127,20 @@ static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
     LLVMValueRef O = ci(g, l->out_stride);
     loop e;
     loop_begin(g, &e, ci(g, 0), ci(g, (int64_t)n), 1, NULL, NULL, NULL, NULL);
-    LLVMValueRef f[FIELDS];
-    for (int k = 0; k < FIELDS; k++) {
-        LLVMValueRef idx[2] = {ci(g, 0), add(g, mul(g, e.i, ci(g, FIELDS)), ci(g, k))};
+    LLVMValueRef f[SG_SEG_FIELDS];
+    for (int k = 0; k < SG_SEG_FIELDS; k++) {
+        LLVMValueRef idx[2] = {ci(g, 0), add(g, mul(g, e.i, ci(g, SG_SEG_FIELDS)), ci(g, k))};
         LLVMValueRef at = LLVMBuildGEP2(g->b, type, table, idx, 2, "");
         f[k] = LLVMBuildLoad2(g->b, g->ix, at, "");
     }
-    LLVMValueRef first = smax(g, lo, f[0]), last = smin(g, hi, add(g, f[0], mul(g, f[1], f[2])));
+    LLVMValueRef first = smax(g, lo, f[SG_SEG_START]),
+                 last = smin(g, hi, add(g, f[SG_SEG_START], mul(g, f[SG_SEG_COUNT], f[SG_SEG_REPEAT])));
     LLVMBasicBlockRef work = block(g, "segment"), copies = block(g, "copy"), latch = block(g, "next_segment");
     LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, first, last, ""), work, latch);
     LLVMPositionBuilderAtEnd(g->b, work);
     if (fills) {
         LLVMBasicBlockRef filling = block(g, "fill");
-        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, f[5], ci(g, 0), ""), filling, copies);
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, f[SG_SEG_FILL], ci(g, 0), ""), filling, copies);
         LLVMPositionBuilderAtEnd(g->b, filling);
         sg_emit_fill(g, gep(g, out, mul(g, first, O)), mul(g, sub(g, last, first), O));
         LLVMBuildBr(g->b, latch);
@@ -169,10 +149,10 @@ static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
     }
     LLVMPositionBuilderAtEnd(g->b, copies);
     loop rep;
-    loop_begin(g, &rep, ci(g, 0), f[2], 1, NULL, NULL, NULL, NULL);
-    LLVMValueRef s0 = add(g, f[0], mul(g, rep.i, f[1]));
-    emit_affine(g, level, gep(g, in, f[3]), f[4], gep(g, out, mul(g, s0, O)), clamp(g, sub(g, lo, s0), f[1]),
-                clamp(g, sub(g, hi, s0), f[1]), -1);
+    loop_begin(g, &rep, ci(g, 0), f[SG_SEG_REPEAT], 1, NULL, NULL, NULL, NULL);
+    LLVMValueRef s0 = add(g, f[SG_SEG_START], mul(g, rep.i, f[SG_SEG_COUNT]));
+    emit_affine(g, level, gep(g, in, f[SG_SEG_IN_OFFSET]), f[SG_SEG_IN_STEP], gep(g, out, mul(g, s0, O)),
+                clamp(g, sub(g, lo, s0), f[SG_SEG_COUNT]), clamp(g, sub(g, hi, s0), f[SG_SEG_COUNT]), -1);
     loop_end(g, &rep, false);
     LLVMBuildBr(g->b, latch);
     LLVMMoveBasicBlockAfter(latch, LLVMGetLastBasicBlock(g->fn));

@@ -248,3 +248,33 @@ char *sg_prepare_symbol(const char *kernel)
     }
     return name;
 }
+
+size_t sg_segment_rows(const sg_plan *plan, const sg_loop *l, bool runs, int64_t (*rows)[SG_SEG_FIELDS])
+{
+    const sg_segment *segs = &plan->segs[l->seg0];
+    size_t n = 0;
+    int64_t start = 0;
+    for (size_t k = 0; k < l->nseg;) {
+        size_t same = 1;
+        while (runs && k + same < l->nseg && segs[k + same].fill == segs[k].fill &&
+               (segs[k].fill ||
+                (segs[k + same].count == segs[k].count && segs[k + same].in_offset == segs[k].in_offset &&
+                 segs[k + same].in_step == segs[k].in_step)))
+            same++;
+        int64_t count = segs[k].count, repeat = (int64_t)same;
+        if (segs[k].fill) { /* consecutive fills: one block */
+            count = 0;
+            for (size_t j = k; j < k + same; j++)
+                count += segs[j].count;
+            repeat = 1;
+        }
+        int64_t *e = rows[n++];
+        e[SG_SEG_START] = start, e[SG_SEG_COUNT] = count, e[SG_SEG_REPEAT] = repeat;
+        e[SG_SEG_IN_OFFSET] = segs[k].fill ? 0 : segs[k].in_offset;
+        e[SG_SEG_IN_STEP] = segs[k].fill ? 0 : segs[k].in_step;
+        e[SG_SEG_FILL] = segs[k].fill;
+        start += count * repeat;
+        k += same;
+    }
+    return n;
+}
