@@ -32,10 +32,10 @@ typedef enum sg_op {
 
 const char *sg_op_name(sg_op op);
 /* Pad's modes by their ONNX names: "constant" (SG_TRT_FILL), "edge"
- * (CLAMP), "reflect", "wrap"; NULL for SG_TRT_STRICT. And back (1 on
+ * (CLAMP), "reflect", "wrap"; NULL for SG_TRT_STRICT. And back (true on
  * success). */
 const char *sg_pad_mode_name(sg_trt_mode mode);
-int sg_pad_mode_parse(const char *name, sg_trt_mode *mode);
+bool sg_pad_mode_parse(const char *name, sg_trt_mode *mode);
 
 /* One StridedSlice step (one entry of begin/end/stride with its mask bits,
  * masks already padded). A NumPy expression is a list of such steps too:

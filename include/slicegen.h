@@ -26,6 +26,7 @@
 #ifndef SLICEGEN_H
 #define SLICEGEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,9 +83,9 @@ typedef enum sg_dtype {
 SG_API const char *sg_dtype_name(sg_dtype dtype);
 /* Bytes per element: 1, 2, 4 or 8; 0 for a value outside the enum. */
 SG_API size_t sg_dtype_size(sg_dtype dtype);
-/* Parses a name as printed by sg_dtype_name. Returns 1 on success, 0 if the
- * name is unknown (then *dtype is untouched). */
-SG_API int sg_dtype_parse(const char *name, sg_dtype *dtype);
+/* Parses a name as printed by sg_dtype_name. Returns true on success, false
+ * if the name is unknown (then *dtype is untouched). */
+SG_API bool sg_dtype_parse(const char *name, sg_dtype *dtype);
 
 /* ---- context ------------------------------------------------------------- */
 
@@ -129,9 +130,10 @@ typedef enum sg_trt_mode {
     SG_TRT_STRICT, SG_TRT_WRAP, SG_TRT_CLAMP, SG_TRT_FILL, SG_TRT_REFLECT
 } sg_trt_mode;
 
-/* "strict", "wrap", "clamp", "fill", "reflect"; and back (1 on success). */
+/* "strict", "wrap", "clamp", "fill", "reflect"; and back (true on success,
+ * false for an unknown name: *mode is then untouched). */
 SG_API const char *sg_trt_mode_name(sg_trt_mode mode);
-SG_API int sg_trt_mode_parse(const char *name, sg_trt_mode *mode);
+SG_API bool sg_trt_mode_parse(const char *name, sg_trt_mode *mode);
 
 /* A scalar as written by a user, converted to the element type only when a
  * plan is made (ints and floats convert if exactly representable; f16, bf16
@@ -213,8 +215,8 @@ SG_API void sg_plan_print(const sg_plan *plan, FILE *out);
  * A text whose loop nest is not the one its dim and fixed lines fold to is
  * SG_ERR_SPEC, naming the first line that differs. */
 SG_API sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan);
-/* 1 if the two plans describe the same computation. */
-SG_API int sg_plan_equal(const sg_plan *a, const sg_plan *b);
+/* Whether the two plans describe the same computation. */
+SG_API bool sg_plan_equal(const sg_plan *a, const sg_plan *b);
 
 /* ---- execution ----------------------------------------------------------- */
 
@@ -298,9 +300,10 @@ typedef enum sg_stores {
 } sg_stores;
 
 /* "auto", "cached", "streaming"; NULL for a value outside the enum. And
- * back (1 on success, 0 for an unknown name). */
+ * back (true on success, false for an unknown name: *stores is then
+ * untouched). */
 SG_API const char *sg_stores_name(sg_stores stores);
-SG_API int sg_stores_parse(const char *name, sg_stores *stores);
+SG_API bool sg_stores_parse(const char *name, sg_stores *stores);
 
 /* sg_kernel_compile with the stores of `stores`. Kernels of one plan with
  * different stores are cached apart (AUTO shares the kernel of what it
@@ -350,7 +353,7 @@ SG_API const int64_t *sg_plan_input_shape(const sg_plan *plan);
 SG_API size_t sg_plan_value_count(const sg_plan *plan);
 SG_API const char *sg_plan_value_name(const sg_plan *plan, size_t index);
 /* Whether the plan has runtime values or dimensions. */
-SG_API int sg_plan_is_symbolic(const sg_plan *plan);
+SG_API bool sg_plan_is_symbolic(const sg_plan *plan);
 /* The static plan of a symbolic plan's spec with the numbers written in:
  * in_shape (its input rank entries) and values. The reference for a call
  * (sg_run_reference runs it); its errors are those of the typed spec. */
@@ -502,14 +505,14 @@ SG_API sg_status sg_aot_kernel_name(sg_context *ctx, const sg_aot_kernel *kernel
  * kernels so; an output file's kernels take sg_aot_kernel_name. */
 SG_API sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERNEL_NAME_MAX]);
 
-/* 1 if `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*, and not a keyword
+/* Whether `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*, and not a keyword
  * of C or C++. sg_aot_write also refuses names that C and C++ reserve
  * (starting with '_', holding "__"), that the generated header or the
  * headers it includes use (slicegen_kernel_info, SLICEGEN_*, int64_t,
  * size_t, NULL, offsetof, INT*_MAX, ...) and the C library functions
  * kernels call (memcpy, memset, memmove), for every name it derives
  * (NAME_info, P_kernels, ...). */
-SG_API int sg_is_identifier(const char *name);
+SG_API bool sg_is_identifier(const char *name);
 
 /* Kernel names for model layers, as `slicegen aot` gives them: prefix, '_',
  * then the layer name with every run of characters outside [A-Za-z0-9]

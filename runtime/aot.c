@@ -36,17 +36,17 @@ static bool is_word_char(char c)
     return is_letter(c) || (c >= '0' && c <= '9');
 }
 
-int sg_is_identifier(const char *name)
+bool sg_is_identifier(const char *name)
 {
     if (name == NULL || !is_letter(name[0]))
-        return 0;
+        return false;
     for (const char *p = name; *p; p++)
         if (!is_word_char(*p))
-            return 0;
+            return false;
     for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
         if (strcmp(name, keywords[i]) == 0)
-            return 0;
-    return 1;
+            return false;
+    return true;
 }
 
 /* Names a generated header or object cannot introduce, each with the reason. */

@@ -116,7 +116,10 @@ sg_dtype sg_plan_dtype(const sg_plan *plan) { return plan->dtype; }
 uint64_t sg_plan_input_bytes(const sg_plan *plan) { return plan->in_bytes; }
 uint64_t sg_plan_output_bytes(const sg_plan *plan) { return plan->out_bytes; }
 void sg_plan_print(const sg_plan *plan, FILE *out) { sg_plan_write(plan, out); }
-int sg_plan_equal(const sg_plan *a, const sg_plan *b) { return sg_plan_same(a, b); }
+bool sg_plan_equal(const sg_plan *a, const sg_plan *b)
+{
+    return sg_plan_same(a, b);
+}
 
 sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan)
 {
@@ -126,7 +129,10 @@ sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan)
 size_t sg_plan_input_rank(const sg_plan *plan) { return plan->in_rank; }
 const int64_t *sg_plan_input_shape(const sg_plan *plan) { return plan->in_shape; }
 size_t sg_plan_value_count(const sg_plan *plan) { return plan->sym ? plan->sym->nvalues : 0; }
-int sg_plan_is_symbolic(const sg_plan *plan) { return plan->sym != NULL; }
+bool sg_plan_is_symbolic(const sg_plan *plan)
+{
+    return plan->sym != NULL;
+}
 
 const char *sg_plan_value_name(const sg_plan *plan, size_t index)
 {

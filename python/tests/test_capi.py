@@ -17,7 +17,7 @@ HEADER = os.path.join(ROOT, "include", "slicegen.h")
 CC = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
 
 TYPES = {
-    "void": None, "int": ctypes.c_int, "size_t": ctypes.c_size_t, "int64_t": ctypes.c_int64,
+    "void": None, "bool": ctypes.c_bool, "int": ctypes.c_int, "size_t": ctypes.c_size_t, "int64_t": ctypes.c_int64,
     "uint64_t": ctypes.c_uint64, "sg_status": ctypes.c_int, "sg_dtype": ctypes.c_int, "sg_trt_mode": ctypes.c_int, "sg_stores": ctypes.c_int,
     "char*": ctypes.c_char_p, "char**": ctypes.POINTER(ctypes.c_void_p), "char*const*": ctypes.POINTER(ctypes.c_char_p),
     "void*": ctypes.c_void_p, "FILE*": ctypes.c_void_p, "int64_t*": _capi.I64P,
@@ -113,7 +113,8 @@ class CApi(unittest.TestCase):
         self.assertEqual([lib.sg_status_name(i).decode() for i in range(7)],
                          ["ok", "usage", "spec", "slice", "io", "nomem", "internal"])
         self.assertEqual(_capi.SG_KERNEL_NAME_MAX, 96)
-        self.assertEqual(lib.sg_is_identifier(b"mirror"), 1)
+        self.assertIs(lib.sg_is_identifier(b"mirror"), True)
+        self.assertIs(lib.sg_is_identifier(b"2x"), False)
 
 
 if __name__ == "__main__":
