@@ -680,7 +680,7 @@ static void op_steps(op *o)
 static void steps_free(steps *s)
 {
     for (int k = 0; k < SG_BENCH_MAX_STEPS; k++) {
-        sg_kernel_release(s->kernel[k]);
+        sg_kernel_destroy(s->kernel[k]);
         sg_plan_destroy(s->plan[k]);
         free(s->buf[k + 1]);
     }
@@ -856,9 +856,9 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
     if (c->separate[0] != NULL)
         st = time_steps(b, ctx, c, r, &o, want, err);
 done:
-    sg_kernel_release(kernel);
-    sg_kernel_release(cached);
-    sg_kernel_release(streamed);
+    sg_kernel_destroy(kernel);
+    sg_kernel_destroy(cached);
+    sg_kernel_destroy(streamed);
     sg_plan_destroy(plan);
     free(in);
     free(out);

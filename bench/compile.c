@@ -76,7 +76,7 @@ static sg_status timed_compile(sg_context *ctx, const sg_plan *plan, int level, 
     *seconds = sg_bench_now() - t0;
     if (st != SG_OK)
         return sg_fail(err, st, "failed to compile a kernel: %s", sg_context_last_error(ctx));
-    sg_kernel_release(k);
+    sg_kernel_destroy(k);
     sg_kernel_cache_stats(ctx, &after);
     *missed = after.compiles == before.compiles + 1;
     return SG_OK;
@@ -188,7 +188,7 @@ static sg_status time_cache_hit(bench *b, sg_context *ctx, const sg_plan *plan, 
         if ((st = sg_kernel_compile(ctx, plan, 0, &k)) != SG_OK)
             st = sg_fail(err, st, "failed to compile a kernel: %s", sg_context_last_error(ctx));
         else
-            sg_kernel_release(k);
+            sg_kernel_destroy(k);
     }
     double s = (sg_bench_now() - t0) / hits;
     if (st != SG_OK)

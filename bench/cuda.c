@@ -147,7 +147,7 @@ done:
     sg_cuda_timer_destroy(o.timer);
     sg_cuda_free(ctx, 0, o.out);
     sg_cuda_free(ctx, 0, o.in);
-    sg_cuda_kernel_release(kernel);
+    sg_cuda_kernel_destroy(kernel);
     sg_plan_destroy(plan);
     free(in);
     free(want);

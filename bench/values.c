@@ -349,7 +349,7 @@ static sg_status run_case(bench *b, sg_context *ctx, values_result *r, sg_error 
     st = time_case(b, r, calls, n, err);
 done:
     for (int k = 0; k < 3; k++) {
-        sg_kernel_release(kernels[k]);
+        sg_kernel_destroy(kernels[k]);
         sg_plan_destroy(plans[k]);
     }
     free(in);
@@ -447,7 +447,7 @@ static sg_status jit_loop(decode *d, values_result *r, bench *b, int steps, sg_e
             st = sg_kernel_run(d->ctx, kernel, d->in, d->out[2], 1);
         r->jit_s += sg_bench_now() - t0;
         r->compile_s += t2 - t1;
-        sg_kernel_release(kernel);
+        sg_kernel_destroy(kernel);
         sg_plan_destroy(plan);
         if (st != SG_OK)
             return sg_bench_from_context(d->ctx, st, err, r->name);
@@ -527,7 +527,7 @@ static sg_status run_decode(bench *b, values_result *r, sg_error *err)
     if (st == SG_OK)
         st = run_decode_loops(b, &d, r, err);
 done:
-    sg_kernel_release(d.kernel);
+    sg_kernel_destroy(d.kernel);
     sg_plan_destroy(plan);
     sg_context_destroy(d.ctx);
     free(in);

@@ -327,7 +327,7 @@ int cmd_aot(sg_context *ctx, const options *o)
     sg_plan **plans = NULL;
     sg_aot_kernel *kernels = NULL;
     char **layer_names = NULL; /* what each kernel is named after (kernel_base) */
-    char **names = NULL, *command = NULL, *prefix = NULL;
+    char **names = NULL, *command = NULL, *default_prefix = NULL; /* names and default_prefix: sg_free */
     char *skips = NULL; /* the lines saying which layers are skipped and why */
     size_t nkernels = 0, nlayers = 0, skips_len = 0;
     /* --fuse: the model's fusions, the plan of each that compiles (else
@@ -348,10 +348,11 @@ int cmd_aot(sg_context *ctx, const options *o)
     const char *xml = o->spec[0];
     if (o->prefix && !sg_is_identifier(o->prefix))
         return usage_error("bad --prefix '%s': it must be a C identifier", o->prefix);
-    if ((prefix = o->prefix ? strdup(o->prefix) : sg_aot_model_prefix(xml)) == NULL)
-        return out_of_memory();
+    if (o->prefix == NULL && (st = sg_aot_default_prefix(ctx, xml, &default_prefix)) != SG_OK)
+        return failed(ctx, st);
+    const char *prefix = o->prefix ? o->prefix : default_prefix;
     if ((st = sg_model_read(ctx, xml, o->weights, &model)) != SG_OK) {
-        free(prefix);
+        sg_free(default_prefix);
         return failed(ctx, st);
     }
 
@@ -480,7 +481,7 @@ int cmd_aot(sg_context *ctx, const options *o)
 done:
     for (size_t i = 0; i < nkernels; i++) {
         sg_plan_destroy(plans[i]);
-        free(names ? names[i] : NULL);
+        sg_free(names ? names[i] : NULL);
         free(layer_names ? layer_names[i] : NULL);
     }
     for (size_t k = 0; fused_plans && k < nfusions; k++)
@@ -493,7 +494,7 @@ done:
     free(names);
     free(command);
     free(skips);
-    free(prefix);
+    sg_free(default_prefix);
     sg_model_destroy(model);
     return rc;
 }

@@ -336,7 +336,7 @@ int make_plan(sg_context *ctx, const options *o, sg_spec **spec, sg_plan **plan)
     if (rc < 0 && ((st = sg_spec_from_words(ctx, o->nspec, o->spec, spec)) != SG_OK ||
                    (st = sg_plan_create(ctx, *spec, input.rank, input.shape, input.dtype, plan)) != SG_OK))
         rc = failed(ctx, st);
-    sg_tensor_release(&input);
+    sg_tensor_destroy(&input);
     return rc;
 }
 
@@ -370,7 +370,7 @@ static int cmd_ir(sg_context *ctx, const options *o)
             rc = 0;
         }
     }
-    free(text);
+    sg_free(text);
     sg_plan_destroy(plan);
     sg_spec_destroy(spec);
     return rc;
@@ -510,10 +510,10 @@ report:
     rc = failed(ctx, st);
 done:
     unwatch_input();
-    sg_tensor_release(&output);
-    sg_tensor_release(&input);
-    sg_kernel_release(kernel);
-    sg_cuda_kernel_release(cuda_kernel);
+    sg_tensor_destroy(&output);
+    sg_tensor_destroy(&input);
+    sg_kernel_destroy(kernel);
+    sg_cuda_kernel_destroy(cuda_kernel);
     sg_plan_destroy(plan);
     sg_spec_destroy(spec);
     return rc;

@@ -10,9 +10,26 @@
  *             the output shape and the folded loop nest that moves the bytes.
  *             Every invalid slice is rejected when the plan is made.
  *
- * Ownership: every object made by a sg_*_create or sg_spec_* call belongs to
- * the caller and is released by its sg_*_destroy. Objects never keep pointers
- * into the caller's arrays; inputs are copied. Destroy functions accept NULL.
+ * Ownership, one rule for the whole API:
+ *   - every object the library makes for the caller (a context, spec, plan,
+ *     kernel, CUDA kernel or model, and the data sg_npy_read puts in a
+ *     tensor) belongs to the caller and is freed by its *_destroy:
+ *     sg_context_destroy, sg_spec_destroy, sg_plan_destroy,
+ *     sg_kernel_destroy, sg_cuda_kernel_destroy, sg_model_destroy,
+ *     sg_tensor_destroy;
+ *   - every string or buffer the library returns for the caller to keep
+ *     (sg_kernel_ir_with's text, sg_aot_layer_names' names,
+ *     sg_aot_default_prefix's prefix) is freed by sg_free, never by the
+ *     caller's own free() (the library may use another allocator);
+ *   - what a const pointer result points to (a plan's output shape, a
+ *     model's layers, a name, the last error) belongs to the object it came
+ *     from and lives as long as that object, unless its function says less.
+ * Objects never keep pointers into the caller's arrays; inputs are copied.
+ * The *_destroy functions and sg_free accept NULL.
+ *
+ * Results: predicates and name parsers return bool; every other function
+ * that can fail returns a sg_status (below) and writes its results through
+ * pointers given last.
  *
  * Errors: functions return a sg_status. On failure the context holds a
  * one-line message, "failed to <verb> <object>: <rule> (<values>)", readable
@@ -70,6 +87,10 @@ typedef enum sg_status {
 
 /* Short name of a status ("ok", "usage", "spec", ...). */
 SG_API const char *sg_status_name(sg_status status);
+
+/* Frees a string or buffer the library returned for the caller to keep
+ * (see "Ownership" above). Accepts NULL. */
+SG_API void sg_free(void *p);
 
 /* ---- element types ------------------------------------------------------ */
 
@@ -248,7 +269,7 @@ SG_API sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan,
  * any alignment, and they must not overlap. The code calls only memcpy and
  * memset. See docs/kernels.md.
  *
- * Threads: sg_kernel_compile, sg_kernel_run and sg_kernel_release may be
+ * Threads: sg_kernel_compile_with, sg_kernel_run and sg_kernel_destroy may be
  * called concurrently on one context; the last error is then that of
  * whichever call failed last. */
 
@@ -260,10 +281,10 @@ typedef void (*sg_kernel_fn)(const void *in, void *out, int64_t begin, int64_t e
 
 /* Compiles (or finds in the context's cache) the kernel for plan at
  * opt_level 0..3. The kernel holds no reference to the plan. Release it
- * with sg_kernel_release; it lives at most as long as the context.
- * A released kernel stays cached, so compiling the same nest again is a
- * cache hit; past 1024 unreferenced kernels the least recently released one
- * is unloaded. Two threads compiling the same new nest compile it once. */
+ * with sg_kernel_destroy; it lives at most as long as the context.
+ * A destroyed kernel stays cached, so compiling the same nest again is a
+ * cache hit; past 1024 unreferenced kernels the least recently destroyed
+ * one is unloaded. Two threads compiling the same new nest compile it once. */
 SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level,
                                    sg_kernel **kernel);
 
@@ -310,9 +331,14 @@ SG_API bool sg_stores_parse(const char *name, sg_stores *stores);
  * chooses). SG_ERR_USAGE for a value not of sg_stores. */
 SG_API sg_status sg_kernel_compile_stores(sg_context *ctx, const sg_plan *plan, int opt_level,
                                           sg_stores stores, sg_kernel **kernel);
+/* Gives the kernel back to its context's cache (see sg_kernel_compile).
+ * Accepts NULL. */
+SG_API void sg_kernel_destroy(sg_kernel *kernel);
+/* sg_kernel_destroy under its former name: kept for one release; use
+ * sg_kernel_destroy. */
 SG_API void sg_kernel_release(sg_kernel *kernel);
 
-/* The compiled function, valid until the kernel is released. */
+/* The compiled function, valid until the kernel is destroyed. */
 SG_API sg_kernel_fn sg_kernel_function(const sg_kernel *kernel);
 SG_API int64_t sg_kernel_outer_extent(const sg_kernel *kernel);
 
@@ -397,7 +423,7 @@ SG_API sg_status sg_kernel_run_values(sg_context *ctx, const sg_kernel *kernel, 
                                       const int64_t *in_shape, const int64_t *values, void *out, int threads);
 
 /* The LLVM IR of plan's kernel as text: before any pass at opt_level 0,
- * after the pass pipeline otherwise. *text is malloc'd; free() it. */
+ * after the pass pipeline otherwise. Free *text with sg_free. */
 SG_API sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char **text);
 
 /* The LLVM version slicegen was built with, e.g. "14.0.6". */
@@ -519,7 +545,7 @@ SG_API bool sg_is_identifier(const char *name);
  * (and of '_') made one '_', none at the end ("layer" when nothing is
  * left); a name already taken (by an earlier layer, or by a symbol or
  * macro derived from one, such as NAME_info or P_kernels) or reserved gets
- * the first free suffix _2, _3, ... names[i] is malloc'd; free() each. A
+ * the first free suffix _2, _3, ... Free each names[i] with sg_free. A
  * prefix whose table names are reserved is SG_ERR_USAGE. */
 SG_API sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t count,
                                     const char *const *layers, char **names);
@@ -528,7 +554,11 @@ SG_API sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t 
  * file's name without folders and extension, made an identifier as layer
  * names are ("yolo-v5s.onnx": "yolo_v5s"); behind "sg_" where that starts
  * with a digit, is a keyword or makes a reserved name ("3d.xml": "sg_3d");
- * "sg" where nothing of it is left. malloc'd; NULL when out of memory. */
+ * "sg" where nothing of it is left. Free *prefix with sg_free. */
+SG_API sg_status sg_aot_default_prefix(sg_context *ctx, const char *model_path, char **prefix);
+/* sg_aot_default_prefix without a context: the prefix (free it with
+ * sg_free), or NULL when out of memory. Kept for one release; use
+ * sg_aot_default_prefix. */
 SG_API char *sg_aot_model_prefix(const char *model_path);
 
 /* ---- CUDA GPUs -----------------------------------------------------------------
@@ -547,9 +577,9 @@ SG_API char *sg_aot_model_prefix(const char *model_path);
  * device's primary context (the one the CUDA runtime API uses; the context
  * retains it at first use and releases it when destroyed) and cached per
  * context, keyed by loop nest, input size and device: plans that differ
- * only in element type share a kernel, as CPU kernels do. A released kernel
- * stays loaded; past 256 unreferenced kernels the least recently released
- * one is unloaded.
+ * only in element type share a kernel, as CPU kernels do.
+ * A destroyed kernel stays loaded; past 256 unreferenced kernels the least
+ * recently destroyed one is unloaded.
  *
  * Errors: no driver, a driver that does not start (cuInit fails), no
  * device, a device ordinal out of range or a device too old for NVPTX are
@@ -573,10 +603,14 @@ SG_API sg_status sg_cuda_device_count(sg_context *ctx, int *count);
 
 /* Compiles (or finds in the context's cache) plan's kernel for device
  * ordinal `device` and loads it there. A driver's refusal to load the PTX
- * is SG_ERR_INTERNAL with the driver's JIT log. Release it with
- * sg_cuda_kernel_release; it lives at most as long as the context. */
+ * is SG_ERR_INTERNAL with the driver's JIT log. Destroy it with
+ * sg_cuda_kernel_destroy; it lives at most as long as the context. */
 SG_API sg_status sg_cuda_kernel_compile(sg_context *ctx, const sg_plan *plan, int device,
                                         sg_cuda_kernel **kernel);
+/* Gives the kernel back to its context's cache. Accepts NULL. */
+SG_API void sg_cuda_kernel_destroy(sg_cuda_kernel *kernel);
+/* sg_cuda_kernel_destroy under its former name: kept for one release; use
+ * sg_cuda_kernel_destroy. */
 SG_API void sg_cuda_kernel_release(sg_cuda_kernel *kernel);
 
 /* The launch geometry: blocks in x (0 for an empty output: nothing to
@@ -709,7 +743,7 @@ SG_API sg_status sg_model_fusions(sg_context *ctx, sg_model *model, size_t *coun
  * file (map is the start of the mapping, map_bytes its length, and data
  * points into it), so a file larger than memory can be read as long as
  * only part of it is touched. Mapped data must not be written to.
- * sg_tensor_release frees or unmaps it; the file may be renamed, replaced
+ * sg_tensor_destroy frees or unmaps it; the file may be renamed, replaced
  * or removed meanwhile (sg_npy_write over the same path included) without
  * changing what the tensor holds.
  *
@@ -724,7 +758,7 @@ SG_API sg_status sg_model_fusions(sg_context *ctx, sg_model *model, size_t *coun
  * the file (see sg_npy_read_header).
  *
  * A tensor you fill in yourself holds map = NULL (zero-initialize it); then
- * sg_tensor_release calls free(data). */
+ * sg_tensor_destroy calls free(data). */
 typedef struct sg_tensor {
     sg_dtype dtype;
     size_t rank;
@@ -751,7 +785,11 @@ SG_API sg_status sg_npy_read_header(sg_context *ctx, const char *path, sg_tensor
  * not. */
 SG_API sg_status sg_npy_write(sg_context *ctx, const char *path, const sg_tensor *tensor);
 /* Frees (map NULL) or unmaps the data; data and map become NULL and bytes 0.
- * Accepts NULL and a tensor without data. */
+ * The struct itself is the caller's. Accepts NULL and a tensor without
+ * data. */
+SG_API void sg_tensor_destroy(sg_tensor *tensor);
+/* sg_tensor_destroy under its former name: kept for one release; use
+ * sg_tensor_destroy. */
 SG_API void sg_tensor_release(sg_tensor *tensor);
 
 /* ---- interruption --------------------------------------------------------------

@@ -332,7 +332,8 @@ fail:
     return sg_context_report(ctx, &err);
 }
 
-char *sg_aot_model_prefix(const char *model_path)
+/* The default prefix of sg_aot_default_prefix; NULL when out of memory. */
+static char *model_prefix(const char *model_path)
 {
     const char *base = strrchr(model_path, '/');
     base = base ? base + 1 : model_path;
@@ -360,6 +361,23 @@ char *sg_aot_model_prefix(const char *model_path)
     else if (prefix[3] == '\0')
         prefix[2] = '\0';
     return prefix;
+}
+
+sg_status sg_aot_default_prefix(sg_context *ctx, const char *model_path, char **prefix)
+{
+    sg_error err = {0};
+    char *made = model_prefix(model_path);
+    if (made == NULL)
+        sg_fail(&err, SG_ERR_NOMEM, "failed to name the table of '%s': out of memory", model_path);
+    else
+        *prefix = made;
+    return sg_context_report(ctx, &err);
+}
+
+char *sg_aot_model_prefix(const char *model_path)
+{
+    char *prefix = NULL;
+    return sg_aot_default_prefix(NULL, model_path, &prefix) == SG_OK ? prefix : NULL;
 }
 
 /* Every kernel has a plan and an identifier for a name, and no identifier

@@ -15,6 +15,11 @@ sg_status sg_context_report(sg_context *ctx, const sg_error *err)
     return err->status;
 }
 
+void sg_free(void *p)
+{
+    free(p);
+}
+
 sg_status sg_context_create(sg_context **ctx)
 {
     sg_context *c = calloc(1, sizeof *c);
@@ -245,7 +250,12 @@ sg_status sg_npy_read_header(sg_context *ctx, const char *path, sg_tensor *tenso
     REPORT(ctx, sg_npy_load_header(path, tensor, err));
 }
 
-void sg_tensor_release(sg_tensor *tensor)
+void sg_tensor_destroy(sg_tensor *tensor)
 {
     sg_npy_release(tensor);
+}
+
+void sg_tensor_release(sg_tensor *tensor)
+{
+    sg_tensor_destroy(tensor);
 }

@@ -461,6 +461,11 @@ sg_status sg_cuda_kernel_compile(sg_context *ctx, const sg_plan *plan, int devic
 
 void sg_cuda_kernel_release(sg_cuda_kernel *kernel)
 {
+    sg_cuda_kernel_destroy(kernel);
+}
+
+void sg_cuda_kernel_destroy(sg_cuda_kernel *kernel)
+{
     if (kernel == NULL)
         return;
     sg_context *ctx = kernel->ctx;

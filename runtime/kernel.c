@@ -205,7 +205,7 @@ sg_status sg_kernel_compile_stores(sg_context *ctx, const sg_plan *plan, int opt
     return sg_context_report(ctx, &err);
 }
 
-void sg_kernel_release(sg_kernel *kernel)
+void sg_kernel_destroy(sg_kernel *kernel)
 {
     if (kernel == NULL)
         return;
@@ -214,6 +214,11 @@ void sg_kernel_release(sg_kernel *kernel)
     sg_cache_entry *victims = sg_cache_release(&ctx->kernels->cache, &kernel->entry);
     pthread_mutex_unlock(&ctx->lock);
     free_victims(victims);
+}
+
+void sg_kernel_release(sg_kernel *kernel)
+{
+    sg_kernel_destroy(kernel);
 }
 
 sg_kernel_fn sg_kernel_function(const sg_kernel *kernel)

@@ -189,7 +189,7 @@ sg_status sg_npy_load(const char *path, sg_tensor *tensor, sg_error *err);
 sg_status sg_npy_load_map(const char *path, uint64_t map_min, sg_tensor *tensor, sg_error *err);
 sg_status sg_npy_load_header(const char *path, sg_tensor *tensor, sg_error *err);
 sg_status sg_npy_store(const char *path, const sg_tensor *tensor, sg_error *err);
-/* sg_tensor_release: frees or unmaps the data. */
+/* sg_tensor_destroy: frees or unmaps the data. */
 void sg_npy_release(sg_tensor *tensor);
 
 /* Writes the `nparts` buffers (parts[i], sizes[i] bytes) to path atomically:

@@ -100,8 +100,8 @@ static bool time_stores(sg_context *ctx, const sg_plan *plan, const void *in, vo
         times[0] = median(t[0], rounds);
         times[1] = median(t[1], rounds);
     }
-    sg_kernel_release(kernels[0]);
-    sg_kernel_release(kernels[1]);
+    sg_kernel_destroy(kernels[0]);
+    sg_kernel_destroy(kernels[1]);
     return ok;
 }
 

@@ -177,13 +177,14 @@ class ModelFusion(ctypes.Structure):
                 ("nnames", ctypes.c_size_t), ("names", ctypes.POINTER(ctypes.c_char_p))]
 
 
-# The functions whose char * result is malloc'd (the caller frees it): their
-# restype is a void pointer, so that the address comes back to free().
-MALLOC_RESULTS = {"sg_aot_model_prefix"}
+# The functions whose char * result the caller frees (with sg_free): their
+# restype is a void pointer, so that the address comes back to sg_free.
+MALLOC_RESULTS = set()
 
 # name: (restype, argtypes), as declared in include/slicegen.h
 SIGNATURES = {
     "sg_status_name": (ctypes.c_char_p, [status_t]),
+    "sg_free": (None, [ctypes.c_void_p]),
     "sg_dtype_name": (ctypes.c_char_p, [dtype_t]),
     "sg_dtype_size": (ctypes.c_size_t, [dtype_t]),
     "sg_dtype_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(dtype_t)]),
@@ -227,7 +228,7 @@ SIGNATURES = {
     "sg_run_reference": (status_t, [ContextP, PlanP, ctypes.c_void_p, ctypes.c_void_p]),
     "sg_kernel_compile": (status_t, [ContextP, PlanP, ctypes.c_int, ctypes.POINTER(KernelP)]),
     "sg_kernel_compile_stores": (status_t, [ContextP, PlanP, ctypes.c_int, stores_t, ctypes.POINTER(KernelP)]),
-    "sg_kernel_release": (None, [KernelP]),
+    "sg_kernel_destroy": (None, [KernelP]),
     "sg_kernel_outer_extent": (ctypes.c_int64, [KernelP]),
     "sg_kernel_run": (status_t, [ContextP, KernelP, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]),
     "sg_kernel_value_count": (ctypes.c_size_t, [KernelP]),
@@ -243,7 +244,7 @@ SIGNATURES = {
     "sg_is_identifier": (ctypes.c_bool, [ctypes.c_char_p]),
     "sg_aot_layer_names": (status_t, [ContextP, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p),
                                       ctypes.POINTER(ctypes.c_void_p)]),
-    "sg_aot_model_prefix": (ctypes.c_void_p, [ctypes.c_char_p]),
+    "sg_aot_default_prefix": (status_t, [ContextP, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]),
     "sg_model_read": (status_t, [ContextP, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ModelP)]),
     "sg_model_layer_count": (ctypes.c_size_t, [ModelP]),
     "sg_model_folded_count": (ctypes.c_size_t, [ModelP]),
@@ -258,7 +259,7 @@ SIGNATURES = {
 }
 
 # The C library's functions that capture a FILE * printer's text and free
-# what slicegen malloc'd.
+# the buffer open_memstream made (what slicegen returns goes to sg_free).
 LIBC_SIGNATURES = {
     "open_memstream": (FILEP, [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]),
     "fclose": (ctypes.c_int, [FILEP]),

@@ -608,7 +608,7 @@ def _destroy_context(state):
         with state.releasing:
             if state.ptr is not None:
                 while state.kernels:
-                    _lib.sg_kernel_release(state.kernels.popitem()[1])
+                    _lib.sg_kernel_destroy(state.kernels.popitem()[1])
                 _lib.sg_context_destroy(state.ptr)
                 state.ptr = None
 
@@ -616,7 +616,7 @@ def _destroy_context(state):
 def _release_kernel(state, key, kernel, plan):
     with state.releasing:
         if state.kernels.pop(key, None) is not None:
-            _lib.sg_kernel_release(kernel)
+            _lib.sg_kernel_destroy(kernel)
     _lib.sg_plan_destroy(plan)
 
 
@@ -918,7 +918,7 @@ class Kernel(_ext.KernelBase):
         try:
             return ctypes.string_at(text.value).decode("utf-8", "replace")
         finally:
-            _libc.free(text)
+            _lib.sg_free(text)
 
     def emit(self, path, header=None, target=None, *, name=None, cpu=None, opt_level=None,
              cf_protection=True, stores="auto"):

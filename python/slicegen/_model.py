@@ -21,7 +21,7 @@ import os
 import numpy as np
 
 from . import _capi
-from ._core import (SliceError, _NUMPY_TYPES, _lib, _libc, _opt_level, _py_shape, _status_name, _stores,
+from ._core import (SliceError, _NUMPY_TYPES, _lib, _opt_level, _py_shape, _status_name, _stores,
                     _value_names)
 
 
@@ -287,16 +287,16 @@ def aot(path, out, header=None, fuse=False, target=None, cpu=None, prefix=None, 
                                or not _lib.sg_is_identifier(prefix.encode())):
         raise SliceError(f"failed to compile model: bad prefix {prefix!r}: it must be a C identifier", "usage")
     model_path = _file(path, "model")
-    if prefix is None:
-        address = _lib.sg_aot_model_prefix(model_path)
-        if not address:
-            raise MemoryError("failed to name the model's kernels: out of memory")
-        c_prefix = ctypes.string_at(address)
-        _libc.free(address)
-    else:
-        c_prefix = prefix.encode()
     plans = []  # every sg_plan made, destroyed at the end
     with _OwnContext() as c:
+        if prefix is None:
+            address = ctypes.c_void_p()
+            if _lib.sg_aot_default_prefix(c.ptr, model_path, ctypes.byref(address)) != _capi.SG_OK:
+                raise MemoryError(c.message())
+            c_prefix = ctypes.string_at(address.value)
+            _lib.sg_free(address)
+        else:
+            c_prefix = prefix.encode()
         model = _read(c, path, weights)
         try:
             return _aot(c, model, plans, path, fuse, c_target, c_prefix, out, header, c_out, c_header,
@@ -373,7 +373,7 @@ def _aot(c, model, plans, path, fuse, target, prefix, out, header, c_out, c_head
     symbols = []
     for kernel, address in zip(kernels, names):
         symbols.append(ctypes.string_at(address))
-        _libc.free(address)
+        _lib.sg_free(address)
         kernel.name = symbols[-1]
     table = (_capi.AotKernel * n)(*kernels)
     status = _lib.sg_aot_write(c.ptr, table, n, ctypes.byref(options), c_out, c_header)
