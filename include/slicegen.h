@@ -276,17 +276,8 @@ SG_API sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan,
 typedef struct sg_kernel sg_kernel;
 typedef void (*sg_kernel_fn)(const void *in, void *out, int64_t begin, int64_t end);
 
-/* Default LLVM optimization level of sg_kernel_compile (0 = no IR passes). */
+/* Default LLVM optimization level (0 = no IR passes). */
 #define SG_DEFAULT_OPT_LEVEL 2
-
-/* Compiles (or finds in the context's cache) the kernel for plan at
- * opt_level 0..3. The kernel holds no reference to the plan. Release it
- * with sg_kernel_destroy; it lives at most as long as the context.
- * A destroyed kernel stays cached, so compiling the same nest again is a
- * cache hit; past 1024 unreferenced kernels the least recently destroyed
- * one is unloaded. Two threads compiling the same new nest compile it once. */
-SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level,
-                                   sg_kernel **kernel);
 
 /* How a kernel writes its output (`--stores`). Streaming stores are
  * non-temporal: the output goes to memory without first being read into
@@ -302,7 +293,7 @@ SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt
  * JIT's threshold is measured once per process, the first time a kernel
  * of more than 1 MiB of output is compiled (a few hundred milliseconds: a
  * copy compiled cached and streaming and timed at outputs of 32 MiB
- * halved until cached stores win); objects (sg_aot_*) take half the
+ * halved until cached stores win); objects (sg_aot_write_with) take half the
  * last-level cache of the CPU compiled for (this machine's for `--cpu
  * native`, else 32 MiB assumed); the byte count in the environment
  * variable SLICEGEN_STREAM_THRESHOLD, when set, replaces both (read at
@@ -326,12 +317,112 @@ typedef enum sg_stores {
 SG_API const char *sg_stores_name(sg_stores stores);
 SG_API bool sg_stores_parse(const char *name, sg_stores *stores);
 
-/* sg_kernel_compile with the stores of `stores`. Kernels of one plan with
- * different stores are cached apart (AUTO shares the kernel of what it
- * chooses). SG_ERR_USAGE for a value not of sg_stores. */
+/* ---- compile options -----------------------------------------------------------
+ *
+ * Every call that compiles takes one sg_compile_options, or NULL for all
+ * the defaults: sg_kernel_compile_with and sg_kernel_ir_with (the JIT, for
+ * this machine), sg_aot_write_with and sg_aot_kernel_name_with (output
+ * files, for any target) and sg_cuda_kernel_compile_with (a CUDA device).
+ * Make one with sg_compile_options_init, then set the fields you need:
+ *
+ *     sg_compile_options o;
+ *     sg_compile_options_init(&o);
+ *     o.opt_level = 3;
+ *     st = sg_kernel_compile_with(ctx, plan, &o, &kernel);
+ *
+ * Each field says which calls read it. A call given a field it does not
+ * read, set to anything but its default, fails with SG_ERR_USAGE naming the
+ * field and the calls that read it (a JIT kernel is for this machine: a
+ * target is for sg_aot_write_with), so no setting is silently dropped.
+ *
+ * The struct grows by fields appended at its end, each with zero as its
+ * default, and `size` says how many bytes of it the caller has:
+ *   - a size below SG_COMPILE_OPTIONS_MIN_SIZE (the fields size, opt_level
+ *     and stores), 0 included, is SG_ERR_USAGE naming the size;
+ *   - a field not wholly inside the first `size` bytes takes its default:
+ *     a program built against an older, shorter struct works with a newer
+ *     library;
+ *   - a size above sizeof(sg_compile_options) is the struct of a newer
+ *     header: accepted when every byte past the fields this library knows
+ *     is zero (the newer fields at their defaults), else SG_ERR_USAGE
+ *     naming the size and the first byte set; a size above
+ *     SG_COMPILE_OPTIONS_MAX_SIZE is SG_ERR_USAGE (a size never set).
+ * The library reads at most `size` bytes of the struct, never writes to it
+ * (sg_compile_options_init aside) and keeps no pointer into it. */
+typedef struct sg_compile_options {
+    size_t size;      /* bytes of the struct: sizeof(sg_compile_options), set by sg_compile_options_init */
+    int opt_level;    /* 0..3, 0: no IR passes; default SG_DEFAULT_OPT_LEVEL. Read by every call */
+    sg_stores stores; /* default SG_STORES_AUTO. Read by all but sg_cuda_kernel_compile_with
+                         (sg_aot_*: AUTO's threshold comes from this machine's last-level
+                         cache only for cpu "native", else 32 MiB is assumed) */
+
+    /* Read by sg_aot_write_with and sg_aot_kernel_name_with only: */
+    const char *target; /* an LLVM triple; NULL (default) for the host */
+    const char *cpu;    /* NULL (default): the target's baseline, code every CPU of
+                           the architecture runs ("x86-64" for x86_64, "generic" for
+                           most others); "native": this machine's CPU with all its
+                           features (this machine's architecture only); else that
+                           CPU, with its own features. The header and NAME_info
+                           record the CPU and features compiled for. */
+    /* false (default): objects for x86 support CET (an endbr at each
+     * kernel's entry; IBT and SHSTK in a GNU property note), objects for
+     * AArch64 BTI and PAC (landing pads, return addresses signed with key A
+     * where they are saved; BTI and PAC in the note), so that programs
+     * hardened so keep their protection. true: neither. */
+    bool no_cf_protection;
+    const char *prefix;  /* NULL (default): no table; else the P of P_kernels */
+    const char *command; /* NULL (default), or the command line quoted in the header */
+    /* Called after each kernel is compiled (done of total), if not NULL (default). */
+    void (*progress)(void *arg, size_t done, size_t total);
+    void *progress_arg;
+    /* The model the kernels' model_layer belong to, or NULL (default); with
+     * a prefix P the header lists its symbols (P_symbols). */
+    const struct sg_model *model;
+
+    /* Read by sg_cuda_kernel_compile_with only: */
+    int device; /* the CUDA device ordinal; default 0 */
+} sg_compile_options;
+
+/* The smallest size a call accepts, and the largest. */
+#define SG_COMPILE_OPTIONS_MIN_SIZE (offsetof(sg_compile_options, stores) + sizeof(sg_stores))
+#define SG_COMPILE_OPTIONS_MAX_SIZE 4096
+
+/* Writes the first `size` bytes of *o: size = `size`, each field wholly
+ * inside them at its default, every other byte zero; nothing when size is
+ * below sizeof(size_t) or above SG_COMPILE_OPTIONS_MAX_SIZE. For bindings,
+ * which allocate sg_struct_size("sg_compile_options") bytes; C programs
+ * call sg_compile_options_init. */
+SG_API void sg_compile_options_init_size(sg_compile_options *o, size_t size);
+
+/* Sets every field of *o to its default and o->size to the size of the
+ * struct this header declares (inline, so that a program built against an
+ * older header never has a newer library write past its struct). */
+static inline void sg_compile_options_init(sg_compile_options *o)
+{
+    sg_compile_options_init_size(o, sizeof *o);
+}
+
+/* Compiles (or finds in the context's cache) the kernel for plan with
+ * `options` (NULL: the defaults; reads opt_level and stores). The kernel
+ * holds no reference to the plan or the options. Destroy it with
+ * sg_kernel_destroy; it lives at most as long as the context. Kernels of
+ * one plan with different stores are cached apart (AUTO shares the kernel
+ * of what it chooses). A destroyed kernel stays cached, so compiling the
+ * same nest again is a cache hit; past 1024 unreferenced kernels the least
+ * recently destroyed one is unloaded. Two threads compiling the same new
+ * nest compile it once. An opt_level outside 0..3 or stores not of
+ * sg_stores is SG_ERR_USAGE. */
+SG_API sg_status sg_kernel_compile_with(sg_context *ctx, const sg_plan *plan,
+                                        const sg_compile_options *options, sg_kernel **kernel);
+
+/* sg_kernel_compile_with of options with this opt_level. Kept for one
+ * release; use sg_kernel_compile_with. */
+SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg_kernel **kernel);
+/* sg_kernel_compile_with of options with this opt_level and stores. Kept
+ * for one release; use sg_kernel_compile_with. */
 SG_API sg_status sg_kernel_compile_stores(sg_context *ctx, const sg_plan *plan, int opt_level,
                                           sg_stores stores, sg_kernel **kernel);
-/* Gives the kernel back to its context's cache (see sg_kernel_compile).
+/* Gives the kernel back to its context's cache (see sg_kernel_compile_with).
  * Accepts NULL. */
 SG_API void sg_kernel_destroy(sg_kernel *kernel);
 /* sg_kernel_destroy under its former name: kept for one release; use
@@ -422,8 +513,14 @@ SG_API sg_status sg_kernel_run_args(sg_context *ctx, const sg_kernel *kernel, co
 SG_API sg_status sg_kernel_run_values(sg_context *ctx, const sg_kernel *kernel, const void *in,
                                       const int64_t *in_shape, const int64_t *values, void *out, int threads);
 
-/* The LLVM IR of plan's kernel as text: before any pass at opt_level 0,
- * after the pass pipeline otherwise. Free *text with sg_free. */
+/* The LLVM IR of plan's kernel for this machine as text, with `options`
+ * (NULL: the defaults; reads opt_level and stores): before any pass at
+ * opt_level 0, after the pass pipeline otherwise. Free *text with
+ * sg_free. */
+SG_API sg_status sg_kernel_ir_with(sg_context *ctx, const sg_plan *plan, const sg_compile_options *options,
+                                   char **text);
+/* sg_kernel_ir_with of options with this opt_level. Kept for one release;
+ * use sg_kernel_ir_with. */
 SG_API sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char **text);
 
 /* The LLVM version slicegen was built with, e.g. "14.0.6". */
@@ -470,65 +567,60 @@ typedef struct sg_aot_kernel {
     const struct sg_model_layer *model_layer;
 } sg_aot_kernel;
 
-typedef struct sg_aot_options {
-    const char *target;   /* an LLVM triple; NULL for the host */
-    const char *cpu;      /* NULL: the target's baseline, code every CPU of the
-                             architecture runs ("x86-64" for x86_64, "generic"
-                             for most others); "native": this machine's CPU
-                             with all its features (this machine's
-                             architecture only); else that CPU, with its own
-                             features. The header and NAME_info record the
-                             CPU and features compiled for. */
-    int opt_level;        /* 0..3 */
-    const char *prefix;   /* NULL: no table; else the P of P_kernels */
-    const char *command;  /* NULL, or the command line quoted in the header */
-    /* Called after each kernel is compiled (done of total), if not NULL. */
-    void (*progress)(void *arg, size_t done, size_t total);
-    void *progress_arg;
-    /* 0 (the default): objects for x86 support CET (an endbr at each
-     * kernel's entry; IBT and SHSTK in a GNU property note), objects for
-     * AArch64 BTI and PAC (landing pads, return addresses signed with key A
-     * where they are saved; BTI and PAC in the note), so that programs
-     * hardened so keep their protection. Nonzero: neither. */
-    int no_cf_protection;
-    /* The kernels' stores (sg_kernel_compile_stores); 0 is SG_STORES_AUTO,
-     * whose threshold comes from this machine's last-level cache only for
-     * cpu "native" (else 32 MiB is assumed). */
-    sg_stores stores;
-    /* The model the kernels' model_layer belong to, or NULL; with a prefix
-     * P the header lists its symbols (P_symbols). */
-    const struct sg_model *model;
-} sg_aot_options;
-
 /* Writes `count` kernels to `path` and, if header_path is not NULL, their C
- * header. With a prefix, count may be 0: a model with nothing to compile
- * gets an object whose table is empty (P_kernel_count 0). Each file is written whole or not at all (a temporary file
+ * header, compiled with `options` (NULL: the defaults, for the host; reads
+ * every field but device). With a prefix, count may be 0: a model with
+ * nothing to compile gets an object whose table is empty (P_kernel_count
+ * 0). Each file is written whole or not at all (a temporary file
  * PATH.slicegen-tmp-XXXXXX, then rename; see sg_remove_temporary_files); on
  * failure neither is created and existing files are left as they were.
  * An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason; so is a
  * header_path that names the same file as path, by any spelling (a symbolic
  * or hard link, "./", ".."). A tensor of more bytes than the target's
  * pointers address (2^31 - 1 on 32-bit targets) is SG_ERR_SLICE. */
-SG_API sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
-                              const sg_aot_options *options, const char *path,
-                              const char *header_path);
+SG_API sg_status sg_aot_write_with(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
+                                   const sg_compile_options *options, const char *path,
+                                   const char *header_path);
 
 /* The name kernel (its plan and spec; kernel->name is ignored) gets by
- * default in an output compiled with `options`, as `slicegen emit` names
- * it: "sg_x<element size>_l<loops>_r<run bytes>_<16 hex digits>", at most
- * SG_KERNEL_NAME_MAX - 1 characters. The digits hash everything that makes
- * the kernel and its description: the plan (element type, shapes, loop
- * nest, fill), the spec, the target's triple, CPU and features, and the
- * optimization level; kernels that differ in any of them get different
- * names, so their objects link into one program. An unknown triple is
- * SG_ERR_USAGE. */
+ * default in an output compiled with `options` (as sg_aot_write_with's),
+ * as `slicegen emit` names it: "sg_x<element size>_l<loops>_r<run
+ * bytes>_<16 hex digits>", at most SG_KERNEL_NAME_MAX - 1 characters. The
+ * digits hash everything that makes the kernel and its description: the
+ * plan (element type, shapes, loop nest, fill), the spec, the target's
+ * triple, CPU and features, and the optimization level; kernels that
+ * differ in any of them get different names, so their objects link into
+ * one program. An unknown triple is SG_ERR_USAGE. */
 #define SG_KERNEL_NAME_MAX 96
+SG_API sg_status sg_aot_kernel_name_with(sg_context *ctx, const sg_aot_kernel *kernel,
+                                         const sg_compile_options *options, char name[SG_KERNEL_NAME_MAX]);
+
+/* The options of sg_aot_write and sg_aot_kernel_name: the fields of
+ * sg_compile_options of the same names (no_cf_protection: nonzero is true).
+ * Kept for one release; use sg_compile_options. */
+typedef struct sg_aot_options {
+    const char *target;
+    const char *cpu;
+    int opt_level;
+    const char *prefix;
+    const char *command;
+    void (*progress)(void *arg, size_t done, size_t total);
+    void *progress_arg;
+    int no_cf_protection;
+    sg_stores stores;
+    const struct sg_model *model;
+} sg_aot_options;
+
+/* sg_aot_write_with and sg_aot_kernel_name_with of sg_aot_options (NULL:
+ * the defaults). Kept for one release; use those. */
+SG_API sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
+                              const sg_aot_options *options, const char *path, const char *header_path);
 SG_API sg_status sg_aot_kernel_name(sg_context *ctx, const sg_aot_kernel *kernel,
                                     const sg_aot_options *options, char name[SG_KERNEL_NAME_MAX]);
 
 /* The name of a plan's loop nest, in the same form: plans with one loop
  * nest share it, whatever their element type or shapes. The JIT names its
- * kernels so; an output file's kernels take sg_aot_kernel_name. */
+ * kernels so; an output file's kernels take sg_aot_kernel_name_with. */
 SG_API sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERNEL_NAME_MAX]);
 
 /* Whether `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*, and not a keyword
@@ -576,8 +668,8 @@ SG_API char *sg_aot_model_prefix(const char *model_path);
  * are compiled to PTX for the device's compute capability, loaded into the
  * device's primary context (the one the CUDA runtime API uses; the context
  * retains it at first use and releases it when destroyed) and cached per
- * context, keyed by loop nest, input size and device: plans that differ
- * only in element type share a kernel, as CPU kernels do.
+ * context, keyed by loop nest, input size, device and optimization level:
+ * plans that differ only in element type share a kernel, as CPU kernels do.
  * A destroyed kernel stays loaded; past 256 unreferenced kernels the least
  * recently destroyed one is unloaded.
  *
@@ -601,10 +693,15 @@ typedef struct sg_cuda_kernel sg_cuda_kernel;
  * SG_ERR_USAGE when libcuda.so.1 cannot be loaded or initialised. */
 SG_API sg_status sg_cuda_device_count(sg_context *ctx, int *count);
 
-/* Compiles (or finds in the context's cache) plan's kernel for device
- * ordinal `device` and loads it there. A driver's refusal to load the PTX
- * is SG_ERR_INTERNAL with the driver's JIT log. Destroy it with
+/* Compiles (or finds in the context's cache) plan's kernel with `options`
+ * (NULL: the defaults; reads opt_level and device) for the device of
+ * ordinal options->device and loads it there. A driver's refusal to load
+ * the PTX is SG_ERR_INTERNAL with the driver's JIT log. Destroy it with
  * sg_cuda_kernel_destroy; it lives at most as long as the context. */
+SG_API sg_status sg_cuda_kernel_compile_with(sg_context *ctx, const sg_plan *plan,
+                                             const sg_compile_options *options, sg_cuda_kernel **kernel);
+/* sg_cuda_kernel_compile_with of options with this device. Kept for one
+ * release; use sg_cuda_kernel_compile_with. */
 SG_API sg_status sg_cuda_kernel_compile(sg_context *ctx, const sg_plan *plan, int device,
                                         sg_cuda_kernel **kernel);
 /* Gives the kernel back to its context's cache. Accepts NULL. */
