@@ -1,5 +1,5 @@
 /* `slicegen emit` (one slice) and `slicegen aot` (every slice layer of an
- * OpenVINO or ONNX model): ahead-of-time output through sg_aot_write. */
+ * OpenVINO or ONNX model): ahead-of-time output through sg_aot_write_with. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +170,18 @@ static int need_output(const options *o, const char *command)
     return -1;
 }
 
+/* The compile options of emit and aot: --target, --cpu, -O and
+ * --no-cf-protection (--stores is the caller's to parse). */
+static void compile_options(const options *o, sg_compile_options *options)
+{
+    sg_compile_options_init(options);
+    options->target = o->target;
+    options->cpu = o->cpu;
+    if (o->opt_level >= 0)
+        options->opt_level = o->opt_level;
+    options->no_cf_protection = o->no_cf_protection;
+}
+
 int cmd_emit(sg_context *ctx, const options *o)
 {
     sg_spec *spec = NULL;
@@ -191,23 +203,20 @@ int cmd_emit(sg_context *ctx, const options *o)
         goto done;
     }
     sg_aot_kernel kernel = {.plan = plan, .name = o->name, .spec = spec_text, .layer_id = -1};
-    sg_aot_options options = {
-        .target = o->target,
-        .cpu = o->cpu,
-        .opt_level = o->opt_level >= 0 ? o->opt_level : SG_DEFAULT_OPT_LEVEL,
-        .command = command,
-        .no_cf_protection = o->no_cf_protection,
-    };
+    sg_compile_options options;
+    compile_options(o, &options);
+    options.command = command;
     if ((rc = parse_stores(o->stores, &options.stores)) >= 0)
         goto done;
     if (o->name == NULL) {
-        if ((st = sg_aot_kernel_name(ctx, &kernel, &options, name)) != SG_OK) {
+        if ((st = sg_aot_kernel_name_with(ctx, &kernel, &options, name)) != SG_OK) {
             rc = failed(ctx, st);
             goto done;
         }
         kernel.name = name;
     }
-    rc = (st = sg_aot_write(ctx, &kernel, 1, &options, o->output, o->header)) == SG_OK ? 0 : failed(ctx, st);
+    rc = (st = sg_aot_write_with(ctx, &kernel, 1, &options, o->output, o->header)) == SG_OK ? 0
+                                                                                            : failed(ctx, st);
 done:
     free(spec_text);
     free(command);
@@ -443,20 +452,16 @@ int cmd_aot(sg_context *ctx, const options *o)
     for (size_t i = 0; i < nkernels; i++)
         kernels[i].name = names[i];
     progress shown = {.total = nkernels};
-    sg_aot_options options = {
-        .target = o->target,
-        .cpu = o->cpu,
-        .opt_level = o->opt_level >= 0 ? o->opt_level : SG_DEFAULT_OPT_LEVEL,
-        .prefix = prefix,
-        .command = command,
-        .progress = isatty(STDERR_FILENO) && nlayers > 50 ? show_progress : NULL,
-        .progress_arg = &shown,
-        .no_cf_protection = o->no_cf_protection,
-        .model = model,
-    };
+    sg_compile_options options;
+    compile_options(o, &options);
+    options.prefix = prefix;
+    options.command = command;
+    options.progress = isatty(STDERR_FILENO) && nlayers > 50 ? show_progress : NULL;
+    options.progress_arg = &shown;
+    options.model = model;
     if ((rc = parse_stores(o->stores, &options.stores)) >= 0)
         goto done;
-    if ((st = sg_aot_write(ctx, kernels, nkernels, &options, o->output, o->header)) != SG_OK) {
+    if ((st = sg_aot_write_with(ctx, kernels, nkernels, &options, o->output, o->header)) != SG_OK) {
         if (shown.shown)
             fputc('\n', stderr);
         rc = failed(ctx, st);

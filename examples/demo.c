@@ -36,7 +36,7 @@ static int show(sg_context *ctx, const char *title, sg_status made, sg_spec *spe
     float *out = NULL, *expected = NULL;
     int rc = 1;
     if (made != SG_OK || sg_plan_create(ctx, spec, in->rank, in->shape, in->dtype, &plan) != SG_OK ||
-        sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel) != SG_OK) {
+        sg_kernel_compile_with(ctx, plan, NULL, &kernel) != SG_OK) {
         fprintf(stderr, "%s: %s\n", title, sg_context_last_error(ctx));
         goto done;
     }

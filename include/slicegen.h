@@ -335,8 +335,8 @@ SG_API bool sg_stores_parse(const char *name, sg_stores *stores);
  * field and the calls that read it (a JIT kernel is for this machine: a
  * target is for sg_aot_write_with), so no setting is silently dropped.
  *
- * The struct grows by fields appended at its end, each with zero as its
- * default, and `size` says how many bytes of it the caller has:
+ * The struct grows by fields appended at its end (each new one with zero
+ * as its default), and `size` says how many bytes of it the caller has:
  *   - a size below SG_COMPILE_OPTIONS_MIN_SIZE (the fields size, opt_level
  *     and stores), 0 included, is SG_ERR_USAGE naming the size;
  *   - a field not wholly inside the first `size` bytes takes its default:
