@@ -889,6 +889,23 @@ SG_API void sg_tensor_destroy(sg_tensor *tensor);
  * sg_tensor_destroy. */
 SG_API void sg_tensor_release(sg_tensor *tensor);
 
+/* ---- struct layouts, for bindings -----------------------------------------------
+ *
+ * The layout of each struct of this header as the library was compiled,
+ * for bindings that cannot read a C header (python/slicegen/_capi.py
+ * builds its ctypes structs from these rather than copying them): sg_mask,
+ * sg_strided_slice_args, sg_scalar, sg_args, sg_compile_options,
+ * sg_aot_kernel, sg_model_layer, sg_model_symbol, sg_model_fusion and
+ * sg_tensor. Only public fields are listed: the rest of sg_args is the
+ * kernel's, to be allocated (sg_struct_size) but never read. */
+
+/* sizeof the struct named `type` ("sg_args"); 0 for a name not listed. */
+SG_API size_t sg_struct_size(const char *type);
+/* The offset and size in bytes of the public field `field` of struct
+ * `type`; false (offset and size untouched) for a struct or field not
+ * listed. */
+SG_API bool sg_struct_field(const char *type, const char *field, size_t *offset, size_t *size);
+
 /* ---- interruption --------------------------------------------------------------
  *
  * sg_npy_write and sg_aot_write write each file to a temporary file next to

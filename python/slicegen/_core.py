@@ -742,8 +742,9 @@ class Context:
             # The kernel is registered under the lock that compiled it: a
             # close() in between would destroy the context under it.
             with self._state.lock:
-                status = _lib.sg_kernel_compile_stores(self._open_ptr(), plan, level, store_kind,
-                                                       ctypes.byref(kernel))
+                options = _capi.compile_options(_lib, opt_level=level, stores=store_kind)
+                status = _lib.sg_kernel_compile_with(self._open_ptr(), plan, ctypes.byref(options),
+                                                     ctypes.byref(kernel))
                 if status != _capi.SG_OK:
                     raise self._error(status)
                 return Kernel._made(self, plan, kernel, dt, dims, spec_text, level)
@@ -795,19 +796,20 @@ class Context:
                 raise SliceError(f"failed to compile kernel: {what} {text!r} is not a string")
         kernel = _capi.AotKernel(plan, name.encode() if name is not None else None,
                                  _command_form(spec_text).encode(), None, -1)
-        options = _capi.AotOptions(target.encode() if target else None, cpu.encode() if cpu else None,
-                                   level, None, None, no_cf_protection=0 if cf_protection else 1,
-                                   stores=stores)
+        options = _capi.compile_options(_lib, target=target.encode() if target else None,
+                                        cpu=cpu.encode() if cpu else None, opt_level=level,
+                                        no_cf_protection=not cf_protection, stores=stores)
         with self._state.lock:
             ctx = self._open_ptr()
             if name is None:
                 buf = ctypes.create_string_buffer(_capi.SG_KERNEL_NAME_MAX)
-                status = _lib.sg_aot_kernel_name(ctx, ctypes.byref(kernel), ctypes.byref(options), buf)
+                status = _lib.sg_aot_kernel_name_with(ctx, ctypes.byref(kernel), ctypes.byref(options), buf)
                 if status != _capi.SG_OK:
                     raise self._error(status)
                 name = buf.value.decode()
                 kernel.name = buf.value
-            status = _lib.sg_aot_write(ctx, ctypes.byref(kernel), 1, ctypes.byref(options), c_path, c_header)
+            status = _lib.sg_aot_write_with(ctx, ctypes.byref(kernel), 1, ctypes.byref(options), c_path,
+                                            c_header)
             if status != _capi.SG_OK:
                 raise self._error(status)
         return name
@@ -912,7 +914,9 @@ class Kernel(_ext.KernelBase):
         level = self.opt_level if opt_level is None else _opt_level(opt_level)
         text = ctypes.c_void_p()
         with self._state.lock:
-            status = _lib.sg_kernel_ir(self._context._open_ptr(), self._plan, level, ctypes.byref(text))
+            options = _capi.compile_options(_lib, opt_level=level)
+            status = _lib.sg_kernel_ir_with(self._context._open_ptr(), self._plan, ctypes.byref(options),
+                                            ctypes.byref(text))
             if status != _capi.SG_OK:
                 raise self._context._error(status)
         try:

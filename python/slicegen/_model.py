@@ -1,6 +1,6 @@
 """Models: read_model (the slice layers of an OpenVINO or ONNX model, as
 sg_model_read lists them) and aot (`slicegen aot`: every layer that plans
-compiled into one output file and header, through sg_aot_write).
+compiled into one output file and header, through sg_aot_write_with).
 
 aot follows cli/aot.c's cmd_aot step by step, so that both name, skip and
 fuse the same layers: a layer is skipped for the reader's reason, or the
@@ -300,9 +300,9 @@ def aot(path, out, header=None, fuse=False, target=None, cpu=None, prefix=None, 
         model = _read(c, path, weights)
         try:
             return _aot(c, model, plans, path, fuse, c_target, c_prefix, out, header, c_out, c_header,
-                        _capi.AotOptions(c_target, c_cpu, level, c_prefix, None,
-                                         no_cf_protection=0 if cf_protection else 1, stores=store_kind,
-                                         model=model))
+                        _capi.compile_options(_lib, target=c_target, cpu=c_cpu, opt_level=level,
+                                              prefix=c_prefix, no_cf_protection=not cf_protection,
+                                              stores=store_kind, model=model))
         finally:
             for plan in plans:
                 _lib.sg_plan_destroy(plan)
@@ -376,7 +376,7 @@ def _aot(c, model, plans, path, fuse, target, prefix, out, header, c_out, c_head
         _lib.sg_free(address)
         kernel.name = symbols[-1]
     table = (_capi.AotKernel * n)(*kernels)
-    status = _lib.sg_aot_write(c.ptr, table, n, ctypes.byref(options), c_out, c_header)
+    status = _lib.sg_aot_write_with(c.ptr, table, n, ctypes.byref(options), c_out, c_header)
     if status != _capi.SG_OK:
         raise c.error(status)
     return AotResult(out, header, tuple(s.decode() for s in symbols), tuple(compiled), tuple(skipped),
