@@ -536,7 +536,7 @@ SG_API void sg_llvm_exit_on_fatal_error(void);
 
 /* ---- ahead of time: objects, archives, assembly, IR and C headers ----------
  *
- * sg_aot_write compiles one or more kernels into one output file for any
+ * sg_aot_write_with compiles one or more kernels into one output file for any
  * LLVM target, plus an optional C header declaring them. What the file holds
  * follows the extension of its path:
  *
@@ -624,7 +624,7 @@ SG_API sg_status sg_aot_kernel_name(sg_context *ctx, const sg_aot_kernel *kernel
 SG_API sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERNEL_NAME_MAX]);
 
 /* Whether `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*, and not a keyword
- * of C or C++. sg_aot_write also refuses names that C and C++ reserve
+ * of C or C++. sg_aot_write_with also refuses names that C and C++ reserve
  * (starting with '_', holding "__"), that the generated header or the
  * headers it includes use (slicegen_kernel_info, SLICEGEN_*, int64_t,
  * size_t, NULL, offsetof, INT*_MAX, ...) and the C library functions
@@ -908,7 +908,7 @@ SG_API bool sg_struct_field(const char *type, const char *field, size_t *offset,
 
 /* ---- interruption --------------------------------------------------------------
  *
- * sg_npy_write and sg_aot_write write each file to a temporary file next to
+ * sg_npy_write and sg_aot_write_with write each file to a temporary file next to
  * it, named after it: OUT.slicegen-tmp-XXXXXX (six random characters). Until
  * it is renamed over OUT (or removed on failure), its name is kept in a
  * process-wide table of at most 16 names. A process killed in the middle

@@ -153,7 +153,7 @@ void sg_kernel_cache_destroy(sg_context *ctx);
 
 typedef struct sg_kernel_stats {
     uint64_t compiles; /* kernels compiled (cache misses) */
-    uint64_t hits;     /* sg_kernel_compile calls served from the cache */
+    uint64_t hits;     /* sg_kernel_compile_with calls served from the cache */
     uint64_t cached;   /* kernels loaded now (in use or idle) */
     uint64_t idle;     /* of which no reference is held */
 } sg_kernel_stats;
@@ -335,7 +335,7 @@ void sg_cuda_kernel_times(const sg_cuda_kernel *kernel, double *codegen_s, doubl
 
 typedef struct sg_cuda_stats {
     uint64_t compiles; /* kernels compiled and loaded (cache misses) */
-    uint64_t hits;     /* sg_cuda_kernel_compile calls served from the cache */
+    uint64_t hits;     /* sg_cuda_kernel_compile_with calls served from the cache */
     uint64_t cached;   /* kernels loaded now (in use or idle) */
     uint64_t idle;     /* of which no reference is held */
 } sg_cuda_stats;
