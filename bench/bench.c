@@ -680,7 +680,7 @@ static void op_steps(op *o)
 static void steps_free(steps *s)
 {
     for (int k = 0; k < SG_BENCH_MAX_STEPS; k++) {
-        sg_kernel_release(s->kernel[k]);
+        sg_kernel_destroy(s->kernel[k]);
         sg_plan_destroy(s->plan[k]);
         free(s->buf[k + 1]);
     }
@@ -707,7 +707,7 @@ static sg_status steps_prepare(sg_context *ctx, const bench_case *c, case_result
         s->n = r->nsteps = k + 1;
         if (st != SG_OK)
             return st;
-        if ((st = sg_kernel_compile(ctx, s->plan[k], SG_DEFAULT_OPT_LEVEL, &s->kernel[k])) != SG_OK)
+        if ((st = sg_kernel_compile_with(ctx, s->plan[k], NULL, &s->kernel[k])) != SG_OK)
             return sg_bench_from_context(ctx, st, err, c->name);
         rank = r->step_rank[k] = sg_plan_output_rank(s->plan[k]);
         memcpy(r->step_shape[k], sg_plan_output_shape(s->plan[k]), rank * sizeof *shape);
@@ -770,11 +770,14 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
     if ((st = sg_bench_buffers(c->name, r->in_bytes, r->bytes, &in, &out, err)) != SG_OK)
         goto done;
     /* the kernel as --stores auto makes it, and with each store strategy forced */
-    if ((st = sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel)) != SG_OK ||
-        (st = sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, SG_STORES_CACHED, &cached)) !=
-            SG_OK ||
-        (st = sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, SG_STORES_STREAMING, &streamed)) !=
-            SG_OK) {
+    sg_compile_options cached_stores, streaming_stores;
+    sg_compile_options_init(&cached_stores);
+    sg_compile_options_init(&streaming_stores);
+    cached_stores.stores = SG_STORES_CACHED;
+    streaming_stores.stores = SG_STORES_STREAMING;
+    if ((st = sg_kernel_compile_with(ctx, plan, NULL, &kernel)) != SG_OK ||
+        (st = sg_kernel_compile_with(ctx, plan, &cached_stores, &cached)) != SG_OK ||
+        (st = sg_kernel_compile_with(ctx, plan, &streaming_stores, &streamed)) != SG_OK) {
         st = sg_bench_from_context(ctx, st, err, c->name);
         goto done;
     }
@@ -856,9 +859,9 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
     if (c->separate[0] != NULL)
         st = time_steps(b, ctx, c, r, &o, want, err);
 done:
-    sg_kernel_release(kernel);
-    sg_kernel_release(cached);
-    sg_kernel_release(streamed);
+    sg_kernel_destroy(kernel);
+    sg_kernel_destroy(cached);
+    sg_kernel_destroy(streamed);
     sg_plan_destroy(plan);
     free(in);
     free(out);

@@ -135,7 +135,7 @@ typedef struct compile_result {
 } compile_result;
 
 /* The compile figures, in the order they are measured and reported: the
- * aot figures are sg_aot_write of 1, 2 and 4 times timing.aot_layers
+ * aot figures are sg_aot_write_with of 1, 2 and 4 times timing.aot_layers
  * kernels. */
 enum {
     COMPILE_JIT,

@@ -70,13 +70,16 @@ static sg_status timed_compile(sg_context *ctx, const sg_plan *plan, int level, 
 {
     sg_kernel_stats before, after;
     sg_kernel *k;
+    sg_compile_options o;
+    sg_compile_options_init(&o);
+    o.opt_level = level;
     sg_kernel_cache_stats(ctx, &before);
     double t0 = sg_bench_now();
-    sg_status st = sg_kernel_compile(ctx, plan, level, &k);
+    sg_status st = sg_kernel_compile_with(ctx, plan, &o, &k);
     *seconds = sg_bench_now() - t0;
     if (st != SG_OK)
         return sg_fail(err, st, "failed to compile a kernel: %s", sg_context_last_error(ctx));
-    sg_kernel_release(k);
+    sg_kernel_destroy(k);
     sg_kernel_cache_stats(ctx, &after);
     *missed = after.compiles == before.compiles + 1;
     return SG_OK;
@@ -183,12 +186,15 @@ static sg_status time_cache_hit(bench *b, sg_context *ctx, const sg_plan *plan, 
     int hits = b->t->hits;
     sg_status st = SG_OK;
     sg_kernel *k;
+    sg_compile_options o;
+    sg_compile_options_init(&o);
+    o.opt_level = 0;
     double t0 = sg_bench_now();
     for (int i = 0; i < hits && st == SG_OK; i++) {
-        if ((st = sg_kernel_compile(ctx, plan, 0, &k)) != SG_OK)
+        if ((st = sg_kernel_compile_with(ctx, plan, &o, &k)) != SG_OK)
             st = sg_fail(err, st, "failed to compile a kernel: %s", sg_context_last_error(ctx));
         else
-            sg_kernel_release(k);
+            sg_kernel_destroy(k);
     }
     double s = (sg_bench_now() - t0) / hits;
     if (st != SG_OK)
@@ -240,7 +246,7 @@ static sg_status aot_layer(sg_context *ctx, int k, int layers, sg_plan **plan, s
     return st == SG_OK ? SG_OK : sg_bench_from_context(ctx, st, err, "compile: aot");
 }
 
-/* sg_aot_write of `layers` kernels with their table and header, as
+/* sg_aot_write_with of `layers` kernels with their table and header, as
  * `slicegen aot` writes a model's (the default target and CPU, the
  * default level), into the temporary folder; the plans are made before
  * the clock starts. */
@@ -264,10 +270,12 @@ static sg_status time_aot(bench *b, int which, int layers, double *seconds, sg_e
                                      .layer_id = k};
     }
     if (st == SG_OK) {
-        sg_aot_options o = {.opt_level = SG_DEFAULT_OPT_LEVEL, .prefix = "bench"};
+        sg_compile_options o;
+        sg_compile_options_init(&o);
+        o.prefix = "bench";
         double t0 = sg_bench_now();
-        st = sg_aot_write(ctx, kernels, (size_t)layers, &o, sg_bench_tmp_path(b, object, "aot.o"),
-                          sg_bench_tmp_path(b, header, "aot.h"));
+        st = sg_aot_write_with(ctx, kernels, (size_t)layers, &o, sg_bench_tmp_path(b, object, "aot.o"),
+                               sg_bench_tmp_path(b, header, "aot.h"));
         *seconds = sg_bench_now() - t0;
         if (st != SG_OK)
             sg_bench_from_context(ctx, st, err, b->compile_names[which]);

@@ -110,7 +110,7 @@ static sg_status run_case(bench *b, sg_context *ctx, const bench_case *c, case_r
         goto done;
     }
     sg_bench_progress(b, "%s: compiling and loading the kernel", c->name);
-    if ((st = sg_cuda_kernel_compile(ctx, plan, 0, &kernel)) != SG_OK) {
+    if ((st = sg_cuda_kernel_compile_with(ctx, plan, NULL, &kernel)) != SG_OK) {
         st = sg_bench_from_context(ctx, st, err, c->name);
         goto done;
     }
@@ -147,7 +147,7 @@ done:
     sg_cuda_timer_destroy(o.timer);
     sg_cuda_free(ctx, 0, o.out);
     sg_cuda_free(ctx, 0, o.in);
-    sg_cuda_kernel_release(kernel);
+    sg_cuda_kernel_destroy(kernel);
     sg_plan_destroy(plan);
     free(in);
     free(want);

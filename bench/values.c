@@ -183,7 +183,7 @@ static sg_status compile_symbolic(sg_context *ctx, const values_result *r, const
     st = sg_plan_create(ctx, spec, r->rank, r->symbolic_shape, dtype, plan);
     sg_spec_destroy(spec);
     if (st == SG_OK)
-        st = sg_kernel_compile(ctx, *plan, SG_DEFAULT_OPT_LEVEL, kernel);
+        st = sg_kernel_compile_with(ctx, *plan, NULL, kernel);
     return st == SG_OK ? SG_OK : sg_bench_from_context(ctx, st, err, r->name);
 }
 
@@ -327,7 +327,7 @@ static sg_status run_case(bench *b, sg_context *ctx, values_result *r, sg_error 
     if ((st = sg_bench_case_plan(ctx, r->c, r->shape, &plans[0], &r->spec, err)) != SG_OK)
         goto done;
     r->bytes = sg_plan_output_bytes(plans[0]);
-    if ((st = sg_kernel_compile(ctx, plans[0], SG_DEFAULT_OPT_LEVEL, &kernels[0])) != SG_OK) {
+    if ((st = sg_kernel_compile_with(ctx, plans[0], NULL, &kernels[0])) != SG_OK) {
         st = sg_bench_from_context(ctx, st, err, r->name);
         goto done;
     }
@@ -349,7 +349,7 @@ static sg_status run_case(bench *b, sg_context *ctx, values_result *r, sg_error 
     st = time_case(b, r, calls, n, err);
 done:
     for (int k = 0; k < 3; k++) {
-        sg_kernel_release(kernels[k]);
+        sg_kernel_destroy(kernels[k]);
         sg_plan_destroy(plans[k]);
     }
     free(in);
@@ -441,13 +441,13 @@ static sg_status jit_loop(decode *d, values_result *r, bench *b, int steps, sg_e
         sg_status st = sg_plan_specialize(d->ctx, d->plan, r->shape, &t, &plan);
         double t1 = sg_bench_now();
         if (st == SG_OK)
-            st = sg_kernel_compile(d->ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel);
+            st = sg_kernel_compile_with(d->ctx, plan, NULL, &kernel);
         double t2 = sg_bench_now();
         if (st == SG_OK)
             st = sg_kernel_run(d->ctx, kernel, d->in, d->out[2], 1);
         r->jit_s += sg_bench_now() - t0;
         r->compile_s += t2 - t1;
-        sg_kernel_release(kernel);
+        sg_kernel_destroy(kernel);
         sg_plan_destroy(plan);
         if (st != SG_OK)
             return sg_bench_from_context(d->ctx, st, err, r->name);
@@ -527,7 +527,7 @@ static sg_status run_decode(bench *b, values_result *r, sg_error *err)
     if (st == SG_OK)
         st = run_decode_loops(b, &d, r, err);
 done:
-    sg_kernel_release(d.kernel);
+    sg_kernel_destroy(d.kernel);
     sg_plan_destroy(plan);
     sg_context_destroy(d.ctx);
     free(in);

@@ -1,5 +1,5 @@
 /* `slicegen emit` (one slice) and `slicegen aot` (every slice layer of an
- * OpenVINO or ONNX model): ahead-of-time output through sg_aot_write. */
+ * OpenVINO or ONNX model): ahead-of-time output through sg_aot_write_with. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +170,18 @@ static int need_output(const options *o, const char *command)
     return -1;
 }
 
+/* The compile options of emit and aot: --target, --cpu, -O and
+ * --no-cf-protection (--stores is the caller's to parse). */
+static void compile_options(const options *o, sg_compile_options *options)
+{
+    sg_compile_options_init(options);
+    options->target = o->target;
+    options->cpu = o->cpu;
+    if (o->opt_level >= 0)
+        options->opt_level = o->opt_level;
+    options->no_cf_protection = o->no_cf_protection;
+}
+
 int cmd_emit(sg_context *ctx, const options *o)
 {
     sg_spec *spec = NULL;
@@ -191,23 +203,20 @@ int cmd_emit(sg_context *ctx, const options *o)
         goto done;
     }
     sg_aot_kernel kernel = {.plan = plan, .name = o->name, .spec = spec_text, .layer_id = -1};
-    sg_aot_options options = {
-        .target = o->target,
-        .cpu = o->cpu,
-        .opt_level = o->opt_level >= 0 ? o->opt_level : SG_DEFAULT_OPT_LEVEL,
-        .command = command,
-        .no_cf_protection = o->no_cf_protection,
-    };
+    sg_compile_options options;
+    compile_options(o, &options);
+    options.command = command;
     if ((rc = parse_stores(o->stores, &options.stores)) >= 0)
         goto done;
     if (o->name == NULL) {
-        if ((st = sg_aot_kernel_name(ctx, &kernel, &options, name)) != SG_OK) {
+        if ((st = sg_aot_kernel_name_with(ctx, &kernel, &options, name)) != SG_OK) {
             rc = failed(ctx, st);
             goto done;
         }
         kernel.name = name;
     }
-    rc = (st = sg_aot_write(ctx, &kernel, 1, &options, o->output, o->header)) == SG_OK ? 0 : failed(ctx, st);
+    rc = (st = sg_aot_write_with(ctx, &kernel, 1, &options, o->output, o->header)) == SG_OK ? 0
+                                                                                            : failed(ctx, st);
 done:
     free(spec_text);
     free(command);
@@ -327,7 +336,7 @@ int cmd_aot(sg_context *ctx, const options *o)
     sg_plan **plans = NULL;
     sg_aot_kernel *kernels = NULL;
     char **layer_names = NULL; /* what each kernel is named after (kernel_base) */
-    char **names = NULL, *command = NULL, *prefix = NULL;
+    char **names = NULL, *command = NULL, *default_prefix = NULL; /* names and default_prefix: sg_free */
     char *skips = NULL; /* the lines saying which layers are skipped and why */
     size_t nkernels = 0, nlayers = 0, skips_len = 0;
     /* --fuse: the model's fusions, the plan of each that compiles (else
@@ -348,10 +357,11 @@ int cmd_aot(sg_context *ctx, const options *o)
     const char *xml = o->spec[0];
     if (o->prefix && !sg_is_identifier(o->prefix))
         return usage_error("bad --prefix '%s': it must be a C identifier", o->prefix);
-    if ((prefix = o->prefix ? strdup(o->prefix) : sg_aot_model_prefix(xml)) == NULL)
-        return out_of_memory();
+    if (o->prefix == NULL && (st = sg_aot_default_prefix(ctx, xml, &default_prefix)) != SG_OK)
+        return failed(ctx, st);
+    const char *prefix = o->prefix ? o->prefix : default_prefix;
     if ((st = sg_model_read(ctx, xml, o->weights, &model)) != SG_OK) {
-        free(prefix);
+        sg_free(default_prefix);
         return failed(ctx, st);
     }
 
@@ -442,20 +452,16 @@ int cmd_aot(sg_context *ctx, const options *o)
     for (size_t i = 0; i < nkernels; i++)
         kernels[i].name = names[i];
     progress shown = {.total = nkernels};
-    sg_aot_options options = {
-        .target = o->target,
-        .cpu = o->cpu,
-        .opt_level = o->opt_level >= 0 ? o->opt_level : SG_DEFAULT_OPT_LEVEL,
-        .prefix = prefix,
-        .command = command,
-        .progress = isatty(STDERR_FILENO) && nlayers > 50 ? show_progress : NULL,
-        .progress_arg = &shown,
-        .no_cf_protection = o->no_cf_protection,
-        .model = model,
-    };
+    sg_compile_options options;
+    compile_options(o, &options);
+    options.prefix = prefix;
+    options.command = command;
+    options.progress = isatty(STDERR_FILENO) && nlayers > 50 ? show_progress : NULL;
+    options.progress_arg = &shown;
+    options.model = model;
     if ((rc = parse_stores(o->stores, &options.stores)) >= 0)
         goto done;
-    if ((st = sg_aot_write(ctx, kernels, nkernels, &options, o->output, o->header)) != SG_OK) {
+    if ((st = sg_aot_write_with(ctx, kernels, nkernels, &options, o->output, o->header)) != SG_OK) {
         if (shown.shown)
             fputc('\n', stderr);
         rc = failed(ctx, st);
@@ -480,7 +486,7 @@ int cmd_aot(sg_context *ctx, const options *o)
 done:
     for (size_t i = 0; i < nkernels; i++) {
         sg_plan_destroy(plans[i]);
-        free(names ? names[i] : NULL);
+        sg_free(names ? names[i] : NULL);
         free(layer_names ? layer_names[i] : NULL);
     }
     for (size_t k = 0; fused_plans && k < nfusions; k++)
@@ -493,7 +499,7 @@ done:
     free(names);
     free(command);
     free(skips);
-    free(prefix);
+    sg_free(default_prefix);
     sg_model_destroy(model);
     return rc;
 }

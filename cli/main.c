@@ -336,7 +336,7 @@ int make_plan(sg_context *ctx, const options *o, sg_spec **spec, sg_plan **plan)
     if (rc < 0 && ((st = sg_spec_from_words(ctx, o->nspec, o->spec, spec)) != SG_OK ||
                    (st = sg_plan_create(ctx, *spec, input.rank, input.shape, input.dtype, plan)) != SG_OK))
         rc = failed(ctx, st);
-    sg_tensor_release(&input);
+    sg_tensor_destroy(&input);
     return rc;
 }
 
@@ -362,15 +362,18 @@ static int cmd_ir(sg_context *ctx, const options *o)
     sg_status st;
     int rc = make_plan(ctx, o, &spec, &plan);
     if (rc < 0) {
-        int level = o->opt_level >= 0 ? o->opt_level : SG_DEFAULT_OPT_LEVEL;
-        if ((st = sg_kernel_ir(ctx, plan, level, &text)) != SG_OK) {
+        sg_compile_options options;
+        sg_compile_options_init(&options);
+        if (o->opt_level >= 0)
+            options.opt_level = o->opt_level;
+        if ((st = sg_kernel_ir_with(ctx, plan, &options, &text)) != SG_OK) {
             rc = failed(ctx, st);
         } else {
             fputs(text, stdout);
             rc = 0;
         }
     }
-    free(text);
+    sg_free(text);
     sg_plan_destroy(plan);
     sg_spec_destroy(spec);
     return rc;
@@ -445,8 +448,9 @@ static int cmd_run(sg_context *ctx, const options *o)
     int threads = 1;
     if (o->threads && (rc = parse_threads(o->threads, &threads)) >= 0)
         return rc;
-    sg_stores stores;
-    if ((rc = parse_stores(o->stores, &stores)) >= 0)
+    sg_compile_options options; /* the JIT's: --stores */
+    sg_compile_options_init(&options);
+    if ((rc = parse_stores(o->stores, &options.stores)) >= 0)
         return rc;
     if (o->stores && (cuda || !jit))
         return usage_error("--stores is for kernels compiled for the CPU: it cannot be combined with %s",
@@ -466,7 +470,7 @@ static int cmd_run(sg_context *ctx, const options *o)
         goto done;
     }
     if (sg_plan_is_symbolic(plan) && jit) { /* one kernel for every value */
-        if ((st = sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, stores, &kernel)) != SG_OK ||
+        if ((st = sg_kernel_compile_with(ctx, plan, &options, &kernel)) != SG_OK ||
             (st = sg_kernel_prepare(ctx, kernel, input.shape, values, &args)) != SG_OK)
             goto report;
     } else if (sg_plan_is_symbolic(plan)) { /* the reference runs the spec with the numbers written in */
@@ -489,14 +493,14 @@ static int cmd_run(sg_context *ctx, const options *o)
         goto done;
     }
     if (cuda) {
-        if ((st = sg_cuda_kernel_compile(ctx, plan, 0, &cuda_kernel)) != SG_OK ||
+        if ((st = sg_cuda_kernel_compile_with(ctx, plan, NULL, &cuda_kernel)) != SG_OK ||
             (st = sg_cuda_run(ctx, cuda_kernel, input.data, output.data)) != SG_OK)
             goto report;
     } else if (kernel) {
         if ((st = sg_kernel_run_args(ctx, kernel, input.data, output.data, &args, threads)) != SG_OK)
             goto report;
     } else if (jit) {
-        if ((st = sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, stores, &kernel)) != SG_OK ||
+        if ((st = sg_kernel_compile_with(ctx, plan, &options, &kernel)) != SG_OK ||
             (st = sg_kernel_run(ctx, kernel, input.data, output.data, threads)) != SG_OK)
             goto report;
     } else if ((st = sg_run_reference(ctx, plan, input.data, output.data)) != SG_OK) {
@@ -510,10 +514,10 @@ report:
     rc = failed(ctx, st);
 done:
     unwatch_input();
-    sg_tensor_release(&output);
-    sg_tensor_release(&input);
-    sg_kernel_release(kernel);
-    sg_cuda_kernel_release(cuda_kernel);
+    sg_tensor_destroy(&output);
+    sg_tensor_destroy(&input);
+    sg_kernel_destroy(kernel);
+    sg_cuda_kernel_destroy(cuda_kernel);
     sg_plan_destroy(plan);
     sg_spec_destroy(spec);
     return rc;

@@ -106,7 +106,8 @@ static LLVMValueRef kernel_symbol(LLVMModuleRef m, const char *name)
     return fn ? fn : LLVMGetNamedGlobalAlias(m, name, strlen(name));
 }
 
-const sg_layer_numbers *sg_aot_numbers(const sg_aot_kernel *k, const sg_aot_options *o, const sg_target *t)
+const sg_layer_numbers *sg_aot_numbers(const sg_aot_kernel *k, const sg_compile_options *o,
+                                       const sg_target *t)
 {
     const sg_model *model = o->model;
     if (model == NULL || model->numbers == NULL || k->model_layer == NULL || k->plan->sym == NULL ||
@@ -118,7 +119,7 @@ const sg_layer_numbers *sg_aot_numbers(const sg_aot_kernel *k, const sg_aot_opti
 }
 
 /* NAME_info for kernel k, whose function is fn, as *info. */
-static sg_status add_info(meta *x, const sg_aot_kernel *k, const sg_aot_options *o, LLVMValueRef fn,
+static sg_status add_info(meta *x, const sg_aot_kernel *k, const sg_compile_options *o, LLVMValueRef fn,
                           const sg_target *t, LLVMValueRef *info, sg_error *err)
 {
     const sg_plan *p = k->plan;
@@ -340,7 +341,7 @@ static sg_status numbers_module(const sg_layer_numbers *n, const char *name, con
     return SG_OK;
 }
 
-static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const sg_compile_options *o,
                              const sg_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m, sg_error *err)
 {
     LLVMContextRef c = LLVMGetModuleContext(m);
@@ -400,7 +401,7 @@ static sg_status add_kernels(const sg_aot_kernel *kernels, size_t count, const s
     return err->status;
 }
 
-static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, const sg_compile_options *o,
                                   const sg_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m, sg_error *err)
 {
     meta x = {.c = LLVMGetModuleContext(m), .m = m};
@@ -424,7 +425,7 @@ static sg_status add_descriptions(const sg_aot_kernel *kernels, size_t count, co
 
 /* The symbols the module defines, for an archive's index: kernels, infos,
  * and the table. Strings point into *storage (malloc'd). */
-static const char **defined_symbols(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+static const char **defined_symbols(const sg_aot_kernel *kernels, size_t count, const sg_compile_options *o,
                                     const sg_target *t, size_t *nsymbols, char **storage)
 {
     const char *prefix = o->prefix;
@@ -560,7 +561,7 @@ static sg_status find_helpers(const void *object, size_t size, const char *membe
 
 /* m as `format` in *out; with `helpers`, also what the code calls (see
  * find_helpers). */
-static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_compile_options *o,
                         sg_aot_format format, const char *member, const sg_target *t, LLVMTargetMachineRef tm,
                         LLVMModuleRef m, sg_aot_output *out, char ***helpers, size_t *nhelpers, sg_error *err)
 {
@@ -618,7 +619,7 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_aot
 }
 
 /* The target of an ahead-of-time output. */
-static sg_status aot_target(const sg_aot_options *o, sg_target *t, sg_error *err)
+static sg_status aot_target(const sg_compile_options *o, sg_target *t, sg_error *err)
 {
     if (sg_target_init_aot(t, o->target, o->cpu, err) != SG_OK)
         return err->status;
@@ -632,7 +633,8 @@ static sg_status aot_target(const sg_aot_options *o, sg_target *t, sg_error *err
     return SG_OK;
 }
 
-sg_status sg_codegen_aot_streams(const sg_aot_options *o, const sg_plan *plan, bool *streams, sg_error *err)
+sg_status sg_codegen_aot_streams(const sg_compile_options *o, const sg_plan *plan, bool *streams,
+                                 sg_error *err)
 {
     sg_target t = {0};
     if (aot_target(o, &t, err) != SG_OK)
@@ -642,7 +644,7 @@ sg_status sg_codegen_aot_streams(const sg_aot_options *o, const sg_plan *plan, b
     return SG_OK;
 }
 
-sg_status sg_codegen_aot_target_text(const sg_aot_options *o, char **text, sg_error *err)
+sg_status sg_codegen_aot_target_text(const sg_compile_options *o, char **text, sg_error *err)
 {
     sg_target t = {0};
     *text = NULL;
@@ -655,7 +657,7 @@ sg_status sg_codegen_aot_target_text(const sg_aot_options *o, char **text, sg_er
     return *text ? SG_OK : sg_fail(err, SG_ERR_NOMEM, "failed to describe target: out of memory");
 }
 
-sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_compile_options *o,
                          sg_aot_format format, const char *member, bool want_header, sg_aot_output *out,
                          sg_error *err)
 {

@@ -168,10 +168,11 @@ char *sg_prepare_symbol(const char *kernel);
 
 /* ---- IR, objects, versions -------------------------------------------------- */
 
-/* The kernel's IR for the host target as text (symbol as sg_codegen_symbol):
- * as emitted at opt_level 0, after sg_codegen_optimize otherwise. *text is
- * malloc'd. */
-sg_status sg_codegen_ir_text(const sg_plan *plan, int opt_level, char **text, sg_error *err);
+/* The kernel's IR for the host target as text (symbol as sg_codegen_symbol),
+ * with `stores` (AUTO: as the target's descriptor decides): as emitted at
+ * opt_level 0, after sg_codegen_optimize otherwise. *text is malloc'd. */
+sg_status sg_codegen_ir_text(const sg_plan *plan, int opt_level, sg_stores stores, char **text,
+                             sg_error *err);
 
 /* "14.0.6": the LLVM slicegen was built with. Static storage. */
 const char *sg_codegen_llvm_version(void);
@@ -205,17 +206,17 @@ typedef struct sg_aot_output {
  * nests, sg_nest_key, as aliases of one function; not for NVPTX), its
  * NAME_info and, with a prefix, the table; then renders it as `format`. `member` names the
  * object inside an archive. */
-sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *options,
+sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_compile_options *options,
                          sg_aot_format format, const char *member, bool want_header, sg_aot_output *out,
                          sg_error *err);
 void sg_aot_output_free(sg_aot_output *out);
 /* The target `options` resolve to, as sg_codegen_aot compiles for it:
  * "TRIPLE CPU FEATURES[ cf-protection]", malloc'd. An unknown triple is
  * SG_ERR_USAGE. */
-sg_status sg_codegen_aot_target_text(const sg_aot_options *options, char **text, sg_error *err);
+sg_status sg_codegen_aot_target_text(const sg_compile_options *options, char **text, sg_error *err);
 /* Whether plan's kernel compiled with `options` makes streaming stores
  * (options->stores; AUTO resolved for its target). */
-sg_status sg_codegen_aot_streams(const sg_aot_options *options, const sg_plan *plan, bool *streams,
+sg_status sg_codegen_aot_streams(const sg_compile_options *options, const sg_plan *plan, bool *streams,
                                  sg_error *err);
 
 /* What the header says about the code beyond the kernels: the target it
@@ -233,7 +234,7 @@ typedef struct sg_aot_code {
  * declarations of the object's functions and descriptions, or for an
  * NVPTX triple the PTX entries' names, launch geometry and sizes as
  * macros. NULL when out of memory. */
-char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *options,
+char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_compile_options *options,
                     const sg_aot_code *code);
 
 /* An ar archive (System V / GNU format, as `ar rcsD` writes) holding one
@@ -484,7 +485,7 @@ struct sg_layer_numbers;
 /* The numbers of kernel k's model layer (o->model's) when they follow
  * from the model's symbols: the kernel then has NAME_numbers; else NULL
  * (no model layer, no runtime numbers, or a GPU target). */
-const struct sg_layer_numbers *sg_aot_numbers(const sg_aot_kernel *k, const sg_aot_options *o,
+const struct sg_layer_numbers *sg_aot_numbers(const sg_aot_kernel *k, const sg_compile_options *o,
                                               const sg_target *t);
 sg_status sg_codegen_add_numbers(const struct sg_layer_numbers *n, const char *symbol, const sg_target *t,
                                  LLVMModuleRef m, sg_error *err);

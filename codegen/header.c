@@ -350,7 +350,7 @@ static void describe(FILE *f, const sg_aot_kernel *k, const sg_layer_numbers *nu
     fprintf(f, ", %" PRIu64 " bytes\n */\n", p->out_bytes);
 }
 
-static void kernel_block(FILE *f, const sg_aot_kernel *k, const sg_aot_options *o, const sg_target *t,
+static void kernel_block(FILE *f, const sg_aot_kernel *k, const sg_compile_options *o, const sg_target *t,
                          const char *const *symbols)
 {
     const sg_plan *p = k->plan;
@@ -397,7 +397,7 @@ static void gpu_kernel_block(FILE *f, const sg_aot_kernel *k)
     fprintf(f, "#define %s_OUTPUT_BYTES ((int64_t)%" PRIu64 ")\n\n", n, p->out_bytes);
 }
 
-char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_compile_options *o,
                     const sg_aot_code *code)
 {
     char *text = NULL;

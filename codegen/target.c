@@ -568,7 +568,7 @@ static sg_status check_level(int opt_level, sg_error *err)
     return SG_OK;
 }
 
-sg_status sg_codegen_ir_text(const sg_plan *plan, int opt_level, char **text, sg_error *err)
+sg_status sg_codegen_ir_text(const sg_plan *plan, int opt_level, sg_stores stores, char **text, sg_error *err)
 {
     sg_target t = {0};
     sg_nest_key key = {0};
@@ -576,10 +576,16 @@ sg_status sg_codegen_ir_text(const sg_plan *plan, int opt_level, char **text, sg
     LLVMContextRef ctx = NULL;
     LLVMModuleRef m = NULL;
     char symbol[SG_SYMBOL_MAX];
+    if (stores != SG_STORES_AUTO && stores != SG_STORES_CACHED && stores != SG_STORES_STREAMING) {
+        sg_fail(err, SG_ERR_USAGE, "failed to compile kernel: stores %d (auto 0, cached 1, streaming 2)",
+                (int)stores);
+        goto done;
+    }
     if (check_level(opt_level, err) != SG_OK || sg_nest_key_make(plan, &key, err) != SG_OK ||
         sg_target_init(&t, NULL, NULL, NULL, err) != SG_OK ||
         sg_target_machine(&t, opt_level, &tm, err) != SG_OK)
         goto done;
+    t.stores = stores;
     sg_codegen_symbol(plan, &key, symbol);
     ctx = LLVMContextCreate();
     if (build_module(plan, symbol, &t, tm, opt_level, ctx, &m, err) != SG_OK)

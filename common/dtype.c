@@ -98,15 +98,15 @@ size_t sg_dtype_size(sg_dtype dtype)
     return (unsigned)dtype < SG_DTYPE_COUNT ? dtype_info[dtype].size : 0;
 }
 
-int sg_dtype_parse(const char *name, sg_dtype *dtype)
+bool sg_dtype_parse(const char *name, sg_dtype *dtype)
 {
     for (int t = 0; t < SG_DTYPE_COUNT; t++) {
         if (strcmp(name, dtype_info[t].name) == 0) {
             *dtype = (sg_dtype)t;
-            return 1;
+            return true;
         }
     }
-    return 0;
+    return false;
 }
 
 /* Rounds the finite, non-negative `mag` to a float with `mant` explicit

@@ -23,12 +23,12 @@ const char *sg_stores_name(sg_stores stores)
     return (unsigned)stores < STORES_ROWS ? stores_names[stores] : NULL;
 }
 
-int sg_stores_parse(const char *name, sg_stores *stores)
+bool sg_stores_parse(const char *name, sg_stores *stores)
 {
     for (int k = 0; name != NULL && k < STORES_ROWS; k++)
         if (strcmp(name, stores_names[k]) == 0) {
             *stores = (sg_stores)k;
-            return 1;
+            return true;
         }
-    return 0;
+    return false;
 }

@@ -36,7 +36,7 @@ static int show(sg_context *ctx, const char *title, sg_status made, sg_spec *spe
     float *out = NULL, *expected = NULL;
     int rc = 1;
     if (made != SG_OK || sg_plan_create(ctx, spec, in->rank, in->shape, in->dtype, &plan) != SG_OK ||
-        sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel) != SG_OK) {
+        sg_kernel_compile_with(ctx, plan, NULL, &kernel) != SG_OK) {
         fprintf(stderr, "%s: %s\n", title, sg_context_last_error(ctx));
         goto done;
     }
@@ -55,7 +55,7 @@ static int show(sg_context *ctx, const char *title, sg_status made, sg_spec *spe
 done:
     free(out);
     free(expected);
-    sg_kernel_release(kernel);
+    sg_kernel_destroy(kernel);
     sg_plan_destroy(plan);
     sg_spec_destroy(spec);
     return rc;
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     }
     print_array(show_only ? argv[argc - 1] : "input", in.rank, in.shape, in.data);
     if (show_only) {
-        sg_tensor_release(&in);
+        sg_tensor_destroy(&in);
         sg_context_destroy(ctx);
         return 0;
     }
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     failures += show(ctx, "TensorRT fill -1 start (-1,-1) size (3,8)", st, spec, &in);
 
     if (argc > 1)
-        sg_tensor_release(&in);
+        sg_tensor_destroy(&in);
     sg_context_destroy(ctx);
     return failures != 0;
 }

@@ -32,10 +32,10 @@ typedef enum sg_op {
 
 const char *sg_op_name(sg_op op);
 /* Pad's modes by their ONNX names: "constant" (SG_TRT_FILL), "edge"
- * (CLAMP), "reflect", "wrap"; NULL for SG_TRT_STRICT. And back (1 on
+ * (CLAMP), "reflect", "wrap"; NULL for SG_TRT_STRICT. And back (true on
  * success). */
 const char *sg_pad_mode_name(sg_trt_mode mode);
-int sg_pad_mode_parse(const char *name, sg_trt_mode *mode);
+bool sg_pad_mode_parse(const char *name, sg_trt_mode *mode);
 /* np.pad's name of a mode (NULL: none), and the mode of text[0, len). */
 const char *sg_numpy_pad_mode_name(sg_trt_mode mode);
 bool sg_numpy_pad_mode_parse(const char *text, size_t len, sg_trt_mode *mode);

@@ -54,15 +54,15 @@ const char *sg_trt_mode_name(sg_trt_mode mode)
     return (unsigned)mode < MODE_ROWS ? modes[mode].tensorrt : NULL;
 }
 
-int sg_trt_mode_parse(const char *name, sg_trt_mode *mode)
+bool sg_trt_mode_parse(const char *name, sg_trt_mode *mode)
 {
     for (int m = 0; m < MODE_ROWS; m++) {
         if (modes[m].tensorrt != NULL && strcmp(name, modes[m].tensorrt) == 0) {
             *mode = (sg_trt_mode)m;
-            return 1;
+            return true;
         }
     }
-    return 0;
+    return false;
 }
 
 const char *sg_pad_mode_name(sg_trt_mode mode)
@@ -70,15 +70,15 @@ const char *sg_pad_mode_name(sg_trt_mode mode)
     return (unsigned)mode < MODE_ROWS ? modes[mode].pad : NULL;
 }
 
-int sg_pad_mode_parse(const char *name, sg_trt_mode *mode)
+bool sg_pad_mode_parse(const char *name, sg_trt_mode *mode)
 {
     for (int m = 0; m < MODE_ROWS; m++) {
         if (modes[m].pad != NULL && strcmp(name, modes[m].pad) == 0) {
             *mode = (sg_trt_mode)m;
-            return 1;
+            return true;
         }
     }
-    return 0;
+    return false;
 }
 
 const char *sg_numpy_pad_mode_name(sg_trt_mode mode)

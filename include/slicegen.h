@@ -10,9 +10,26 @@
  *             the output shape and the folded loop nest that moves the bytes.
  *             Every invalid slice is rejected when the plan is made.
  *
- * Ownership: every object made by a sg_*_create or sg_spec_* call belongs to
- * the caller and is released by its sg_*_destroy. Objects never keep pointers
- * into the caller's arrays; inputs are copied. Destroy functions accept NULL.
+ * Ownership, one rule for the whole API:
+ *   - every object the library makes for the caller (a context, spec, plan,
+ *     kernel, CUDA kernel or model, and the data sg_npy_read puts in a
+ *     tensor) belongs to the caller and is freed by its *_destroy:
+ *     sg_context_destroy, sg_spec_destroy, sg_plan_destroy,
+ *     sg_kernel_destroy, sg_cuda_kernel_destroy, sg_model_destroy,
+ *     sg_tensor_destroy;
+ *   - every string or buffer the library returns for the caller to keep
+ *     (sg_kernel_ir_with's text, sg_aot_layer_names' names,
+ *     sg_aot_default_prefix's prefix) is freed by sg_free, never by the
+ *     caller's own free() (the library may use another allocator);
+ *   - what a const pointer result points to (a plan's output shape, a
+ *     model's layers, a name, the last error) belongs to the object it came
+ *     from and lives as long as that object, unless its function says less.
+ * Objects never keep pointers into the caller's arrays; inputs are copied.
+ * The *_destroy functions and sg_free accept NULL.
+ *
+ * Results: predicates and name parsers return bool; every other function
+ * that can fail returns a sg_status (below) and writes its results through
+ * pointers given last.
  *
  * Errors: functions return a sg_status. On failure the context holds a
  * one-line message, "failed to <verb> <object>: <rule> (<values>)", readable
@@ -26,6 +43,7 @@
 #ifndef SLICEGEN_H
 #define SLICEGEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,6 +88,10 @@ typedef enum sg_status {
 /* Short name of a status ("ok", "usage", "spec", ...). */
 SG_API const char *sg_status_name(sg_status status);
 
+/* Frees a string or buffer the library returned for the caller to keep
+ * (see "Ownership" above). Accepts NULL. */
+SG_API void sg_free(void *p);
+
 /* ---- element types ------------------------------------------------------ */
 
 typedef enum sg_dtype {
@@ -82,9 +104,9 @@ typedef enum sg_dtype {
 SG_API const char *sg_dtype_name(sg_dtype dtype);
 /* Bytes per element: 1, 2, 4 or 8; 0 for a value outside the enum. */
 SG_API size_t sg_dtype_size(sg_dtype dtype);
-/* Parses a name as printed by sg_dtype_name. Returns 1 on success, 0 if the
- * name is unknown (then *dtype is untouched). */
-SG_API int sg_dtype_parse(const char *name, sg_dtype *dtype);
+/* Parses a name as printed by sg_dtype_name. Returns true on success, false
+ * if the name is unknown (then *dtype is untouched). */
+SG_API bool sg_dtype_parse(const char *name, sg_dtype *dtype);
 
 /* ---- context ------------------------------------------------------------- */
 
@@ -129,9 +151,10 @@ typedef enum sg_trt_mode {
     SG_TRT_STRICT, SG_TRT_WRAP, SG_TRT_CLAMP, SG_TRT_FILL, SG_TRT_REFLECT
 } sg_trt_mode;
 
-/* "strict", "wrap", "clamp", "fill", "reflect"; and back (1 on success). */
+/* "strict", "wrap", "clamp", "fill", "reflect"; and back (true on success,
+ * false for an unknown name: *mode is then untouched). */
 SG_API const char *sg_trt_mode_name(sg_trt_mode mode);
-SG_API int sg_trt_mode_parse(const char *name, sg_trt_mode *mode);
+SG_API bool sg_trt_mode_parse(const char *name, sg_trt_mode *mode);
 
 /* A scalar as written by a user, converted to the element type only when a
  * plan is made (ints and floats convert if exactly representable; f16, bf16
@@ -213,8 +236,8 @@ SG_API void sg_plan_print(const sg_plan *plan, FILE *out);
  * A text whose loop nest is not the one its dim and fixed lines fold to is
  * SG_ERR_SPEC, naming the first line that differs. */
 SG_API sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan);
-/* 1 if the two plans describe the same computation. */
-SG_API int sg_plan_equal(const sg_plan *a, const sg_plan *b);
+/* Whether the two plans describe the same computation. */
+SG_API bool sg_plan_equal(const sg_plan *a, const sg_plan *b);
 
 /* ---- execution ----------------------------------------------------------- */
 
@@ -246,24 +269,15 @@ SG_API sg_status sg_run_reference(sg_context *ctx, const sg_plan *plan,
  * any alignment, and they must not overlap. The code calls only memcpy and
  * memset. See docs/kernels.md.
  *
- * Threads: sg_kernel_compile, sg_kernel_run and sg_kernel_release may be
+ * Threads: sg_kernel_compile_with, sg_kernel_run and sg_kernel_destroy may be
  * called concurrently on one context; the last error is then that of
  * whichever call failed last. */
 
 typedef struct sg_kernel sg_kernel;
 typedef void (*sg_kernel_fn)(const void *in, void *out, int64_t begin, int64_t end);
 
-/* Default LLVM optimization level of sg_kernel_compile (0 = no IR passes). */
+/* Default LLVM optimization level (0 = no IR passes). */
 #define SG_DEFAULT_OPT_LEVEL 2
-
-/* Compiles (or finds in the context's cache) the kernel for plan at
- * opt_level 0..3. The kernel holds no reference to the plan. Release it
- * with sg_kernel_release; it lives at most as long as the context.
- * A released kernel stays cached, so compiling the same nest again is a
- * cache hit; past 1024 unreferenced kernels the least recently released one
- * is unloaded. Two threads compiling the same new nest compile it once. */
-SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level,
-                                   sg_kernel **kernel);
 
 /* How a kernel writes its output (`--stores`). Streaming stores are
  * non-temporal: the output goes to memory without first being read into
@@ -279,7 +293,7 @@ SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt
  * JIT's threshold is measured once per process, the first time a kernel
  * of more than 1 MiB of output is compiled (a few hundred milliseconds: a
  * copy compiled cached and streaming and timed at outputs of 32 MiB
- * halved until cached stores win); objects (sg_aot_*) take half the
+ * halved until cached stores win); objects (sg_aot_write_with) take half the
  * last-level cache of the CPU compiled for (this machine's for `--cpu
  * native`, else 32 MiB assumed); the byte count in the environment
  * variable SLICEGEN_STREAM_THRESHOLD, when set, replaces both (read at
@@ -298,18 +312,124 @@ typedef enum sg_stores {
 } sg_stores;
 
 /* "auto", "cached", "streaming"; NULL for a value outside the enum. And
- * back (1 on success, 0 for an unknown name). */
+ * back (true on success, false for an unknown name: *stores is then
+ * untouched). */
 SG_API const char *sg_stores_name(sg_stores stores);
-SG_API int sg_stores_parse(const char *name, sg_stores *stores);
+SG_API bool sg_stores_parse(const char *name, sg_stores *stores);
 
-/* sg_kernel_compile with the stores of `stores`. Kernels of one plan with
- * different stores are cached apart (AUTO shares the kernel of what it
- * chooses). SG_ERR_USAGE for a value not of sg_stores. */
+/* ---- compile options -----------------------------------------------------------
+ *
+ * Every call that compiles takes one sg_compile_options, or NULL for all
+ * the defaults: sg_kernel_compile_with and sg_kernel_ir_with (the JIT, for
+ * this machine), sg_aot_write_with and sg_aot_kernel_name_with (output
+ * files, for any target) and sg_cuda_kernel_compile_with (a CUDA device).
+ * Make one with sg_compile_options_init, then set the fields you need:
+ *
+ *     sg_compile_options o;
+ *     sg_compile_options_init(&o);
+ *     o.opt_level = 3;
+ *     st = sg_kernel_compile_with(ctx, plan, &o, &kernel);
+ *
+ * Each field says which calls read it. A call given a field it does not
+ * read, set to anything but its default, fails with SG_ERR_USAGE naming the
+ * field and the calls that read it (a JIT kernel is for this machine: a
+ * target is for sg_aot_write_with), so no setting is silently dropped.
+ *
+ * The struct grows by fields appended at its end (each new one with zero
+ * as its default), and `size` says how many bytes of it the caller has:
+ *   - a size below SG_COMPILE_OPTIONS_MIN_SIZE (the fields size, opt_level
+ *     and stores), 0 included, is SG_ERR_USAGE naming the size;
+ *   - a field not wholly inside the first `size` bytes takes its default:
+ *     a program built against an older, shorter struct works with a newer
+ *     library;
+ *   - a size above sizeof(sg_compile_options) is the struct of a newer
+ *     header: accepted when every byte past the fields this library knows
+ *     is zero (the newer fields at their defaults), else SG_ERR_USAGE
+ *     naming the size and the first byte set; a size above
+ *     SG_COMPILE_OPTIONS_MAX_SIZE is SG_ERR_USAGE (a size never set).
+ * The library reads at most `size` bytes of the struct, never writes to it
+ * (sg_compile_options_init aside) and keeps no pointer into it. */
+typedef struct sg_compile_options {
+    size_t size;      /* bytes of the struct: sizeof(sg_compile_options), set by sg_compile_options_init */
+    int opt_level;    /* 0..3, 0: no IR passes; default SG_DEFAULT_OPT_LEVEL. Read by every call */
+    sg_stores stores; /* default SG_STORES_AUTO. Read by all but sg_cuda_kernel_compile_with
+                         (sg_aot_*: AUTO's threshold comes from this machine's last-level
+                         cache only for cpu "native", else 32 MiB is assumed) */
+
+    /* Read by sg_aot_write_with and sg_aot_kernel_name_with only: */
+    const char *target; /* an LLVM triple; NULL (default) for the host */
+    const char *cpu;    /* NULL (default): the target's baseline, code every CPU of
+                           the architecture runs ("x86-64" for x86_64, "generic" for
+                           most others); "native": this machine's CPU with all its
+                           features (this machine's architecture only); else that
+                           CPU, with its own features. The header and NAME_info
+                           record the CPU and features compiled for. */
+    /* false (default): objects for x86 support CET (an endbr at each
+     * kernel's entry; IBT and SHSTK in a GNU property note), objects for
+     * AArch64 BTI and PAC (landing pads, return addresses signed with key A
+     * where they are saved; BTI and PAC in the note), so that programs
+     * hardened so keep their protection. true: neither. */
+    bool no_cf_protection;
+    const char *prefix;  /* NULL (default): no table; else the P of P_kernels */
+    const char *command; /* NULL (default), or the command line quoted in the header */
+    /* Called after each kernel is compiled (done of total), if not NULL (default). */
+    void (*progress)(void *arg, size_t done, size_t total);
+    void *progress_arg;
+    /* The model the kernels' model_layer belong to, or NULL (default); with
+     * a prefix P the header lists its symbols (P_symbols). */
+    const struct sg_model *model;
+
+    /* Read by sg_cuda_kernel_compile_with only: */
+    int device; /* the CUDA device ordinal; default 0 */
+} sg_compile_options;
+
+/* The smallest size a call accepts, and the largest. */
+#define SG_COMPILE_OPTIONS_MIN_SIZE (offsetof(sg_compile_options, stores) + sizeof(sg_stores))
+#define SG_COMPILE_OPTIONS_MAX_SIZE 4096
+
+/* Writes the first `size` bytes of *o: size = `size`, each field wholly
+ * inside them at its default, every other byte zero; nothing when size is
+ * below sizeof(size_t) or above SG_COMPILE_OPTIONS_MAX_SIZE. For bindings,
+ * which allocate sg_struct_size("sg_compile_options") bytes; C programs
+ * call sg_compile_options_init. */
+SG_API void sg_compile_options_init_size(sg_compile_options *o, size_t size);
+
+/* Sets every field of *o to its default and o->size to the size of the
+ * struct this header declares (inline, so that a program built against an
+ * older header never has a newer library write past its struct). */
+static inline void sg_compile_options_init(sg_compile_options *o)
+{
+    sg_compile_options_init_size(o, sizeof *o);
+}
+
+/* Compiles (or finds in the context's cache) the kernel for plan with
+ * `options` (NULL: the defaults; reads opt_level and stores). The kernel
+ * holds no reference to the plan or the options. Destroy it with
+ * sg_kernel_destroy; it lives at most as long as the context. Kernels of
+ * one plan with different stores are cached apart (AUTO shares the kernel
+ * of what it chooses). A destroyed kernel stays cached, so compiling the
+ * same nest again is a cache hit; past 1024 unreferenced kernels the least
+ * recently destroyed one is unloaded. Two threads compiling the same new
+ * nest compile it once. An opt_level outside 0..3 or stores not of
+ * sg_stores is SG_ERR_USAGE. */
+SG_API sg_status sg_kernel_compile_with(sg_context *ctx, const sg_plan *plan,
+                                        const sg_compile_options *options, sg_kernel **kernel);
+
+/* sg_kernel_compile_with of options with this opt_level. Kept for one
+ * release; use sg_kernel_compile_with. */
+SG_API sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg_kernel **kernel);
+/* sg_kernel_compile_with of options with this opt_level and stores. Kept
+ * for one release; use sg_kernel_compile_with. */
 SG_API sg_status sg_kernel_compile_stores(sg_context *ctx, const sg_plan *plan, int opt_level,
                                           sg_stores stores, sg_kernel **kernel);
+/* Gives the kernel back to its context's cache (see sg_kernel_compile_with).
+ * Accepts NULL. */
+SG_API void sg_kernel_destroy(sg_kernel *kernel);
+/* sg_kernel_destroy under its former name: kept for one release; use
+ * sg_kernel_destroy. */
 SG_API void sg_kernel_release(sg_kernel *kernel);
 
-/* The compiled function, valid until the kernel is released. */
+/* The compiled function, valid until the kernel is destroyed. */
 SG_API sg_kernel_fn sg_kernel_function(const sg_kernel *kernel);
 SG_API int64_t sg_kernel_outer_extent(const sg_kernel *kernel);
 
@@ -350,7 +470,7 @@ SG_API const int64_t *sg_plan_input_shape(const sg_plan *plan);
 SG_API size_t sg_plan_value_count(const sg_plan *plan);
 SG_API const char *sg_plan_value_name(const sg_plan *plan, size_t index);
 /* Whether the plan has runtime values or dimensions. */
-SG_API int sg_plan_is_symbolic(const sg_plan *plan);
+SG_API bool sg_plan_is_symbolic(const sg_plan *plan);
 /* The static plan of a symbolic plan's spec with the numbers written in:
  * in_shape (its input rank entries) and values. The reference for a call
  * (sg_run_reference runs it); its errors are those of the typed spec. */
@@ -393,8 +513,14 @@ SG_API sg_status sg_kernel_run_args(sg_context *ctx, const sg_kernel *kernel, co
 SG_API sg_status sg_kernel_run_values(sg_context *ctx, const sg_kernel *kernel, const void *in,
                                       const int64_t *in_shape, const int64_t *values, void *out, int threads);
 
-/* The LLVM IR of plan's kernel as text: before any pass at opt_level 0,
- * after the pass pipeline otherwise. *text is malloc'd; free() it. */
+/* The LLVM IR of plan's kernel for this machine as text, with `options`
+ * (NULL: the defaults; reads opt_level and stores): before any pass at
+ * opt_level 0, after the pass pipeline otherwise. Free *text with
+ * sg_free. */
+SG_API sg_status sg_kernel_ir_with(sg_context *ctx, const sg_plan *plan, const sg_compile_options *options,
+                                   char **text);
+/* sg_kernel_ir_with of options with this opt_level. Kept for one release;
+ * use sg_kernel_ir_with. */
 SG_API sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char **text);
 
 /* The LLVM version slicegen was built with, e.g. "14.0.6". */
@@ -410,7 +536,7 @@ SG_API void sg_llvm_exit_on_fatal_error(void);
 
 /* ---- ahead of time: objects, archives, assembly, IR and C headers ----------
  *
- * sg_aot_write compiles one or more kernels into one output file for any
+ * sg_aot_write_with compiles one or more kernels into one output file for any
  * LLVM target, plus an optional C header declaring them. What the file holds
  * follows the extension of its path:
  *
@@ -441,82 +567,77 @@ typedef struct sg_aot_kernel {
     const struct sg_model_layer *model_layer;
 } sg_aot_kernel;
 
-typedef struct sg_aot_options {
-    const char *target;   /* an LLVM triple; NULL for the host */
-    const char *cpu;      /* NULL: the target's baseline, code every CPU of the
-                             architecture runs ("x86-64" for x86_64, "generic"
-                             for most others); "native": this machine's CPU
-                             with all its features (this machine's
-                             architecture only); else that CPU, with its own
-                             features. The header and NAME_info record the
-                             CPU and features compiled for. */
-    int opt_level;        /* 0..3 */
-    const char *prefix;   /* NULL: no table; else the P of P_kernels */
-    const char *command;  /* NULL, or the command line quoted in the header */
-    /* Called after each kernel is compiled (done of total), if not NULL. */
-    void (*progress)(void *arg, size_t done, size_t total);
-    void *progress_arg;
-    /* 0 (the default): objects for x86 support CET (an endbr at each
-     * kernel's entry; IBT and SHSTK in a GNU property note), objects for
-     * AArch64 BTI and PAC (landing pads, return addresses signed with key A
-     * where they are saved; BTI and PAC in the note), so that programs
-     * hardened so keep their protection. Nonzero: neither. */
-    int no_cf_protection;
-    /* The kernels' stores (sg_kernel_compile_stores); 0 is SG_STORES_AUTO,
-     * whose threshold comes from this machine's last-level cache only for
-     * cpu "native" (else 32 MiB is assumed). */
-    sg_stores stores;
-    /* The model the kernels' model_layer belong to, or NULL; with a prefix
-     * P the header lists its symbols (P_symbols). */
-    const struct sg_model *model;
-} sg_aot_options;
-
 /* Writes `count` kernels to `path` and, if header_path is not NULL, their C
- * header. With a prefix, count may be 0: a model with nothing to compile
- * gets an object whose table is empty (P_kernel_count 0). Each file is written whole or not at all (a temporary file
+ * header, compiled with `options` (NULL: the defaults, for the host; reads
+ * every field but device). With a prefix, count may be 0: a model with
+ * nothing to compile gets an object whose table is empty (P_kernel_count
+ * 0). Each file is written whole or not at all (a temporary file
  * PATH.slicegen-tmp-XXXXXX, then rename; see sg_remove_temporary_files); on
  * failure neither is created and existing files are left as they were.
  * An unknown triple or CPU is SG_ERR_USAGE with LLVM's reason; so is a
  * header_path that names the same file as path, by any spelling (a symbolic
  * or hard link, "./", ".."). A tensor of more bytes than the target's
  * pointers address (2^31 - 1 on 32-bit targets) is SG_ERR_SLICE. */
-SG_API sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
-                              const sg_aot_options *options, const char *path,
-                              const char *header_path);
+SG_API sg_status sg_aot_write_with(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
+                                   const sg_compile_options *options, const char *path,
+                                   const char *header_path);
 
 /* The name kernel (its plan and spec; kernel->name is ignored) gets by
- * default in an output compiled with `options`, as `slicegen emit` names
- * it: "sg_x<element size>_l<loops>_r<run bytes>_<16 hex digits>", at most
- * SG_KERNEL_NAME_MAX - 1 characters. The digits hash everything that makes
- * the kernel and its description: the plan (element type, shapes, loop
- * nest, fill), the spec, the target's triple, CPU and features, and the
- * optimization level; kernels that differ in any of them get different
- * names, so their objects link into one program. An unknown triple is
- * SG_ERR_USAGE. */
+ * default in an output compiled with `options` (as sg_aot_write_with's),
+ * as `slicegen emit` names it: "sg_x<element size>_l<loops>_r<run
+ * bytes>_<16 hex digits>", at most SG_KERNEL_NAME_MAX - 1 characters. The
+ * digits hash everything that makes the kernel and its description: the
+ * plan (element type, shapes, loop nest, fill), the spec, the target's
+ * triple, CPU and features, and the optimization level; kernels that
+ * differ in any of them get different names, so their objects link into
+ * one program. An unknown triple is SG_ERR_USAGE. */
 #define SG_KERNEL_NAME_MAX 96
+SG_API sg_status sg_aot_kernel_name_with(sg_context *ctx, const sg_aot_kernel *kernel,
+                                         const sg_compile_options *options, char name[SG_KERNEL_NAME_MAX]);
+
+/* The options of sg_aot_write and sg_aot_kernel_name: the fields of
+ * sg_compile_options of the same names (no_cf_protection: nonzero is true).
+ * Kept for one release; use sg_compile_options. */
+typedef struct sg_aot_options {
+    const char *target;
+    const char *cpu;
+    int opt_level;
+    const char *prefix;
+    const char *command;
+    void (*progress)(void *arg, size_t done, size_t total);
+    void *progress_arg;
+    int no_cf_protection;
+    sg_stores stores;
+    const struct sg_model *model;
+} sg_aot_options;
+
+/* sg_aot_write_with and sg_aot_kernel_name_with of sg_aot_options (NULL:
+ * the defaults). Kept for one release; use those. */
+SG_API sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
+                              const sg_aot_options *options, const char *path, const char *header_path);
 SG_API sg_status sg_aot_kernel_name(sg_context *ctx, const sg_aot_kernel *kernel,
                                     const sg_aot_options *options, char name[SG_KERNEL_NAME_MAX]);
 
 /* The name of a plan's loop nest, in the same form: plans with one loop
  * nest share it, whatever their element type or shapes. The JIT names its
- * kernels so; an output file's kernels take sg_aot_kernel_name. */
+ * kernels so; an output file's kernels take sg_aot_kernel_name_with. */
 SG_API sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERNEL_NAME_MAX]);
 
-/* 1 if `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*, and not a keyword
- * of C or C++. sg_aot_write also refuses names that C and C++ reserve
+/* Whether `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*, and not a keyword
+ * of C or C++. sg_aot_write_with also refuses names that C and C++ reserve
  * (starting with '_', holding "__"), that the generated header or the
  * headers it includes use (slicegen_kernel_info, SLICEGEN_*, int64_t,
  * size_t, NULL, offsetof, INT*_MAX, ...) and the C library functions
  * kernels call (memcpy, memset, memmove), for every name it derives
  * (NAME_info, P_kernels, ...). */
-SG_API int sg_is_identifier(const char *name);
+SG_API bool sg_is_identifier(const char *name);
 
 /* Kernel names for model layers, as `slicegen aot` gives them: prefix, '_',
  * then the layer name with every run of characters outside [A-Za-z0-9]
  * (and of '_') made one '_', none at the end ("layer" when nothing is
  * left); a name already taken (by an earlier layer, or by a symbol or
  * macro derived from one, such as NAME_info or P_kernels) or reserved gets
- * the first free suffix _2, _3, ... names[i] is malloc'd; free() each. A
+ * the first free suffix _2, _3, ... Free each names[i] with sg_free. A
  * prefix whose table names are reserved is SG_ERR_USAGE. */
 SG_API sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t count,
                                     const char *const *layers, char **names);
@@ -525,7 +646,11 @@ SG_API sg_status sg_aot_layer_names(sg_context *ctx, const char *prefix, size_t 
  * file's name without folders and extension, made an identifier as layer
  * names are ("yolo-v5s.onnx": "yolo_v5s"); behind "sg_" where that starts
  * with a digit, is a keyword or makes a reserved name ("3d.xml": "sg_3d");
- * "sg" where nothing of it is left. malloc'd; NULL when out of memory. */
+ * "sg" where nothing of it is left. Free *prefix with sg_free. */
+SG_API sg_status sg_aot_default_prefix(sg_context *ctx, const char *model_path, char **prefix);
+/* sg_aot_default_prefix without a context: the prefix (free it with
+ * sg_free), or NULL when out of memory. Kept for one release; use
+ * sg_aot_default_prefix. */
 SG_API char *sg_aot_model_prefix(const char *model_path);
 
 /* ---- CUDA GPUs -----------------------------------------------------------------
@@ -543,10 +668,10 @@ SG_API char *sg_aot_model_prefix(const char *model_path);
  * are compiled to PTX for the device's compute capability, loaded into the
  * device's primary context (the one the CUDA runtime API uses; the context
  * retains it at first use and releases it when destroyed) and cached per
- * context, keyed by loop nest, input size and device: plans that differ
- * only in element type share a kernel, as CPU kernels do. A released kernel
- * stays loaded; past 256 unreferenced kernels the least recently released
- * one is unloaded.
+ * context, keyed by loop nest, input size, device and optimization level:
+ * plans that differ only in element type share a kernel, as CPU kernels do.
+ * A destroyed kernel stays loaded; past 256 unreferenced kernels the least
+ * recently destroyed one is unloaded.
  *
  * Errors: no driver, a driver that does not start (cuInit fails), no
  * device, a device ordinal out of range or a device too old for NVPTX are
@@ -568,12 +693,21 @@ typedef struct sg_cuda_kernel sg_cuda_kernel;
  * SG_ERR_USAGE when libcuda.so.1 cannot be loaded or initialised. */
 SG_API sg_status sg_cuda_device_count(sg_context *ctx, int *count);
 
-/* Compiles (or finds in the context's cache) plan's kernel for device
- * ordinal `device` and loads it there. A driver's refusal to load the PTX
- * is SG_ERR_INTERNAL with the driver's JIT log. Release it with
- * sg_cuda_kernel_release; it lives at most as long as the context. */
+/* Compiles (or finds in the context's cache) plan's kernel with `options`
+ * (NULL: the defaults; reads opt_level and device) for the device of
+ * ordinal options->device and loads it there. A driver's refusal to load
+ * the PTX is SG_ERR_INTERNAL with the driver's JIT log. Destroy it with
+ * sg_cuda_kernel_destroy; it lives at most as long as the context. */
+SG_API sg_status sg_cuda_kernel_compile_with(sg_context *ctx, const sg_plan *plan,
+                                             const sg_compile_options *options, sg_cuda_kernel **kernel);
+/* sg_cuda_kernel_compile_with of options with this device. Kept for one
+ * release; use sg_cuda_kernel_compile_with. */
 SG_API sg_status sg_cuda_kernel_compile(sg_context *ctx, const sg_plan *plan, int device,
                                         sg_cuda_kernel **kernel);
+/* Gives the kernel back to its context's cache. Accepts NULL. */
+SG_API void sg_cuda_kernel_destroy(sg_cuda_kernel *kernel);
+/* sg_cuda_kernel_destroy under its former name: kept for one release; use
+ * sg_cuda_kernel_destroy. */
 SG_API void sg_cuda_kernel_release(sg_cuda_kernel *kernel);
 
 /* The launch geometry: blocks in x (0 for an empty output: nothing to
@@ -706,7 +840,7 @@ SG_API sg_status sg_model_fusions(sg_context *ctx, sg_model *model, size_t *coun
  * file (map is the start of the mapping, map_bytes its length, and data
  * points into it), so a file larger than memory can be read as long as
  * only part of it is touched. Mapped data must not be written to.
- * sg_tensor_release frees or unmaps it; the file may be renamed, replaced
+ * sg_tensor_destroy frees or unmaps it; the file may be renamed, replaced
  * or removed meanwhile (sg_npy_write over the same path included) without
  * changing what the tensor holds.
  *
@@ -721,7 +855,7 @@ SG_API sg_status sg_model_fusions(sg_context *ctx, sg_model *model, size_t *coun
  * the file (see sg_npy_read_header).
  *
  * A tensor you fill in yourself holds map = NULL (zero-initialize it); then
- * sg_tensor_release calls free(data). */
+ * sg_tensor_destroy calls free(data). */
 typedef struct sg_tensor {
     sg_dtype dtype;
     size_t rank;
@@ -748,12 +882,33 @@ SG_API sg_status sg_npy_read_header(sg_context *ctx, const char *path, sg_tensor
  * not. */
 SG_API sg_status sg_npy_write(sg_context *ctx, const char *path, const sg_tensor *tensor);
 /* Frees (map NULL) or unmaps the data; data and map become NULL and bytes 0.
- * Accepts NULL and a tensor without data. */
+ * The struct itself is the caller's. Accepts NULL and a tensor without
+ * data. */
+SG_API void sg_tensor_destroy(sg_tensor *tensor);
+/* sg_tensor_destroy under its former name: kept for one release; use
+ * sg_tensor_destroy. */
 SG_API void sg_tensor_release(sg_tensor *tensor);
+
+/* ---- struct layouts, for bindings -----------------------------------------------
+ *
+ * The layout of each struct of this header as the library was compiled,
+ * for bindings that cannot read a C header (python/slicegen/_capi.py
+ * builds its ctypes structs from these rather than copying them): sg_mask,
+ * sg_strided_slice_args, sg_scalar, sg_args, sg_compile_options,
+ * sg_aot_kernel, sg_model_layer, sg_model_symbol, sg_model_fusion and
+ * sg_tensor. Only public fields are listed: the rest of sg_args is the
+ * kernel's, to be allocated (sg_struct_size) but never read. */
+
+/* sizeof the struct named `type` ("sg_args"); 0 for a name not listed. */
+SG_API size_t sg_struct_size(const char *type);
+/* The offset and size in bytes of the public field `field` of struct
+ * `type`; false (offset and size untouched) for a struct or field not
+ * listed. */
+SG_API bool sg_struct_field(const char *type, const char *field, size_t *offset, size_t *size);
 
 /* ---- interruption --------------------------------------------------------------
  *
- * sg_npy_write and sg_aot_write write each file to a temporary file next to
+ * sg_npy_write and sg_aot_write_with write each file to a temporary file next to
  * it, named after it: OUT.slicegen-tmp-XXXXXX (six random characters). Until
  * it is renamed over OUT (or removed on failure), its name is kept in a
  * process-wide table of at most 16 names. A process killed in the middle

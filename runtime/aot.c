@@ -36,17 +36,17 @@ static bool is_word_char(char c)
     return is_letter(c) || (c >= '0' && c <= '9');
 }
 
-int sg_is_identifier(const char *name)
+bool sg_is_identifier(const char *name)
 {
     if (name == NULL || !is_letter(name[0]))
-        return 0;
+        return false;
     for (const char *p = name; *p; p++)
         if (!is_word_char(*p))
-            return 0;
+            return false;
     for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
         if (strcmp(name, keywords[i]) == 0)
-            return 0;
-    return 1;
+            return false;
+    return true;
 }
 
 /* Names a generated header or object cannot introduce, each with the reason. */
@@ -123,10 +123,40 @@ static uint64_t fnv1a(uint64_t h, const char *s)
     return (h ^ 0xff) * 0x100000001b3u; /* a terminator, so that "ab","c" differs from "a","bc" */
 }
 
+/* sg_compile_options of the same fields. */
+static sg_compile_options from_aot_options(const sg_aot_options *a)
+{
+    sg_compile_options o;
+    sg_compile_options_init(&o);
+    if (a != NULL) {
+        o.target = a->target;
+        o.cpu = a->cpu;
+        o.opt_level = a->opt_level;
+        o.prefix = a->prefix;
+        o.command = a->command;
+        o.progress = a->progress;
+        o.progress_arg = a->progress_arg;
+        o.no_cf_protection = a->no_cf_protection != 0;
+        o.stores = a->stores;
+        o.model = a->model;
+    }
+    return o;
+}
+
 sg_status sg_aot_kernel_name(sg_context *ctx, const sg_aot_kernel *kernel, const sg_aot_options *options,
                              char name[SG_KERNEL_NAME_MAX])
 {
+    sg_compile_options o = from_aot_options(options);
+    return sg_aot_kernel_name_with(ctx, kernel, &o, name);
+}
+
+sg_status sg_aot_kernel_name_with(sg_context *ctx, const sg_aot_kernel *kernel,
+                                  const sg_compile_options *given, char name[SG_KERNEL_NAME_MAX])
+{
     sg_error err = {0};
+    sg_compile_options o, *options = &o;
+    if (sg_compile_options_read(given, SG_READ_AOT, "name kernel", &o, &err) != SG_OK)
+        return sg_context_report(ctx, &err);
     char *plan_text = sg_plan_to_text(kernel->plan), *target = NULL, level[16];
     if (plan_text == NULL) {
         sg_fail(&err, SG_ERR_NOMEM, "failed to name kernel: out of memory");
@@ -332,7 +362,8 @@ fail:
     return sg_context_report(ctx, &err);
 }
 
-char *sg_aot_model_prefix(const char *model_path)
+/* The default prefix of sg_aot_default_prefix; NULL when out of memory. */
+static char *model_prefix(const char *model_path)
 {
     const char *base = strrchr(model_path, '/');
     base = base ? base + 1 : model_path;
@@ -362,9 +393,26 @@ char *sg_aot_model_prefix(const char *model_path)
     return prefix;
 }
 
+sg_status sg_aot_default_prefix(sg_context *ctx, const char *model_path, char **prefix)
+{
+    sg_error err = {0};
+    char *made = model_prefix(model_path);
+    if (made == NULL)
+        sg_fail(&err, SG_ERR_NOMEM, "failed to name the table of '%s': out of memory", model_path);
+    else
+        *prefix = made;
+    return sg_context_report(ctx, &err);
+}
+
+char *sg_aot_model_prefix(const char *model_path)
+{
+    char *prefix = NULL;
+    return sg_aot_default_prefix(NULL, model_path, &prefix) == SG_OK ? prefix : NULL;
+}
+
 /* Every kernel has a plan and an identifier for a name, and no identifier
  * the output introduces is introduced twice. */
-static sg_status check_kernels(const sg_aot_kernel *kernels, size_t count, const sg_aot_options *o,
+static sg_status check_kernels(const sg_aot_kernel *kernels, size_t count, const sg_compile_options *o,
                                sg_error *err)
 {
     name_set set = {0};
@@ -423,11 +471,21 @@ static char *member_name(const char *path)
 sg_status sg_aot_write(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
                        const sg_aot_options *options, const char *path, const char *header_path)
 {
+    sg_compile_options o = from_aot_options(options);
+    return sg_aot_write_with(ctx, kernels, count, &o, path, header_path);
+}
+
+sg_status sg_aot_write_with(sg_context *ctx, const sg_aot_kernel *kernels, size_t count,
+                            const sg_compile_options *given, const char *path, const char *header_path)
+{
     sg_error err = {0};
     sg_aot_output out = {0};
     sg_staged_file staged[2] = {{0}, {0}};
     sg_aot_format format;
     char *member = NULL;
+    sg_compile_options o, *options = &o;
+    if (sg_compile_options_read(given, SG_READ_AOT, "compile kernels", &o, &err) != SG_OK)
+        goto done;
     if (path == NULL || !sg_aot_format_of(path, &format)) {
         sg_fail(&err, SG_ERR_USAGE,
                 "failed to write '%s': unknown output kind (the extension must be .o, .a, .s, .ll or .ptx)",

@@ -15,6 +15,11 @@ sg_status sg_context_report(sg_context *ctx, const sg_error *err)
     return err->status;
 }
 
+void sg_free(void *p)
+{
+    free(p);
+}
+
 sg_status sg_context_create(sg_context **ctx)
 {
     sg_context *c = calloc(1, sizeof *c);
@@ -116,7 +121,10 @@ sg_dtype sg_plan_dtype(const sg_plan *plan) { return plan->dtype; }
 uint64_t sg_plan_input_bytes(const sg_plan *plan) { return plan->in_bytes; }
 uint64_t sg_plan_output_bytes(const sg_plan *plan) { return plan->out_bytes; }
 void sg_plan_print(const sg_plan *plan, FILE *out) { sg_plan_write(plan, out); }
-int sg_plan_equal(const sg_plan *a, const sg_plan *b) { return sg_plan_same(a, b); }
+bool sg_plan_equal(const sg_plan *a, const sg_plan *b)
+{
+    return sg_plan_same(a, b);
+}
 
 sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan)
 {
@@ -126,7 +134,10 @@ sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan)
 size_t sg_plan_input_rank(const sg_plan *plan) { return plan->in_rank; }
 const int64_t *sg_plan_input_shape(const sg_plan *plan) { return plan->in_shape; }
 size_t sg_plan_value_count(const sg_plan *plan) { return plan->sym ? plan->sym->nvalues : 0; }
-int sg_plan_is_symbolic(const sg_plan *plan) { return plan->sym != NULL; }
+bool sg_plan_is_symbolic(const sg_plan *plan)
+{
+    return plan->sym != NULL;
+}
 
 const char *sg_plan_value_name(const sg_plan *plan, size_t index)
 {
@@ -239,7 +250,12 @@ sg_status sg_npy_read_header(sg_context *ctx, const char *path, sg_tensor *tenso
     REPORT(ctx, sg_npy_load_header(path, tensor, err));
 }
 
-void sg_tensor_release(sg_tensor *tensor)
+void sg_tensor_destroy(sg_tensor *tensor)
 {
     sg_npy_release(tensor);
+}
+
+void sg_tensor_release(sg_tensor *tensor)
+{
+    sg_tensor_destroy(tensor);
 }

@@ -9,7 +9,7 @@
  * cuMemAlloc_v2, ...).
  *
  * The cache (cache.c, as the CPU kernels') is keyed by (nest key, input
- * bytes, device) and guarded by ctx->lock: a miss inserts a COMPILING entry
+ * bytes, device and optimization level) and guarded by ctx->lock: a miss inserts a COMPILING entry
  * and compiles and loads outside the lock; callers asking for the same
  * kernel meanwhile wait. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -221,7 +221,7 @@ struct sg_cuda_kernel {
     sg_cache_entry entry; /* first: the cache's entry is the kernel */
     sg_context *ctx;
     uint64_t in_bytes, out_bytes;
-    int device;
+    int device, opt_level;
     CUcontext primary;
     CUmodule module;
     CUfunction function;
@@ -356,7 +356,7 @@ static sg_status build(sg_context *ctx, sg_cuda_kernel *k, const sg_plan *plan, 
                        k->device, info.name, info.major, info.minor);
     sg_codegen_symbol(plan, key, symbol);
     double t0 = now();
-    if (sg_codegen_ptx(plan, symbol, info.cpu, SG_DEFAULT_OPT_LEVEL, &ptx, err) != SG_OK)
+    if (sg_codegen_ptx(plan, symbol, info.cpu, k->opt_level, &ptx, err) != SG_OK)
         return err->status;
     k->codegen_s = now() - t0;
 
@@ -393,7 +393,7 @@ static sg_status build(sg_context *ctx, sg_cuda_kernel *k, const sg_plan *plan, 
 typedef struct cuda_job {
     sg_context *ctx;
     const sg_plan *plan;
-    int device;
+    int device, opt_level;
     sg_gpu_launch launch;
 } cuda_job;
 
@@ -405,6 +405,7 @@ static void init_kernel(sg_cache_entry *entry, const void *arg)
     k->in_bytes = job->plan->in_bytes;
     k->out_bytes = job->plan->out_bytes;
     k->device = job->device;
+    k->opt_level = job->opt_level;
     k->launch = job->launch;
 }
 
@@ -418,12 +419,15 @@ static sg_status build_kernel(sg_cache_entry *entry, const void *arg, sg_error *
 static const sg_cache_kind cuda_kind = {sizeof(sg_cuda_kernel), "CUDA kernel", init_kernel, build_kernel,
                                         free_kernel};
 
-static sg_status compile(sg_context *ctx, const sg_plan *plan, int device, sg_cuda_kernel **out,
-                         sg_error *err)
+static sg_status compile(sg_context *ctx, const sg_plan *plan, int device, int opt_level,
+                         sg_cuda_kernel **out, sg_error *err)
 {
     sg_nest_key key = {0};
     sg_cuda_state *s = NULL;
-    cuda_job job = {ctx, plan, device, {0}};
+    cuda_job job = {ctx, plan, device, opt_level, {0}};
+    if (opt_level < 0 || opt_level > 3)
+        return sg_fail(err, SG_ERR_USAGE, "failed to compile CUDA kernel: optimization level %d (0..3)",
+                       opt_level);
     if (plan->sym)
         return sg_fail(err, SG_ERR_USAGE,
                        "failed to compile CUDA kernel: GPU kernels take no runtime values or dimensions yet "
@@ -435,7 +439,8 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int device, sg_cu
     pthread_mutex_unlock(&ctx->lock);
     if (have != SG_OK || sg_nest_key_make(plan, &key, err) != SG_OK)
         return err->status;
-    const uint64_t variant[2] = {plan->in_bytes, (uint64_t)device};
+    const uint64_t variant[2] = {plan->in_bytes,
+                                 (uint64_t)device | (uint64_t)opt_level << 32}; /* device >= 0 */
     sg_cache_entry *entry = NULL;
     if (sg_cache_get(&s->cache, &ctx->lock, &cuda_kind, &key, variant, &job, &entry, err) == SG_OK)
         *out = (sg_cuda_kernel *)entry;
@@ -452,14 +457,30 @@ sg_status sg_cuda_device_count(sg_context *ctx, int *count)
     return sg_context_report(ctx, &err);
 }
 
-sg_status sg_cuda_kernel_compile(sg_context *ctx, const sg_plan *plan, int device, sg_cuda_kernel **kernel)
+sg_status sg_cuda_kernel_compile_with(sg_context *ctx, const sg_plan *plan, const sg_compile_options *options,
+                                      sg_cuda_kernel **kernel)
 {
     sg_error err = {0};
-    compile(ctx, plan, device, kernel, &err);
+    sg_compile_options o;
+    if (sg_compile_options_read(options, SG_READ_CUDA, "compile CUDA kernel", &o, &err) == SG_OK)
+        compile(ctx, plan, o.device, o.opt_level, kernel, &err);
     return sg_context_report(ctx, &err);
 }
 
+sg_status sg_cuda_kernel_compile(sg_context *ctx, const sg_plan *plan, int device, sg_cuda_kernel **kernel)
+{
+    sg_compile_options o;
+    sg_compile_options_init(&o);
+    o.device = device;
+    return sg_cuda_kernel_compile_with(ctx, plan, &o, kernel);
+}
+
 void sg_cuda_kernel_release(sg_cuda_kernel *kernel)
+{
+    sg_cuda_kernel_destroy(kernel);
+}
+
+void sg_cuda_kernel_destroy(sg_cuda_kernel *kernel)
 {
     if (kernel == NULL)
         return;

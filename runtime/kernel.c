@@ -190,22 +190,32 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg
 
 /* ---- the public API ------------------------------------------------------------------------- */
 
-sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg_kernel **kernel)
+sg_status sg_kernel_compile_with(sg_context *ctx, const sg_plan *plan, const sg_compile_options *options,
+                                 sg_kernel **kernel)
 {
     sg_error err = {0};
-    compile(ctx, plan, opt_level, SG_STORES_AUTO, kernel, &err);
+    sg_compile_options o;
+    if (sg_compile_options_read(options, SG_READ_JIT, "compile kernel", &o, &err) == SG_OK)
+        compile(ctx, plan, o.opt_level, o.stores, kernel, &err);
     return sg_context_report(ctx, &err);
+}
+
+sg_status sg_kernel_compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg_kernel **kernel)
+{
+    return sg_kernel_compile_stores(ctx, plan, opt_level, SG_STORES_AUTO, kernel);
 }
 
 sg_status sg_kernel_compile_stores(sg_context *ctx, const sg_plan *plan, int opt_level, sg_stores stores,
                                    sg_kernel **kernel)
 {
-    sg_error err = {0};
-    compile(ctx, plan, opt_level, stores, kernel, &err);
-    return sg_context_report(ctx, &err);
+    sg_compile_options o;
+    sg_compile_options_init(&o);
+    o.opt_level = opt_level;
+    o.stores = stores;
+    return sg_kernel_compile_with(ctx, plan, &o, kernel);
 }
 
-void sg_kernel_release(sg_kernel *kernel)
+void sg_kernel_destroy(sg_kernel *kernel)
 {
     if (kernel == NULL)
         return;
@@ -214,6 +224,11 @@ void sg_kernel_release(sg_kernel *kernel)
     sg_cache_entry *victims = sg_cache_release(&ctx->kernels->cache, &kernel->entry);
     pthread_mutex_unlock(&ctx->lock);
     free_victims(victims);
+}
+
+void sg_kernel_release(sg_kernel *kernel)
+{
+    sg_kernel_destroy(kernel);
 }
 
 sg_kernel_fn sg_kernel_function(const sg_kernel *kernel)
@@ -355,11 +370,22 @@ sg_status sg_kernel_run_values(sg_context *ctx, const sg_kernel *kernel, const v
     return st != SG_OK ? st : sg_kernel_run_args(ctx, kernel, in, out, &args, threads);
 }
 
-sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char **text)
+sg_status sg_kernel_ir_with(sg_context *ctx, const sg_plan *plan, const sg_compile_options *options,
+                            char **text)
 {
     sg_error err = {0};
-    sg_codegen_ir_text(plan, opt_level, text, &err);
+    sg_compile_options o;
+    if (sg_compile_options_read(options, SG_READ_IR, "print kernel IR", &o, &err) == SG_OK)
+        sg_codegen_ir_text(plan, o.opt_level, o.stores, text, &err);
     return sg_context_report(ctx, &err);
+}
+
+sg_status sg_kernel_ir(sg_context *ctx, const sg_plan *plan, int opt_level, char **text)
+{
+    sg_compile_options o;
+    sg_compile_options_init(&o);
+    o.opt_level = opt_level;
+    return sg_kernel_ir_with(ctx, plan, &o, text);
 }
 
 void sg_llvm_exit_on_fatal_error(void)

@@ -37,12 +37,46 @@ int sg_thread_start(pthread_t *thread, void *(*start)(void *), void *arg);
 /* Copies err into the context's last error and returns err->status. */
 sg_status sg_context_report(sg_context *ctx, const sg_error *err);
 
+/* ---- compile options (options.c) -------------------------------------------------
+ *
+ * The fields of sg_compile_options after `size`, in order, each with the
+ * calls that read it: the one list the reader and the layout table
+ * (layout.c) go by. A field appended to the struct is a row here. */
+typedef enum sg_option_reader {
+    SG_READ_JIT = 1,  /* sg_kernel_compile_with */
+    SG_READ_IR = 2,   /* sg_kernel_ir_with */
+    SG_READ_AOT = 4,  /* sg_aot_write_with, sg_aot_kernel_name_with */
+    SG_READ_CUDA = 8, /* sg_cuda_kernel_compile_with */
+} sg_option_reader;
+#define SG_COMPILE_OPTIONS(X)                                                                                \
+    X(opt_level, SG_READ_JIT | SG_READ_IR | SG_READ_AOT | SG_READ_CUDA)                                      \
+    X(stores, SG_READ_JIT | SG_READ_IR | SG_READ_AOT)                                                        \
+    X(target, SG_READ_AOT)                                                                                   \
+    X(cpu, SG_READ_AOT)                                                                                      \
+    X(no_cf_protection, SG_READ_AOT)                                                                         \
+    X(prefix, SG_READ_AOT)                                                                                   \
+    X(command, SG_READ_AOT)                                                                                  \
+    X(progress, SG_READ_AOT)                                                                                 \
+    X(progress_arg, SG_READ_AOT)                                                                             \
+    X(model, SG_READ_AOT)                                                                                    \
+    X(device, SG_READ_CUDA)
+
+/* The options a call of `reader` compiles with: given's (NULL: the
+ * defaults) by the size rule of include/slicegen.h, every field past
+ * given->size at its default; o->size is then sizeof(sg_compile_options).
+ * SG_ERR_USAGE, "failed to <what>: ...", for a size out of the rule or a
+ * field reader does not read set to other than its default. The values of
+ * opt_level and stores are the caller's to check. */
+sg_status sg_compile_options_read(const sg_compile_options *given, sg_option_reader reader, const char *what,
+                                  sg_compile_options *o, sg_error *err);
+
 /* ---- the kernel caches (cache.c) -------------------------------------------------
  *
  * The one mechanism under the CPU kernels' cache (kernel.c) and the CUDA
  * kernels' (cuda.c): a hash table of entries keyed by bytes (the canonical
  * nest, codegen.h's sg_nest_key) and two numbers that tell kernels of one
- * nest apart (the optimization level; the input size and the device). A
+ * nest apart (the optimization level and stores; the input size, and the
+ * device with the optimization level). A
  * kernel type embeds an sg_cache_entry as its first member; the entry owns
  * its key bytes (malloc'd), which the type's free function frees.
  *
@@ -119,7 +153,7 @@ void sg_kernel_cache_destroy(sg_context *ctx);
 
 typedef struct sg_kernel_stats {
     uint64_t compiles; /* kernels compiled (cache misses) */
-    uint64_t hits;     /* sg_kernel_compile calls served from the cache */
+    uint64_t hits;     /* sg_kernel_compile_with calls served from the cache */
     uint64_t cached;   /* kernels loaded now (in use or idle) */
     uint64_t idle;     /* of which no reference is held */
 } sg_kernel_stats;
@@ -189,7 +223,7 @@ sg_status sg_npy_load(const char *path, sg_tensor *tensor, sg_error *err);
 sg_status sg_npy_load_map(const char *path, uint64_t map_min, sg_tensor *tensor, sg_error *err);
 sg_status sg_npy_load_header(const char *path, sg_tensor *tensor, sg_error *err);
 sg_status sg_npy_store(const char *path, const sg_tensor *tensor, sg_error *err);
-/* sg_tensor_release: frees or unmaps the data. */
+/* sg_tensor_destroy: frees or unmaps the data. */
 void sg_npy_release(sg_tensor *tensor);
 
 /* Writes the `nparts` buffers (parts[i], sizes[i] bytes) to path atomically:
@@ -247,8 +281,8 @@ sg_status sg_same_file(const char *a, const char *b, bool *same, sg_error *err);
  *
  * Per context (ctx->cuda): the primary context of each device used,
  * retained at its first use and released by sg_cuda_destroy, and the cache
- * of CUDA kernels, keyed by the canonical nest, the input size and the
- * device ordinal. Released kernels stay loaded, idle, until more than
+ * of CUDA kernels, keyed by the canonical nest, the input size, the
+ * device ordinal and the optimization level. Released kernels stay loaded, idle, until more than
  * SG_CUDA_IDLE_MAX are idle; then the least recently released is unloaded.
  * Device pointers are CUdeviceptr values (uint64_t), streams CUstream
  * values (void *, NULL for the legacy default stream); every call below
@@ -301,7 +335,7 @@ void sg_cuda_kernel_times(const sg_cuda_kernel *kernel, double *codegen_s, doubl
 
 typedef struct sg_cuda_stats {
     uint64_t compiles; /* kernels compiled and loaded (cache misses) */
-    uint64_t hits;     /* sg_cuda_kernel_compile calls served from the cache */
+    uint64_t hits;     /* sg_cuda_kernel_compile_with calls served from the cache */
     uint64_t cached;   /* kernels loaded now (in use or idle) */
     uint64_t idle;     /* of which no reference is held */
 } sg_cuda_stats;

@@ -74,10 +74,13 @@ static bool time_stores(sg_context *ctx, const sg_plan *plan, const void *in, vo
     sg_kernel *kernels[2] = {NULL, NULL}; /* cached, streaming */
     double t[2][MAX_ROUNDS];
     int batch[2] = {1, 1};
-    bool ok =
-        rounds <= MAX_ROUNDS &&
-        sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, SG_STORES_CACHED, &kernels[0]) == SG_OK &&
-        sg_kernel_compile_stores(ctx, plan, SG_DEFAULT_OPT_LEVEL, SG_STORES_STREAMING, &kernels[1]) == SG_OK;
+    sg_compile_options cached, streaming;
+    sg_compile_options_init(&cached);
+    sg_compile_options_init(&streaming);
+    cached.stores = SG_STORES_CACHED;
+    streaming.stores = SG_STORES_STREAMING;
+    bool ok = rounds <= MAX_ROUNDS && sg_kernel_compile_with(ctx, plan, &cached, &kernels[0]) == SG_OK &&
+              sg_kernel_compile_with(ctx, plan, &streaming, &kernels[1]) == SG_OK;
     for (int k = 0; ok && k < 2; k++) { /* the batch from one warm run */
         ok = sg_kernel_run(ctx, kernels[k], in, out, 1) == SG_OK;
         double t0 = now_s();
@@ -100,8 +103,8 @@ static bool time_stores(sg_context *ctx, const sg_plan *plan, const void *in, vo
         times[0] = median(t[0], rounds);
         times[1] = median(t[1], rounds);
     }
-    sg_kernel_release(kernels[0]);
-    sg_kernel_release(kernels[1]);
+    sg_kernel_destroy(kernels[0]);
+    sg_kernel_destroy(kernels[1]);
     return ok;
 }
 

@@ -608,7 +608,7 @@ def _destroy_context(state):
         with state.releasing:
             if state.ptr is not None:
                 while state.kernels:
-                    _lib.sg_kernel_release(state.kernels.popitem()[1])
+                    _lib.sg_kernel_destroy(state.kernels.popitem()[1])
                 _lib.sg_context_destroy(state.ptr)
                 state.ptr = None
 
@@ -616,7 +616,7 @@ def _destroy_context(state):
 def _release_kernel(state, key, kernel, plan):
     with state.releasing:
         if state.kernels.pop(key, None) is not None:
-            _lib.sg_kernel_release(kernel)
+            _lib.sg_kernel_destroy(kernel)
     _lib.sg_plan_destroy(plan)
 
 
@@ -742,8 +742,9 @@ class Context:
             # The kernel is registered under the lock that compiled it: a
             # close() in between would destroy the context under it.
             with self._state.lock:
-                status = _lib.sg_kernel_compile_stores(self._open_ptr(), plan, level, store_kind,
-                                                       ctypes.byref(kernel))
+                options = _capi.compile_options(_lib, opt_level=level, stores=store_kind)
+                status = _lib.sg_kernel_compile_with(self._open_ptr(), plan, ctypes.byref(options),
+                                                     ctypes.byref(kernel))
                 if status != _capi.SG_OK:
                     raise self._error(status)
                 return Kernel._made(self, plan, kernel, dt, dims, spec_text, level)
@@ -795,19 +796,20 @@ class Context:
                 raise SliceError(f"failed to compile kernel: {what} {text!r} is not a string")
         kernel = _capi.AotKernel(plan, name.encode() if name is not None else None,
                                  _command_form(spec_text).encode(), None, -1)
-        options = _capi.AotOptions(target.encode() if target else None, cpu.encode() if cpu else None,
-                                   level, None, None, no_cf_protection=0 if cf_protection else 1,
-                                   stores=stores)
+        options = _capi.compile_options(_lib, target=target.encode() if target else None,
+                                        cpu=cpu.encode() if cpu else None, opt_level=level,
+                                        no_cf_protection=not cf_protection, stores=stores)
         with self._state.lock:
             ctx = self._open_ptr()
             if name is None:
                 buf = ctypes.create_string_buffer(_capi.SG_KERNEL_NAME_MAX)
-                status = _lib.sg_aot_kernel_name(ctx, ctypes.byref(kernel), ctypes.byref(options), buf)
+                status = _lib.sg_aot_kernel_name_with(ctx, ctypes.byref(kernel), ctypes.byref(options), buf)
                 if status != _capi.SG_OK:
                     raise self._error(status)
                 name = buf.value.decode()
                 kernel.name = buf.value
-            status = _lib.sg_aot_write(ctx, ctypes.byref(kernel), 1, ctypes.byref(options), c_path, c_header)
+            status = _lib.sg_aot_write_with(ctx, ctypes.byref(kernel), 1, ctypes.byref(options), c_path,
+                                            c_header)
             if status != _capi.SG_OK:
                 raise self._error(status)
         return name
@@ -912,13 +914,15 @@ class Kernel(_ext.KernelBase):
         level = self.opt_level if opt_level is None else _opt_level(opt_level)
         text = ctypes.c_void_p()
         with self._state.lock:
-            status = _lib.sg_kernel_ir(self._context._open_ptr(), self._plan, level, ctypes.byref(text))
+            options = _capi.compile_options(_lib, opt_level=level)
+            status = _lib.sg_kernel_ir_with(self._context._open_ptr(), self._plan, ctypes.byref(options),
+                                            ctypes.byref(text))
             if status != _capi.SG_OK:
                 raise self._context._error(status)
         try:
             return ctypes.string_at(text.value).decode("utf-8", "replace")
         finally:
-            _libc.free(text)
+            _lib.sg_free(text)
 
     def emit(self, path, header=None, target=None, *, name=None, cpu=None, opt_level=None,
              cf_protection=True, stores="auto"):

@@ -1,6 +1,6 @@
 """Models: read_model (the slice layers of an OpenVINO or ONNX model, as
 sg_model_read lists them) and aot (`slicegen aot`: every layer that plans
-compiled into one output file and header, through sg_aot_write).
+compiled into one output file and header, through sg_aot_write_with).
 
 aot follows cli/aot.c's cmd_aot step by step, so that both name, skip and
 fuse the same layers: a layer is skipped for the reader's reason, or the
@@ -21,7 +21,7 @@ import os
 import numpy as np
 
 from . import _capi
-from ._core import (SliceError, _NUMPY_TYPES, _lib, _libc, _opt_level, _py_shape, _status_name, _stores,
+from ._core import (SliceError, _NUMPY_TYPES, _lib, _opt_level, _py_shape, _status_name, _stores,
                     _value_names)
 
 
@@ -287,22 +287,22 @@ def aot(path, out, header=None, fuse=False, target=None, cpu=None, prefix=None, 
                                or not _lib.sg_is_identifier(prefix.encode())):
         raise SliceError(f"failed to compile model: bad prefix {prefix!r}: it must be a C identifier", "usage")
     model_path = _file(path, "model")
-    if prefix is None:
-        address = _lib.sg_aot_model_prefix(model_path)
-        if not address:
-            raise MemoryError("failed to name the model's kernels: out of memory")
-        c_prefix = ctypes.string_at(address)
-        _libc.free(address)
-    else:
-        c_prefix = prefix.encode()
     plans = []  # every sg_plan made, destroyed at the end
     with _OwnContext() as c:
+        if prefix is None:
+            address = ctypes.c_void_p()
+            if _lib.sg_aot_default_prefix(c.ptr, model_path, ctypes.byref(address)) != _capi.SG_OK:
+                raise MemoryError(c.message())
+            c_prefix = ctypes.string_at(address.value)
+            _lib.sg_free(address)
+        else:
+            c_prefix = prefix.encode()
         model = _read(c, path, weights)
         try:
             return _aot(c, model, plans, path, fuse, c_target, c_prefix, out, header, c_out, c_header,
-                        _capi.AotOptions(c_target, c_cpu, level, c_prefix, None,
-                                         no_cf_protection=0 if cf_protection else 1, stores=store_kind,
-                                         model=model))
+                        _capi.compile_options(_lib, target=c_target, cpu=c_cpu, opt_level=level,
+                                              prefix=c_prefix, no_cf_protection=not cf_protection,
+                                              stores=store_kind, model=model))
         finally:
             for plan in plans:
                 _lib.sg_plan_destroy(plan)
@@ -373,10 +373,10 @@ def _aot(c, model, plans, path, fuse, target, prefix, out, header, c_out, c_head
     symbols = []
     for kernel, address in zip(kernels, names):
         symbols.append(ctypes.string_at(address))
-        _libc.free(address)
+        _lib.sg_free(address)
         kernel.name = symbols[-1]
     table = (_capi.AotKernel * n)(*kernels)
-    status = _lib.sg_aot_write(c.ptr, table, n, ctypes.byref(options), c_out, c_header)
+    status = _lib.sg_aot_write_with(c.ptr, table, n, ctypes.byref(options), c_out, c_header)
     if status != _capi.SG_OK:
         raise c.error(status)
     return AotResult(out, header, tuple(s.decode() for s in symbols), tuple(compiled), tuple(skipped),

@@ -1,7 +1,8 @@
 """The ctypes declarations against include/slicegen.h: every function's
 argument and result types, the layout of every struct the module passes
-(measured by a C compiler), and the enum values. Skipped outside the
-source tree; the layouts without a C compiler."""
+(as the library gives it, against a C compiler's measure), and the enum
+values. Skipped outside the source tree; the measures without a C
+compiler."""
 import ctypes
 import os
 import re
@@ -17,13 +18,13 @@ HEADER = os.path.join(ROOT, "include", "slicegen.h")
 CC = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
 
 TYPES = {
-    "void": None, "int": ctypes.c_int, "size_t": ctypes.c_size_t, "int64_t": ctypes.c_int64,
+    "void": None, "bool": ctypes.c_bool, "int": ctypes.c_int, "size_t": ctypes.c_size_t, "int64_t": ctypes.c_int64,
     "uint64_t": ctypes.c_uint64, "sg_status": ctypes.c_int, "sg_dtype": ctypes.c_int, "sg_trt_mode": ctypes.c_int, "sg_stores": ctypes.c_int,
     "char*": ctypes.c_char_p, "char**": ctypes.POINTER(ctypes.c_void_p), "char*const*": ctypes.POINTER(ctypes.c_char_p),
     "void*": ctypes.c_void_p, "FILE*": ctypes.c_void_p, "int64_t*": _capi.I64P,
     "sg_dtype*": ctypes.POINTER(ctypes.c_int), "sg_trt_mode*": ctypes.POINTER(ctypes.c_int),
     "sg_scalar*": ctypes.POINTER(_capi.Scalar), "sg_strided_slice_args*": ctypes.POINTER(_capi.StridedSliceArgs),
-    "sg_aot_kernel*": ctypes.POINTER(_capi.AotKernel), "sg_aot_options*": ctypes.POINTER(_capi.AotOptions),
+    "sg_aot_kernel*": ctypes.POINTER(_capi.AotKernel), "sg_compile_options*": ctypes.POINTER(_capi.CompileOptions),
     "sg_args*": ctypes.POINTER(_capi.Args),
 }
 TYPES.update({"size_t*": ctypes.POINTER(ctypes.c_size_t), "sg_model_layer*": ctypes.POINTER(_capi.ModelLayer),
@@ -75,16 +76,39 @@ class CApi(unittest.TestCase):
             fn = getattr(slicegen._core._lib, name)
             self.assertEqual((fn.restype, list(fn.argtypes)), (restype, argtypes), name)
 
+    STRUCTS = {"sg_mask": "Mask", "sg_strided_slice_args": "StridedSliceArgs", "sg_scalar": "Scalar",
+               "sg_aot_kernel": "AotKernel", "sg_compile_options": "CompileOptions", "sg_args": "Args",
+               "sg_model_layer": "ModelLayer", "sg_model_fusion": "ModelFusion", "sg_model_symbol": "ModelSymbol"}
+
+    def test_layouts_from_the_library(self):
+        """Each struct is as large as the library says and its public fields
+        where it says; sg_args' private part is bytes the module never names."""
+        lib = slicegen._core._lib
+        for c_name, py_name in self.STRUCTS.items():
+            struct = getattr(_capi, py_name)
+            self.assertEqual(ctypes.sizeof(struct), lib.sg_struct_size(c_name.encode()), c_name)
+            for field in struct._public_:
+                offset, size = ctypes.c_size_t(), ctypes.c_size_t()
+                self.assertTrue(lib.sg_struct_field(c_name.encode(), field.encode(), ctypes.byref(offset),
+                                                    ctypes.byref(size)), f"{c_name}.{field}")
+                self.assertEqual((getattr(struct, field).offset, getattr(struct, field).size),
+                                 (offset.value, size.value), f"{c_name}.{field}")
+        self.assertEqual(_capi.Args._public_, ("out_rank", "out_shape", "outer_extent", "input_bytes",
+                                               "output_bytes"))
+        self.assertFalse(lib.sg_struct_field(b"sg_args", b"internal", ctypes.byref(ctypes.c_size_t()),
+                                             ctypes.byref(ctypes.c_size_t())))
+        self.assertEqual(lib.sg_struct_size(b"sg_no_such_struct"), 0)
+        defaults = _capi.compile_options(lib)
+        self.assertEqual((defaults.size, defaults.opt_level, defaults.stores, defaults.target, defaults.device),
+                         (ctypes.sizeof(_capi.CompileOptions), _capi.SG_DEFAULT_OPT_LEVEL, 0, None, 0))
+
     @unittest.skipUnless(os.path.exists(HEADER) and CC, "no C compiler or not in the source tree")
     def test_struct_layouts(self):
-        structs = {"sg_mask": _capi.Mask, "sg_strided_slice_args": _capi.StridedSliceArgs,
-                   "sg_scalar": _capi.Scalar, "sg_aot_kernel": _capi.AotKernel, "sg_aot_options": _capi.AotOptions,
-                   "sg_args": _capi.Args, "sg_model_layer": _capi.ModelLayer, "sg_model_fusion": _capi.ModelFusion,
-                   "sg_model_symbol": _capi.ModelSymbol}
+        structs = {c_name: getattr(_capi, py_name) for c_name, py_name in self.STRUCTS.items()}
         lines = []
         for c_name, struct in structs.items():
             lines.append(f'printf("{c_name} %zu\\n", sizeof({c_name}));')
-            for field, _ in struct._fields_:
+            for field in struct._public_:
                 lines.append(f'printf("{c_name}.{field} %zu\\n", offsetof({c_name}, {field}));')
         program = ("#include <stddef.h>\n#include <stdio.h>\n#include \"slicegen.h\"\n"
                    "int main(void) {\n" + "\n".join(lines) + "\nreturn 0;\n}\n")
@@ -99,7 +123,7 @@ class CApi(unittest.TestCase):
                                                                     check=True).stdout.splitlines())
         for c_name, struct in structs.items():
             self.assertEqual(int(measured[c_name]), ctypes.sizeof(struct), c_name)
-            for field, _ in struct._fields_:
+            for field in struct._public_:
                 self.assertEqual(int(measured[f"{c_name}.{field}"]), getattr(struct, field).offset,
                                  f"{c_name}.{field}")
 
@@ -113,7 +137,8 @@ class CApi(unittest.TestCase):
         self.assertEqual([lib.sg_status_name(i).decode() for i in range(7)],
                          ["ok", "usage", "spec", "slice", "io", "nomem", "internal"])
         self.assertEqual(_capi.SG_KERNEL_NAME_MAX, 96)
-        self.assertEqual(lib.sg_is_identifier(b"mirror"), 1)
+        self.assertIs(lib.sg_is_identifier(b"mirror"), True)
+        self.assertIs(lib.sg_is_identifier(b"2x"), False)
 
 
 if __name__ == "__main__":

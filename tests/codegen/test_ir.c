@@ -441,7 +441,7 @@ static void object(suite *s)
         sg_error err = {0};
         sg_aot_output out = {0};
         sg_aot_kernel k = {.plan = plan, .name = "my_kernel", .spec = "[::-1, 1::2]", .layer_id = -1};
-        sg_aot_options o = {.opt_level = 2};
+        sg_compile_options o = {.size = sizeof o, .opt_level = 2};
         CHECK(s, sg_codegen_aot(&k, 1, &o, SG_AOT_OBJECT, "k.o", false, &out, &err) == SG_OK,
               "emit object: %s", err.message);
         const unsigned char *bytes = out.bytes;
@@ -493,7 +493,8 @@ static void assembly(suite *s)
             sg_error err = {0};
             sg_aot_output out = {0};
             sg_aot_kernel kernel = {.plan = plan, .name = "k", .spec = specs[k][0], .layer_id = -1};
-            sg_aot_options o = {.target = targets[t].target, .cpu = targets[t].cpu, .opt_level = 2};
+            sg_compile_options o = {
+                .size = sizeof o, .target = targets[t].target, .cpu = targets[t].cpu, .opt_level = 2};
             const char *where = targets[t].target ? targets[t].target : targets[t].cpu ? targets[t].cpu : "host";
             if (sg_codegen_aot(&kernel, 1, &o, SG_AOT_ASSEMBLY, "k.s", false, &out, &err) != SG_OK) {
                 CHECK(s, 0, "%s %s for %s: %s", specs[k][0], specs[k][1], where, err.message);

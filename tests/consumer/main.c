@@ -19,6 +19,8 @@ int main(void)
     sg_spec *spec = NULL;
     sg_plan *plan = NULL;
     sg_kernel *kernel = NULL;
+    sg_compile_options options;
+    sg_compile_options_init(&options);
     int status = 1;
     if (sg_context_create(&ctx) != SG_OK) {
         fputs("consumer: cannot create a slicegen context\n", stderr);
@@ -26,7 +28,7 @@ int main(void)
     }
     if (sg_spec_numpy(ctx, "x[1:, ::-1]", &spec) != SG_OK ||
         sg_plan_create(ctx, spec, 2, (const int64_t[]){ROWS, COLS}, SG_F32, &plan) != SG_OK ||
-        sg_kernel_compile(ctx, plan, SG_DEFAULT_OPT_LEVEL, &kernel) != SG_OK ||
+        sg_kernel_compile_with(ctx, plan, &options, &kernel) != SG_OK ||
         sg_kernel_run(ctx, kernel, in, out, 1) != SG_OK) {
         fprintf(stderr, "consumer: %s\n", sg_context_last_error(ctx));
         goto done;
@@ -48,7 +50,7 @@ int main(void)
            SG_VERSION_STRING, sg_llvm_version(), ROWS, COLS, (ROWS - 1) * COLS);
     status = 0;
 done:
-    sg_kernel_release(kernel);
+    sg_kernel_destroy(kernel);
     sg_plan_destroy(plan);
     sg_spec_destroy(spec);
     sg_context_destroy(ctx);

@@ -12,7 +12,8 @@ trap 'rm -rf "$tmp"' EXIT
 # The declarations: the header preprocessed as C (comments gone, SG_API left
 # as a marker), only the lines that come from the header itself, cut into
 # statements at ; { and }. A function declaration is a statement of type
-# words followed by a name and '(' that is not a typedef.
+# words followed by a name and '(' that is not a typedef; a static inline
+# function of the header is compiled into the program, not exported.
 "$cc" -E -DSG_API=SG_API_MARK -x c "$header" |
     awk -v h="$header" '/^# [0-9]+ "/ { keep = ($3 == "\"" h "\""); next } keep' |
     tr '\n\t' '  ' | tr ';{}' '\n\n\n' > "$tmp/statements"
@@ -20,7 +21,7 @@ declared=() unmarked=()
 re='^ *(SG_API_MARK +)?([A-Za-z_][A-Za-z0-9_]*[ *]+)+([A-Za-z_][A-Za-z0-9_]*) *\('
 while IFS= read -r s; do
     s=$(echo "$s" | tr -s ' ')
-    [[ $s =~ ^\ *typedef ]] && continue
+    [[ $s =~ ^\ *(typedef|static) ]] && continue
     if [[ $s =~ $re ]]; then
         declared+=("${BASH_REMATCH[3]}")
         [ -n "${BASH_REMATCH[1]}" ] || unmarked+=("${BASH_REMATCH[3]}")

@@ -171,6 +171,22 @@ static void with_kernels(sg_context *ctx)
           (unsigned long long)stats(ctx).compiles, counts().loads);
     CHECK(&S, sg_cuda_kernel_compile(ctx, plan, 1, &k1) == SG_OK && k1 != k && counts().loads == 2,
           "device 1 gets a kernel of its own");
+    /* sg_compile_options: the device and the optimization level are read,
+     * and kernels of another level are cached apart */
+    sg_compile_options o;
+    sg_compile_options_init(&o);
+    o.device = 1;
+    sg_cuda_kernel *k1_with = NULL, *k1_o3 = NULL;
+    CHECK(&S,
+          sg_cuda_kernel_compile_with(ctx, plan, &o, &k1_with) == SG_OK && k1_with == k1 &&
+              counts().loads == 2,
+          "sg_cuda_kernel_compile_with of device 1 finds device 1's kernel: %s", sg_context_last_error(ctx));
+    o.opt_level = 3;
+    CHECK(&S,
+          sg_cuda_kernel_compile_with(ctx, plan, &o, &k1_o3) == SG_OK && k1_o3 != k1 && counts().loads == 3,
+          "-O3 gets a kernel of its own: %s", sg_context_last_error(ctx));
+    sg_cuda_kernel_destroy(k1_with);
+    sg_cuda_kernel_destroy(k1_o3);
     double codegen_s = -1, load_s = -1;
     sg_cuda_kernel_times(k, &codegen_s, &load_s);
     CHECK(&S, codegen_s >= 0 && load_s >= 0, "compile times %g %g", codegen_s, load_s);
