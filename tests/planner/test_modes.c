@@ -87,8 +87,11 @@ int main(void)
                                        d < INT64_MAX / 3 ? 3 * d : 0,
                                        d < INT64_MAX / 3 ? -3 * d : 0};
             for (size_t c = 0; c < sizeof centres / sizeof *centres; c++)
-                for (int64_t k = -20; k <= 20; k++)
-                    check_at_x(modes[m], d, centres[c] + k);
+                for (int64_t k = -20; k <= 20; k++) {
+                    wide x = (wide)centres[c] + k;
+                    if (x >= INT64_MIN && x <= INT64_MAX)
+                        check_at_x(modes[m], d, (int64_t)x);
+                }
         }
     }
     /* strict reads x itself inside the window */
