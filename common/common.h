@@ -89,8 +89,6 @@ static inline bool sg_dtype_is_float(int dtype)
 }
 /* The value of a float element's bits (f16, bf16, f32 or f64), exactly. */
 double sg_float_bits_to_f64(sg_dtype dtype, uint64_t bits);
-/* The .npy descr without its byte order ("f4"). */
-const char *sg_dtype_npy(sg_dtype dtype);
 /* ONNX's TensorProto.DataType code of dtype; the sg_dtype of a code, or
  * -1 for one slicegen has no type for. */
 int32_t sg_dtype_onnx(sg_dtype dtype);

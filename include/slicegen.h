@@ -107,6 +107,9 @@ SG_API size_t sg_dtype_size(sg_dtype dtype);
 /* Parses a name as printed by sg_dtype_name. Returns true on success, false
  * if the name is unknown (then *dtype is untouched). */
 SG_API bool sg_dtype_parse(const char *name, sg_dtype *dtype);
+/* The type's .npy descr without its byte order ("f4"; bf16 "V2", as
+ * ml_dtypes writes it): NumPy's name of it. NULL past the last type. */
+SG_API const char *sg_dtype_npy(sg_dtype dtype);
 
 /* ---- context ------------------------------------------------------------- */
 

@@ -242,6 +242,7 @@ def _signatures():
         "sg_free": (None, [ctypes.c_void_p]),
         "sg_dtype_name": (ctypes.c_char_p, [dtype_t]),
         "sg_dtype_size": (ctypes.c_size_t, [dtype_t]),
+        "sg_dtype_npy": (ctypes.c_char_p, [dtype_t]),
         "sg_dtype_parse": (ctypes.c_bool, [ctypes.c_char_p, ctypes.POINTER(dtype_t)]),
         "sg_context_create": (status_t, [ctypes.POINTER(ContextP)]),
         "sg_context_destroy": (None, [ContextP]),

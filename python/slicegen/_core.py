@@ -60,21 +60,20 @@ class SliceError(ValueError):
 
 # ---- element types -------------------------------------------------------------------
 
-_NUMPY_TYPES = {
-    "bool": np.bool_, "i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16,
-    "i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64,
-    "f16": np.float16, "f32": np.float32, "f64": np.float64,
-}
+def _library_types():
+    """{slicegen name: (code, .npy descr)} for every element type of the
+    library (common/dtypes.def), in its order."""
+    types, code = {}, 0
+    while (name := _lib.sg_dtype_name(code)) is not None:
+        types[name.decode()] = (code, _lib.sg_dtype_npy(code).decode())
+        code += 1
+    return types
 
 
-def _sg_dtype(name):
-    code = _capi.dtype_t()
-    if not _lib.sg_dtype_parse(name.encode(), ctypes.byref(code)):
-        raise ImportError(f"slicegen: {library_path} lacks element type {name}")
-    return code.value
-
-
-_SG_CODES = {name: _sg_dtype(name) for name in list(_NUMPY_TYPES) + ["bf16"]}
+_LIBRARY_TYPES = _library_types()
+# NumPy's own types by descr; bf16's ("V2", void) is ml_dtypes' bfloat16 (below).
+_NUMPY_TYPES = {name: np.dtype(descr).type for name, (_, descr) in _LIBRARY_TYPES.items() if descr != "V2"}
+_SG_CODES = {name: code for name, (code, _) in _LIBRARY_TYPES.items()}
 _BY_NUMPY = {np.dtype(t): name for name, t in _NUMPY_TYPES.items()}
 _bf16_cache = []  # [] not looked up yet; [None] ml_dtypes missing; [dtype]
 
