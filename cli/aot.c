@@ -241,13 +241,6 @@ static void show_progress(void *arg, size_t done, size_t total)
         fputs("\n", stderr);
 }
 
-/* Whether `triple` (NULL: this machine) is a GPU's: NVIDIA's nvptx
- * triples, as the library tells them. */
-static bool gpu_triple(const char *triple)
-{
-    return triple != NULL && strncmp(triple, "nvptx", 5) == 0;
-}
-
 /* Why a layer whose plan has runtime values or dimensions is skipped for a
  * GPU, in buf (cap bytes). */
 static const char *gpu_skip_reason(const sg_plan *plan, char *buf, size_t cap)
@@ -409,7 +402,7 @@ int cmd_aot(sg_context *ctx, const options *o)
         if (layer->spec != NULL &&
             sg_plan_create(ctx, layer->spec, layer->rank, layer->shape, layer->dtype, &plan) != SG_OK)
             reason = sg_context_last_error(ctx);
-        else if (plan != NULL && sg_plan_is_symbolic(plan) && gpu_triple(o->target))
+        else if (plan != NULL && sg_plan_is_symbolic(plan) && sg_triple_is_gpu(o->target))
             reason = gpu_skip_reason(plan, gpu_reason, sizeof gpu_reason);
         if (reason != NULL) {
             sg_plan_destroy(plan);

@@ -135,6 +135,11 @@ bool sg_target_is_gpu(const sg_target *t)
     return t->arch == SG_ARCH_NVPTX;
 }
 
+bool sg_triple_is_gpu(const char *triple)
+{
+    return triple != NULL && arch_of(triple) == SG_ARCH_NVPTX;
+}
+
 /* Whether the comma-separated feature list holds `feature` ("+avx512bw"). */
 static bool has_feature(const char *features, const char *feature)
 {

@@ -626,6 +626,11 @@ SG_API sg_status sg_aot_kernel_name(sg_context *ctx, const sg_aot_kernel *kernel
  * kernels so; an output file's kernels take sg_aot_kernel_name_with. */
 SG_API sg_status sg_kernel_name(sg_context *ctx, const sg_plan *plan, char name[SG_KERNEL_NAME_MAX]);
 
+/* Whether kernels compiled for the LLVM triple `triple` (NULL: this
+ * machine) are GPU kernels: NVIDIA's nvptx and nvptx64 triples, whose
+ * output is PTX text launched through the CUDA driver. */
+SG_API bool sg_triple_is_gpu(const char *triple);
+
 /* Whether `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*, and not a keyword
  * of C or C++. sg_aot_write_with also refuses names that C and C++ reserve
  * (starting with '_', holding "__"), that the generated header or the

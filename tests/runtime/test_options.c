@@ -189,6 +189,12 @@ static void init_and_layout(void)
           sg_struct_size("sg_args") == sizeof(sg_args) && sg_struct_size("sg_tensor") == sizeof(sg_tensor) &&
               sg_struct_size("sg_no_such") == 0 && sg_struct_size(NULL) == 0,
           "sg_struct_size of sg_args, sg_tensor, an unknown name");
+    CHECK(&S,
+          sg_triple_is_gpu("nvptx64-nvidia-cuda") && sg_triple_is_gpu("nvptx-nvidia-cuda") &&
+              !sg_triple_is_gpu(NULL) && !sg_triple_is_gpu("x86_64-linux-gnu") &&
+              !sg_triple_is_gpu("aarch64-linux-gnu") && !sg_triple_is_gpu("riscv64-unknown-linux-gnu") &&
+              !sg_triple_is_gpu(""),
+          "sg_triple_is_gpu: the nvptx triples and no other");
     static const struct {
         const char *name;
         size_t offset, size;
