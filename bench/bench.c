@@ -433,11 +433,12 @@ static void print_stores(bench *b)
     }
     if (probe.measured) {
         char out[32], c[32], st[32];
-        sg_bench_say(b,
-                     "stores: rows of short pieces: this machine's probe (a REFLECT pad of f32 rows of 1088 "
-                     "bytes, %s) took %s cached, %s streaming: they %s\n",
-                     sg_bench_format_bytes(out, probe.output_bytes), sg_bench_format_time(c, probe.cached_s),
-                     sg_bench_format_time(st, probe.streaming_s), short_rows ? "stream" : "stay cached");
+        sg_bench_say(
+            b,
+            "stores: rows of short pieces: this machine's probe (NumPy's reflect pad, f32 rows of 1088 "
+            "bytes, %s) took %s cached, %s streaming: they %s\n",
+            sg_bench_format_bytes(out, probe.output_bytes), sg_bench_format_time(c, probe.cached_s),
+            sg_bench_format_time(st, probe.streaming_s), short_rows ? "stream" : "stay cached");
     } else {
         sg_bench_say(b, "stores: rows of short pieces: %s\n",
                      probe.setting == 1   ? "streamed (SLICEGEN_STREAM_SHORT_ROWS=1)"

@@ -142,10 +142,12 @@ enum {
 size_t sg_segment_rows(const sg_plan *plan, const sg_loop *l, bool runs, int64_t (*rows)[SG_SEG_FIELDS]);
 /* How a streamed kernel of a static plan would write its output: `lines`,
  * the output lines it writes, and `mixed`, those it would write at least
- * partly with ordinary stores (where two pieces stored apart meet: a
- * border and an interior, one row and the next; and every line of a
- * piece shorter than SG_STREAM_VECTORS vectors of `vector_bytes`, stored
- * with ordinary stores only), and `shuffled`, those in rows whose
+ * partly with ordinary stores: on a target that streams pieces of any
+ * size (nt_min > 0), where a piece's bytes are not whole nt_min units;
+ * elsewhere, and in a program's parts, where two pieces stored apart
+ * meet (a border and an interior, one row and the next) and every line
+ * of a piece shorter than SG_STREAM_VECTORS vectors of `vector_bytes`,
+ * stored with ordinary stores only; and `shuffled`, those in rows whose
  * elements are gathered one by one (strided or reversed runs shorter than
  * SG_STREAM_VECTORS vectors, no segments), all summed over the kernel (a
  * program's over its parts). */
@@ -153,7 +155,12 @@ enum { SG_LINE_BYTES = 64, SG_STREAM_VECTORS = 2 };
 typedef struct sg_stream_lines {
     double lines, mixed, shuffled;
 } sg_stream_lines;
-sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, int64_t vector_bytes);
+/* What of the target the count depends on: its vector bytes and
+ * sg_target.nt_min_bytes. */
+typedef struct sg_stream_target {
+    int64_t vector_bytes, nt_min;
+} sg_stream_target;
+sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, sg_stream_target t);
 /* What --stores auto makes of a kernel (sg_codegen_auto_stores). */
 typedef enum sg_auto_stores { SG_AUTO_CACHED, SG_AUTO_STREAMS, SG_AUTO_SHORT_ROWS } sg_auto_stores;
 
@@ -364,7 +371,13 @@ typedef struct sg_target {
      * sg_codegen_cf_protection, the module flags that make LLVM emit the
      * landing pads, return address signing and the GNU property notes. */
     bool cf_protection;
-    int vector_bytes;   /* the widest vectors kernels use: 64 or 32 */
+    int vector_bytes; /* the widest vectors kernels use: 64 or 32 */
+    /* The narrowest store the target keeps non-temporal: 4 on x86 with
+     * SSE2 (movnti), so that a streamed kernel writes every byte of 4-byte
+     * and wider elements with streaming stores; 0 where only vectors are
+     * (its ragged ends then take ordinary stores, outside the lines it
+     * streams: stores.c). */
+    int nt_min_bytes;
     bool gpu_emulation; /* kernels are GPU kernels run on the host (sg_jit_compile_gpu_emulation) */
     int stores;         /* an sg_stores: streaming stores for large outputs (emit.c) */
     uint64_t llc_bytes; /* the CPU's last-level cache: the host's (JIT, cpu native), else 0 */
@@ -419,7 +432,8 @@ uint64_t sg_host_llc_bytes(void);
  *     per call: sg_codegen_stream_above) and for GPU kernels;
  *   - above it, SG_AUTO_STREAMS when at most one output line in
  *     SG_STREAM_LINES_PER_MIXED is written partly with ordinary stores
- *     (sg_nest_stream_lines);
+ *     (sg_nest_stream_lines): on x86 (nt_min_bytes), every kernel but a
+ *     program's and one of u8 or f16 pieces of odd lengths;
  *   - else, when at most one line in SG_STREAM_LINES_PER_MIXED_SHORT is,
  *     SG_AUTO_SHORT_ROWS: the rows are short pieces (a pad's rows of
  *     about a KiB between short borders), whose streaming saves 1.1-1.4x
@@ -429,8 +443,9 @@ uint64_t sg_host_llc_bytes(void);
  *     (sg_host_short_rows_stream);
  *   - else SG_AUTO_CACHED: rows of a few hundred bytes, about as many
  *     lines with ordinary stores as with streaming ones, and short rows
- *     mostly shuffled (Focus, a 2x2 subsampling: streamed, 1.6-5x the
- *     cached time on the machine of docs/bench.md). */
+ *     mostly shuffled (Focus, and a 2x2 subsampling on targets that
+ *     stream vectors only: streamed, 1.6-5x the cached time on the Zen 2
+ *     of docs/bench.md). */
 enum {
     SG_STREAM_DEFAULT_LLC = 32 << 20,
     SG_STREAM_LINES_PER_MIXED = 21,

@@ -276,7 +276,7 @@ void sg_codegen_cf_protection(LLVMModuleRef m, const sg_target *t)
 static void gen_init(gen *g, const sg_plan *plan, const sg_target *t, LLVMModuleRef m, sg_error *err)
 {
     LLVMContextRef ctx = LLVMGetModuleContext(m);
-    *g = (gen){.plan = plan, .c = ctx, .m = m, .vec = t->vector_bytes, .err = err};
+    *g = (gen){.plan = plan, .c = ctx, .m = m, .vec = t->vector_bytes, .nt_min = t->nt_min_bytes, .err = err};
     g->b = LLVMCreateBuilderInContext(ctx);
     g->i8 = LLVMInt8TypeInContext(ctx);
     g->i32 = LLVMInt32TypeInContext(ctx);
@@ -313,6 +313,11 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
         gen_init(&g, plan->parts[k].plan, t, m, err);
         g.stores = stream ? &sg_stores_streaming : &sg_stores_cached;
         g.part = true;
+        /* Parts meet inside lines that each writes a piece of at a time of
+         * its own: streamed, such a line would reach memory in pieces.
+         * Their ragged ends stay ordinary stores, outside the lines they
+         * stream (stores.c). */
+        g.nt_min = 0;
         snprintf(name, len + 32, "%s.part%zu", symbol, k);
         emit_function(&g, name, t);
         LLVMSetLinkage(g.fn, LLVMInternalLinkage);

@@ -60,6 +60,11 @@ typedef struct sg_store_strategy {
     void (*finish)(gen *g, const sg_target *t);
 } sg_store_strategy;
 extern const sg_store_strategy sg_stores_cached, sg_stores_streaming;
+/* The strategy for shuffled blocks at addresses of unknown alignment
+ * (block(..., 1)): streaming where the code being emitted streams and the
+ * target stores pieces of them non-temporally (sg_target.nt_min_bytes),
+ * else cached. */
+const sg_store_strategy *sg_emit_unaligned_blocks(const gen *g);
 
 struct gen {
     const sg_plan *plan;
@@ -71,6 +76,7 @@ struct gen {
     LLVMTypeRef ix;                  /* the type of indices, sizes and offsets: the target's pointer width */
     int64_t vec;                     /* bytes of the widest vectors */
     int64_t copy_vec;                /* ... and of those that copy runs (copy_width) */
+    int64_t nt_min;                  /* sg_target.nt_min_bytes */
     LLVMValueRef ahead;              /* how far ahead the loop around the innermost one prefetches
                                         while emitting it, if it is worth it; else NULL */
     LLVMValueRef sym_ahead;          /* a symbolic plan's: computed per call (0: none) */

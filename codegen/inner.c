@@ -183,12 +183,13 @@ void sg_emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLVMVal
     if (shuffled) {
         int64_t blocks = n > 0 ? (n - sh.extra) / sh.VL : -1; /* constant bounds: blocks known */
         if (blocks == 1) {
-            emit_shuffle_block(g, &sh, gep_c(g, in, a * s), gep_c(g, out, a * r), &sg_stores_cached, 1);
+            emit_shuffle_block(g, &sh, gep_c(g, in, a * s), gep_c(g, out, a * r), sg_emit_unaligned_blocks(g),
+                               1);
         } else {
             loop v;
             LLVMValueRef lim = sub(g, hi, ci(g, sh.VL + sh.extra - 1)); /* i + VL + extra <= hi */
             loop_begin(g, &v, lo, lim, sh.VL, in, ci(g, s), out, ci(g, r));
-            emit_shuffle_block(g, &sh, v.in, v.out, &sg_stores_cached, 1);
+            emit_shuffle_block(g, &sh, v.in, v.out, sg_emit_unaligned_blocks(g), 1);
             lo = loop_end(g, &v, true);
         }
         if (n > 0) { /* the rest: smaller blocks while they fit, then runs */
@@ -202,8 +203,7 @@ void sg_emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLVMVal
         return;
     }
     loop l;
-    if (s < 0 && s != INT64_MIN &&
-        r >= LINE) { /* whole lines, rows reversed: the input ascends */
+    if (s < 0 && s != INT64_MIN && r >= LINE) { /* whole lines, rows reversed: the input ascends */
         loop_begin_backwards(g, &l, lo, hi, in, ci(g, s), out, ci(g, r));
         s = -s;
     } else

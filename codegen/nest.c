@@ -60,26 +60,38 @@ int64_t sg_nest_outer_extent(const sg_plan *plan)
 }
 
 /* `times` pieces of `bytes` output bytes, each stored at once and each
- * ending where the next begins: a piece streamed has ordinary stores only
- * in the line where it meets the next one (ragged ends); one shorter than
- * the streamed minimum is stored with ordinary ones only, in that line
- * and every other line it covers. */
-static void stream_piece(sg_stream_lines *s, double bytes, int64_t vector_bytes, double times)
+ * ending where the next begins. Where the target streams pieces of any
+ * size from nt_min bytes on (sg_target.nt_min_bytes), a piece has
+ * ordinary stores only where its bytes are not whole nt_min units (a u8 or
+ * f16 piece of an odd count of units: its 1- or 2-byte pieces). Else a
+ * piece streamed has ordinary stores only in the line where it meets the
+ * next one (ragged ends), and one shorter than the streamed minimum is
+ * stored with ordinary ones only, in that line and every other line it
+ * covers. */
+static void stream_piece(sg_stream_lines *s, double bytes, const sg_stream_target *t, double times)
 {
     if (bytes <= 0)
         return;
     s->lines += times * bytes / SG_LINE_BYTES;
+    if (t->nt_min > 0) {
+        if ((int64_t)bytes % t->nt_min != 0)
+            s->mixed += times;
+        return;
+    }
     s->mixed += times;
-    if (bytes < (double)(SG_STREAM_VECTORS * vector_bytes))
+    if (bytes < (double)(SG_STREAM_VECTORS * t->vector_bytes))
         s->mixed += times * (double)(((int64_t)bytes + SG_LINE_BYTES - 1) / SG_LINE_BYTES - 1);
 }
 
-sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, int64_t vector_bytes)
+sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, sg_stream_target t)
 {
     sg_stream_lines s = {0, 0, 0};
     if (plan->op == SG_OP_PROGRAM) {
+        /* A program's parts meet inside lines, each part's pieces stored
+         * apart from the others': they stream whole lines only. */
+        sg_stream_target parts = {t.vector_bytes, 0};
         for (size_t k = 0; k < plan->nparts; k++) {
-            sg_stream_lines part = sg_nest_stream_lines(plan->parts[k].plan, vector_bytes);
+            sg_stream_lines part = sg_nest_stream_lines(plan->parts[k].plan, parts);
             s.lines += part.lines;
             s.mixed += part.mixed;
             s.shuffled += part.shuffled;
@@ -90,22 +102,22 @@ sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, int64_t vector_bytes)
         return s;
     double run = (double)plan->run_bytes, out = (double)plan->out_bytes;
     if (plan->nloops == 0) {
-        stream_piece(&s, out, vector_bytes, 1);
+        stream_piece(&s, out, &t, 1);
         return s;
     }
     const sg_loop *l = &plan->loops[plan->nloops - 1];
     double rows = out / ((double)l->extent * run); /* iterations of the loops around the innermost */
-    if (run >= (double)(SG_STREAM_VECTORS * vector_bytes)) { /* each run a piece of its own */
-        stream_piece(&s, run, vector_bytes, out / run);
+    if (run >= (double)(SG_STREAM_VECTORS * t.vector_bytes)) { /* each run a piece of its own */
+        stream_piece(&s, run, &t, out / run);
     } else if (l->nseg == 0) { /* short runs: each row one piece (copied, or shuffled and streamed) */
-        stream_piece(&s, (double)l->extent * run, vector_bytes, rows);
+        stream_piece(&s, (double)l->extent * run, &t, rows);
         if (l->in_stride != (int64_t)run)
             s.shuffled += rows * (double)l->extent * run / SG_LINE_BYTES;
     } else { /* a segmented row: each segment a piece (a copy, a fill or a shuffle) */
         int64_t covered = l->period ? l->period : l->extent;
         double repeats = (double)l->extent / (double)covered;
         for (size_t k = l->seg0; k < l->seg0 + l->nseg; k++)
-            stream_piece(&s, (double)plan->segs[k].count * run, vector_bytes, rows * repeats);
+            stream_piece(&s, (double)plan->segs[k].count * run, &t, rows * repeats);
     }
     return s;
 }

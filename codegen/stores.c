@@ -43,6 +43,90 @@ static void copy_short(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef b
     when_end(g, none);
 }
 
+/* What a streamed range of bytes holds: a copy of the bytes at `in`, or
+ * (in NULL) the `unit`-byte integer v repeated from the range's start. */
+typedef struct stream_source {
+    LLVMValueRef in, v;
+    int64_t unit;
+} stream_source;
+
+/* The c bytes of src at offset `at` (a multiple of src->unit). */
+static LLVMValueRef source_bytes(gen *g, const stream_source *src, LLVMValueRef at, int64_t c)
+{
+    if (src->in != NULL)
+        return load(g, chunk_type(g, c), gep(g, src->in, at));
+    LLVMValueRef v = splat(g, src->v, (unsigned)(c / src->unit));
+    return c > src->unit && c <= 8 ? LLVMBuildBitCast(g->b, v, int_type(g, c), "") : v; /* a movnti */
+}
+
+/* Stores v, a piece of c bytes (a power of two) at an address aligned to
+ * c, non-temporally when the target keeps stores that narrow so
+ * (sg_target.nt_min_bytes), else with an ordinary store. */
+static void store_piece(gen *g, LLVMValueRef v, LLVMValueRef p, int64_t c)
+{
+    if (g->nt_min > 0 && c >= g->nt_min)
+        store_streaming(g, v, p, c);
+    else
+        store(g, v, p);
+}
+
+static int64_t stream_unit(const gen *g);
+
+/* Moves `bytes` bytes (any count, a multiple of src->unit) from src to out
+ * with every piece that the target can store non-temporally so stored
+ * (targets with sg_target.nt_min_bytes): the bytes up to out's first
+ * stream_unit boundary in ascending pieces, each aligned to its size
+ * (piece c, a power of two from src->unit on, where the address has bit c
+ * set and c bytes remain); the whole units, a vector at a time; then the
+ * rest in descending pieces (c where the count left has bit c), aligned
+ * because the address is aligned to the largest. Every line the range
+ * covers is so written by streaming stores alone, as the write-combining
+ * buffers need to send it to memory whole, without reading it first. Runs
+ * of 1- and 2-byte pieces (u8, f16) are ordinary stores. With `ahead`,
+ * each vector prefetches the input `ahead` bytes on. */
+static void stream_bytes(gen *g, const stream_source *src, LLVMValueRef out, LLVMValueRef bytes,
+                         LLVMValueRef ahead)
+{
+    int64_t v = g->vec, u = stream_unit(g), n = -1, lo = src->unit;
+    bool known = is_const(bytes, &n);
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, ""), done = ci(g, 0);
+    if (ahead != NULL)
+        prefetch(g, src->in, ahead, 1);
+    for (int64_t c = lo; c < u && (!known || c <= n); c *= 2) {
+        LLVMValueRef at = add(g, addr, done);
+        LLVMValueRef odd = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, at, ci(g, c), ""), ci(g, 0), "");
+        LLVMValueRef fits = LLVMBuildICmp(g->b, LLVMIntSGE, sub(g, bytes, done), ci(g, c), "");
+        LLVMValueRef take = LLVMBuildAnd(g->b, odd, fits, "");
+        LLVMBasicBlockRef piece = block(g, "head"), next = block(g, "headed");
+        LLVMBuildCondBr(g->b, take, piece, next);
+        LLVMPositionBuilderAtEnd(g->b, piece);
+        store_piece(g, source_bytes(g, src, done, c), gep(g, out, done), c);
+        LLVMBuildBr(g->b, next);
+        LLVMPositionBuilderAtEnd(g->b, next);
+        done = add(g, done, LLVMBuildSelect(g->b, take, ci(g, c), ci(g, 0), ""));
+    }
+    LLVMValueRef end = add(g, done, LLVMBuildAnd(g->b, sub(g, bytes, done), ci(g, -u), ""));
+    if (!known || n >= u) {
+        loop l;
+        loop_begin(g, &l, done, end, v, src->in, src->in ? ci(g, 1) : NULL, out, ci(g, 1));
+        if (ahead != NULL)
+            prefetch(g, l.in, ahead, 1);
+        LLVMValueRef w =
+            src->in != NULL ? load(g, chunk_type(g, v), l.in) : splat(g, src->v, (unsigned)(v / src->unit));
+        store_streaming(g, w, l.out, v);
+        loop_end(g, &l, false);
+    }
+    LLVMValueRef left = sub(g, bytes, end);
+    for (int64_t c = u / 2; c >= lo; c /= 2) {
+        if (known && c > n)
+            continue;
+        LLVMValueRef at = add(g, end, LLVMBuildAnd(g->b, left, ci(g, ~(2 * c - 1)), ""));
+        LLVMBasicBlockRef skip = when_less(g, ci(g, 0), LLVMBuildAnd(g->b, left, ci(g, c), ""), "tail");
+        store_piece(g, source_bytes(g, src, at, c), gep(g, out, at), c);
+        when_end(g, skip);
+    }
+}
+
 /* The unit streaming stores write whole: a line, or a vector when wider. */
 static int64_t stream_unit(const gen *g)
 {
@@ -60,6 +144,10 @@ static int64_t stream_unit(const gen *g)
  * (copy_run). */
 static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
 {
+    if (g->nt_min > 0) {
+        stream_bytes(g, &(stream_source){.in = in, .unit = 1}, out, bytes, ahead);
+        return;
+    }
     int64_t v = g->vec, u = stream_unit(g);
     LLVMTypeRef type = chunk_type(g, v);
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
@@ -121,7 +209,7 @@ static void copy_run_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMVa
 {
     int64_t n;
     bool known = is_const(bytes, &n);
-    if (known && n >= SG_STREAM_VECTORS * g->vec) {
+    if ((known && n >= SG_STREAM_VECTORS * g->vec) || (g->nt_min > 0 && (!known || n > 0))) {
         copy_streaming(g, in, out, bytes, ahead);
         return;
     }
@@ -224,6 +312,10 @@ static void store_pattern_short(gen *g, LLVMValueRef out, LLVMValueRef v, int64_
 static void store_pattern_streaming(gen *g, LLVMValueRef out, LLVMValueRef v, int64_t unit,
                                     LLVMValueRef bytes)
 {
+    if (g->nt_min > 0) {
+        stream_bytes(g, &(stream_source){.v = v, .unit = unit}, out, bytes, NULL);
+        return;
+    }
     int64_t w = g->vec, u = stream_unit(g);
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
     LLVMValueRef first = LLVMBuildAnd(g->b, LLVMBuildNeg(g->b, addr, ""), ci(g, u - 1), "aligned");
@@ -296,14 +388,14 @@ static void store_pattern_stream_or_not(gen *g, LLVMValueRef out, LLVMValueRef v
     int64_t n = -1;
     bool known = is_const(bytes, &n);
     bool pow2 = (unit & (unit - 1)) == 0;
-    if (!pow2 || unit >= g->vec || (known && n < SG_STREAM_VECTORS * g->vec)) {
+    if (!pow2 || unit >= g->vec || (known && n < SG_STREAM_VECTORS * g->vec && g->nt_min == 0)) {
         store_pattern_cached(g, out, v, unit, bytes);
         return;
     }
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
     LLVMValueRef ok =
         LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, addr, ci(g, unit - 1), ""), ci(g, 0), "");
-    if (!known)
+    if (!known && g->nt_min == 0)
         ok = LLVMBuildAnd(g->b, ok,
                           LLVMBuildICmp(g->b, LLVMIntSGE, bytes, ci(g, SG_STREAM_VECTORS * g->vec), ""), "");
     LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached"), done = block(g, "stored");
@@ -354,10 +446,47 @@ static void block_cached(gen *g, LLVMValueRef v, LLVMValueRef out, int64_t align
     store(g, v, out);
 }
 
+/* The streaming strategy's blocks: v stored non-temporally at an address
+ * aligned to `align`; a block at an address of unknown alignment (align
+ * 1), on targets with sg_target.nt_min_bytes, put in a buffer on the
+ * stack and streamed from there in pieces (stream_bytes), else stored
+ * with an ordinary store. */
+static void block_streaming(gen *g, LLVMValueRef v, LLVMValueRef out, int64_t align)
+{
+    if (align > 1) {
+        store_streaming(g, v, out, align);
+        return;
+    }
+    if (g->nt_min == 0) {
+        store(g, v, out);
+        return;
+    }
+    LLVMTypeRef type = LLVMTypeOf(v);
+    int64_t bytes =
+        (int64_t)LLVMGetVectorSize(type) * (int64_t)(LLVMGetIntTypeWidth(LLVMGetElementType(type)) / 8);
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(g->fn);
+    LLVMBuilderRef at_entry = LLVMCreateBuilderInContext(g->c);
+    LLVMValueRef first = LLVMGetFirstInstruction(entry);
+    if (first != NULL)
+        LLVMPositionBuilderBefore(at_entry, first);
+    else
+        LLVMPositionBuilderAtEnd(at_entry, entry);
+    LLVMValueRef buffer = LLVMBuildAlloca(at_entry, type, "block");
+    LLVMDisposeBuilder(at_entry);
+    LLVMValueRef bytes_at = LLVMBuildPointerCast(g->b, buffer, g->ptr, "");
+    store(g, v, bytes_at);
+    stream_bytes(g, &(stream_source){.in = bytes_at, .unit = 1}, out, ci(g, bytes), NULL);
+}
+
 const sg_store_strategy sg_stores_cached = {"cached",     false, copy_run_cached, store_pattern_cached,
                                             block_cached, NULL};
 const sg_store_strategy sg_stores_streaming = {
-    "streaming", true, copy_run_streaming, store_pattern_stream_or_not, store_streaming, store_fence};
+    "streaming", true, copy_run_streaming, store_pattern_stream_or_not, block_streaming, store_fence};
+
+const sg_store_strategy *sg_emit_unaligned_blocks(const gen *g)
+{
+    return g->stores->streams && g->nt_min > 0 ? &sg_stores_streaming : &sg_stores_cached;
+}
 
 /* The vector width for copying runs: the widest, except where every input
  * address the nest reads from is 32 bytes past a 64-byte line (given an
@@ -394,7 +523,7 @@ sg_auto_stores sg_codegen_auto_stores(const sg_plan *plan, const sg_target *t)
     if (sg_target_is_gpu(t) || t->gpu_emulation || plan->sym != NULL ||
         plan->out_bytes <= (uint64_t)sg_codegen_stream_threshold(t))
         return SG_AUTO_CACHED;
-    sg_stream_lines s = sg_nest_stream_lines(plan, t->vector_bytes);
+    sg_stream_lines s = sg_nest_stream_lines(plan, (sg_stream_target){t->vector_bytes, t->nt_min_bytes});
     return s.mixed * SG_STREAM_LINES_PER_MIXED <= s.lines ? SG_AUTO_STREAMS
            : s.mixed * SG_STREAM_LINES_PER_MIXED_SHORT <= s.lines && 2 * s.shuffled <= s.lines
                ? SG_AUTO_SHORT_ROWS

@@ -101,9 +101,9 @@ static sg_arch arch_of(const char *triple)
     static const struct {
         const char *prefix;
         sg_arch arch;
-    } arches[] = {{"x86_64", SG_ARCH_X86_64}, {"i386", SG_ARCH_X86_32},  {"i486", SG_ARCH_X86_32},
-                  {"i586", SG_ARCH_X86_32},   {"i686", SG_ARCH_X86_32},  {"aarch64", SG_ARCH_AARCH64},
-                  {"arm64", SG_ARCH_AARCH64}, {"arm", SG_ARCH_ARM},      {"thumb", SG_ARCH_ARM},
+    } arches[] = {{"x86_64", SG_ARCH_X86_64},   {"i386", SG_ARCH_X86_32},     {"i486", SG_ARCH_X86_32},
+                  {"i586", SG_ARCH_X86_32},     {"i686", SG_ARCH_X86_32},     {"aarch64", SG_ARCH_AARCH64},
+                  {"arm64", SG_ARCH_AARCH64},   {"arm", SG_ARCH_ARM},         {"thumb", SG_ARCH_ARM},
                   {"riscv64", SG_ARCH_RISCV64}, {"riscv32", SG_ARCH_RISCV32}, {"nvptx", SG_ARCH_NVPTX}};
     for (size_t i = 0; i < sizeof arches / sizeof arches[0]; i++)
         if (starts_with(triple, arches[i].prefix))
@@ -152,9 +152,9 @@ static bool has_feature(const char *features, const char *feature)
 
 /* x86 CPUs LLVM knows with AVX-512BW (for a CPU named without features). */
 static const char *const avx512bw_cpus[] = {
-    "x86-64-v4",  "skylake-avx512", "cascadelake",    "cooperlake", "cannonlake",     "icelake-client",
-    "icelake-server", "tigerlake",  "rocketlake",     "sapphirerapids", "emeraldrapids", "graniterapids",
-    "graniterapids-d", "diamondrapids", "znver4",      "znver5"};
+    "x86-64-v4",       "skylake-avx512", "cascadelake", "cooperlake",     "cannonlake",    "icelake-client",
+    "icelake-server",  "tigerlake",      "rocketlake",  "sapphirerapids", "emeraldrapids", "graniterapids",
+    "graniterapids-d", "diamondrapids",  "znver4",      "znver5"};
 
 /* 64 on x86 with AVX-512BW (512-bit registers, byte shuffles) unless
  * 512-bit instructions are turned off (-evex512); 32 elsewhere: two
@@ -164,7 +164,8 @@ static const char *const avx512bw_cpus[] = {
  * there a "-evex512" only makes vectors narrower than they could be. */
 static int vector_bytes(const sg_target *t)
 {
-    if (t->arch != SG_ARCH_X86_64 || has_feature(t->features, "-evex512") || has_feature(t->features, "-avx512bw"))
+    if (t->arch != SG_ARCH_X86_64 || has_feature(t->features, "-evex512") ||
+        has_feature(t->features, "-avx512bw"))
         return 32;
     if (has_feature(t->features, "+avx512bw"))
         return 64;
@@ -210,9 +211,10 @@ sg_status sg_target_init(sg_target *t, const char *triple, const char *cpu, cons
     LLVMDisposeMessage(message);
     t->vector_bytes = vector_bytes(t);
     bool x86 = t->arch == SG_ARCH_X86_64 || t->arch == SG_ARCH_X86_32;
-    t->fence = !x86                                                                     ? SG_FENCE_RELEASE
+    t->fence = !x86                                                               ? SG_FENCE_RELEASE
                : t->arch == SG_ARCH_X86_64 || strstr(t->features, "+sse") != NULL ? SG_FENCE_SFENCE
-                                                                                     : SG_FENCE_SEQ_CST;
+                                                                                  : SG_FENCE_SEQ_CST;
+    t->nt_min_bytes = t->arch == SG_ARCH_X86_64 || (x86 && strstr(t->features, "+sse2") != NULL) ? 4 : 0;
     if (t->host)
         t->llc_bytes = sg_host_llc_bytes();
     return SG_OK;
@@ -340,9 +342,9 @@ sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachine
     static const LLVMCodeGenOptLevel levels[] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
                                                  LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
     bool large = t->jit && t->arch == SG_ARCH_X86_64;
-    LLVMTargetMachineRef m =
-        LLVMCreateTargetMachine(t->target, t->triple, t->cpu, t->features, levels[opt_level],
-                                large ? LLVMRelocStatic : LLVMRelocPIC, large ? LLVMCodeModelLarge : LLVMCodeModelDefault);
+    LLVMTargetMachineRef m = LLVMCreateTargetMachine(
+        t->target, t->triple, t->cpu, t->features, levels[opt_level], large ? LLVMRelocStatic : LLVMRelocPIC,
+        large ? LLVMCodeModelLarge : LLVMCodeModelDefault);
     if (m == NULL)
         return sg_fail(err, SG_ERR_INTERNAL, "failed to create target machine: %s %s", t->triple, t->cpu);
     *tm = m;
@@ -403,8 +405,7 @@ static int probe_child(const sg_target *t)
     }
     LLVMMemoryBufferRef object = NULL;
     char *message = NULL;
-    if (sg_codegen_verify(m, "probe kernels", &err) != SG_OK ||
-        sg_codegen_optimize(m, tm, 2, &err) != SG_OK)
+    if (sg_codegen_verify(m, "probe kernels", &err) != SG_OK || sg_codegen_optimize(m, tm, 2, &err) != SG_OK)
         goto fail;
     LLVMCodeGenFileType type = sg_target_is_gpu(t) ? LLVMAssemblyFile : LLVMObjectFile; /* PTX is text */
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, type, &message, &object)) {
@@ -493,7 +494,7 @@ static sg_status probe(const sg_target *t, sg_error *err)
                        t->triple, t->cpu);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && len == 0)
         return SG_OK;
-    const char *reason = len > 0 ? first_line(said)
+    const char *reason = len > 0               ? first_line(said)
                          : WIFSIGNALED(status) ? strsignal(WTERMSIG(status))
                                                : "LLVM stopped without a message";
     return sg_fail(err, SG_ERR_USAGE, "failed to use target %s with cpu '%s': %s", t->triple, t->cpu, reason);
@@ -533,9 +534,9 @@ sg_status sg_target_check(const sg_target *t, sg_error *err)
 #else
 #define INSTCOMBINE "instcombine"
 #endif
-static const char kernel_pipeline[] = "function(early-cse," INSTCOMBINE
-                                      ",simplifycfg,loop-mssa(licm),loop(indvars,loop-deletion)," INSTCOMBINE
-                                      ",simplifycfg)";
+static const char kernel_pipeline[] =
+    "function(early-cse," INSTCOMBINE ",simplifycfg,loop-mssa(licm),loop(indvars,loop-deletion)," INSTCOMBINE
+    ",simplifycfg)";
 
 sg_status sg_codegen_optimize(LLVMModuleRef m, LLVMTargetMachineRef tm, int opt_level, sg_error *err)
 {

@@ -5,6 +5,7 @@
  * SG_AUTO_SHORT_ROWS; sg_host_short_rows_stream). */
 #define _DEFAULT_SOURCE /* clock_gettime, madvise */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,9 +14,10 @@
 #include "../codegen/codegen.h"
 #include "runtime.h"
 
-/* The probe: a TensorRT REFLECT pad of f32 [n, 256, 256] by 8 on each side
- * of the last two axes (rows of 1088 bytes meeting 32-byte borders, the
- * kernels whose streamed time differs most between machines), n making the
+/* The probe: NumPy's reflect pad of f32 [n, 256, 256] by 8 on each side
+ * of the last two axes, a program of nine parts (rows of 1088 bytes
+ * meeting 32-byte borders stored apart, every target's rows of short
+ * pieces: the kernels whose streamed time differs most between machines), n making the
  * output about twice the streaming threshold, at least PROBE_MIN_BYTES and
  * at most PROBE_MAX_BYTES (past the cache, without a long probe). */
 enum { PROBE_SIDE = 256, PROBE_BORDER = 8, PROBE_ROUNDS = 5 };
@@ -119,7 +121,9 @@ static bool measure(sg_short_rows_probe *r)
     if ((uint64_t)n * out_per_n > PROBE_MAX_BYTES)
         n--;
     const int64_t shape[3] = {n, PROBE_SIDE, PROBE_SIDE};
-    const int64_t start[3] = {0, -PROBE_BORDER, -PROBE_BORDER}, size[3] = {n, padded, padded};
+    char pad[80];
+    snprintf(pad, sizeof pad, "np.pad(x, ((0, 0), (%d, %d), (%d, %d)), mode='reflect')", PROBE_BORDER,
+             PROBE_BORDER, PROBE_BORDER, PROBE_BORDER);
 
     bool ok = false;
     sg_context *ctx = NULL;
@@ -127,8 +131,7 @@ static bool measure(sg_short_rows_probe *r)
     sg_plan *plan = NULL;
     void *in = NULL, *out = NULL;
     double times[2];
-    if (sg_context_create(&ctx) != SG_OK ||
-        sg_spec_trt_slice(ctx, 3, start, size, NULL, SG_TRT_REFLECT, NULL, &spec) != SG_OK ||
+    if (sg_context_create(&ctx) != SG_OK || sg_spec_numpy(ctx, pad, &spec) != SG_OK ||
         sg_plan_create(ctx, spec, 3, shape, SG_F32, &plan) != SG_OK)
         goto done;
     in = probe_buffer(sg_plan_input_bytes(plan));

@@ -13,17 +13,36 @@ small=(--shape 64,1024 --dtype f32)   # [1:, 3:-5]: 63 x 4064 bytes, in runs of 
 large=(--shape 4100,4096 --dtype f32) # [1:, 3:-5]: 64 MiB, over the 16 MiB threshold for objects
 spec='[1:, 3:-5]'
 
-# has_stores FILE.s ARCH: streaming stores in the assembly, all aligned
-# (x86: no movnti, which is what unaligned vector ones become), and a fence
-# after the last of them.
+# streams FILE.s ARCH: vector streaming stores in the assembly and a fence
+# after the last streaming store (x86's movnti included: the 4- and 8-byte
+# pieces of ragged ends and borders).
 streams() {
     local f=$1 arch=$2 nt fence
     if [ "$arch" = aarch64 ]; then nt='stnp'; fence='dmb'; else nt='movntdq|movntps|movntpd'; fence='sfence'; fi
     grep -qE "$nt" "$f" || return 1
-    ! grep -q 'movnti' "$f" || { echo "unaligned streaming stores in $f" >&2; return 1; }
+    [ "$arch" = aarch64 ] || nt="$nt|movnti"
     # the fence comes after the last streaming store, before the return
     awk -v nt="$nt" -v fence="$fence" '$0 ~ nt {last = NR; seen = 0} $0 ~ fence && last {seen = 1}
         END {exit !(last && seen)}' "$f" || { echo "no $fence after the last streaming store in $f" >&2; return 1; }
+}
+# nt_aligned FILE.ll: every !nontemporal store is aligned to its size (an
+# under-aligned vector one would become a string of movnti on x86).
+nt_aligned() {
+    awk '/^[[:space:]]*store .*!nontemporal/ {
+            bytes = 0
+            if (match($0, /store <[0-9]+ x i[0-9]+>/)) {
+                split(substr($0, RSTART + 7, RLENGTH - 8), t, " x i"); bytes = t[1] * t[2] / 8
+            } else if (match($0, /store i[0-9]+ /)) bytes = substr($0, RSTART + 7, RLENGTH - 8) / 8
+            match($0, /align [0-9]+/); align = substr($0, RSTART + 6, RLENGTH - 6)
+            if (bytes == 0 || align + 0 < bytes) { print "under-aligned: " $0 > "/dev/stderr"; bad = 1 }
+         }
+         END {exit bad}' "$1"
+}
+# ordinary_wide FILE.ll: the ordinary stores of 4 bytes or more to the
+# output (not to a stack buffer of a block streamed in pieces).
+ordinary_wide() {
+    grep -E '^[[:space:]]*store ' "$1" | grep -v nontemporal | grep -vE '%block[0-9]*[,)]|%[0-9]+, align 1$' |
+        grep -vE '^[[:space:]]*store i(8|16) ' || true
 }
 cached() {
     ! grep -qE 'movntdq|movntps|movntpd|movnti|stnp|sfence|dmb' "$1"
@@ -42,7 +61,8 @@ for config in "x86_64 --cpu skylake-avx512 64" "x86_64 --cpu haswell 32" "x86_64
                 want=cached
                 [ "$stores" = streaming ] || { [ "$stores" = auto ] && [ "$size" = large ]; } && want=streams
                 if [ $want = streams ]; then
-                    streams k.s "$arch" && ok || bad "$name $size --stores $stores: no aligned streaming stores and fence"
+                    streams k.s "$arch" && ok || bad "$name $size --stores $stores: no streaming stores and fence"
+                    nt_aligned k.ll && ok || bad "$name $size --stores $stores: an under-aligned !nontemporal store"
                     grep -qE "store <$vec x i8> .*, align $vec, !nontemporal" k.ll && ok \
                         || bad "$name $size --stores $stores: no $vec-byte aligned !nontemporal store in the IR"
                     # the ragged ends of each run are stored inline, not by a call per end
@@ -60,16 +80,25 @@ for config in "x86_64 --cpu skylake-avx512 64" "x86_64 --cpu haswell 32" "x86_64
     done
 done
 
-# Streaming stores write whole lines: the streamed part of a run starts at a
-# line (64-byte) boundary whatever the vector width, so that no line takes
-# both streaming and ordinary stores (a border, a ragged end). With 32-byte
-# vectors it once started at a vector boundary in mid-line, and a pad's
-# rows streamed took 3-4x the cached time.
+# Streaming stores write whole lines: no line takes both streaming and
+# ordinary stores (a border, a ragged end), or the streaming ones evict it
+# partly written and a pad's rows streamed take 3-4x the cached time. On
+# x86 every piece of 4 bytes or more is a streaming store (movnti for the 4-
+# and 8-byte ones, aligned to their size), the borders and the reflected
+# blocks too; on AArch64 (whose narrow stores are ordinary) the streamed
+# part of a run starts at a line (64-byte) boundary whatever the vector
+# width, and its ragged ends take ordinary stores outside it.
 pad=(--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode reflect --shape 64,256,256 --dtype f32)
 for config in "--cpu skylake-avx512" "--cpu haswell" "--cpu x86-64" "--target aarch64-linux-gnu"; do
     if "$SLICEGEN" emit "${pad[@]}" $config --stores streaming -o k.ll 2> err.txt; then
-        grep -qE '%aligned[0-9]* = and i64 %[^,]+, 63$' k.ll && ! grep -qE '%aligned[0-9]* = and i64 %[^,]+, (31|15)$' k.ll \
-            && ok || bad "pad $config --stores streaming: the streamed part of a run does not start at a line boundary"
+        if [ "$config" = "--target aarch64-linux-gnu" ]; then
+            grep -qE '%aligned[0-9]* = and i64 %[^,]+, 63$' k.ll && ! grep -qE '%aligned[0-9]* = and i64 %[^,]+, (31|15)$' k.ll \
+                && ok || bad "pad $config --stores streaming: the streamed part of a run does not start at a line boundary"
+        else
+            nt_aligned k.ll && ok || bad "pad $config --stores streaming: an under-aligned !nontemporal store"
+            [ -z "$(ordinary_wide k.ll)" ] && ok \
+                || bad "pad $config --stores streaming: ordinary stores of 4 bytes or more: $(ordinary_wide k.ll | head -3)"
+        fi
     else
         bad "pad $config --stores streaming: emit failed: $(cat err.txt)"
     fi
@@ -187,45 +216,64 @@ done
     || bad "a runtime-values reflect pad: auto streams it"
 
 # Which kernels --stores auto streams, above the threshold (16 MiB for an
-# object of the baseline CPU): those whose rows are long pieces, at most
-# one output line in 21 where two pieces meet; not pads whose rows of a
-# few hundred bytes to a KiB meet short borders, nor rows of about a KiB
-# (each of these took 1.8-6x the cached kernel's time streamed, on an AMD
-# EPYC with a 32 MiB L3). Outputs of 18-46 MB.
+# object of the baseline CPU). On x86, whose streaming stores go down to 4
+# bytes (movnti), every piece of 4-byte units streams whole: the pads and
+# crops of the streaming regression (outputs of 18-46 MB, rows of 400 bytes
+# to 2 KiB between short borders) stream, as do u8 and f16 pads whose
+# borders are whole 4-byte units; those with 1- or 2-byte pieces (u8 or
+# f16 borders of 3), a program's parts (NumPy pads, Focus: they stream
+# whole lines only) and every pad on AArch64 and on i686's baseline CPU
+# (no SSE2: vectors only) stay cached.
+# Streamed as lines with ordinary ragged ends, the pads took 1.8-6x the
+# cached kernel's time on an AMD EPYC with a 32 MiB L3; streamed whole,
+# 0.5-0.9x (docs/bench.md).
 unset SLICEGEN_STREAM_SHORT_ROWS
-while IFS='|' read -r want in_shape in_dtype case_spec; do
+while IFS='|' read -r want target in_shape in_dtype case_spec; do
     [ -n "$want" ] || continue
     read -r -a words <<< "$case_spec"
-    if "$SLICEGEN" emit "${words[@]}" --shape "$in_shape" --dtype "$in_dtype" --name k -o k.o --header k.h 2> err.txt; then
+    if "$SLICEGEN" emit "${words[@]}" --shape "$in_shape" --dtype "$in_dtype" --target "$target" \
+        --name k -o k.o --header k.h 2> err.txt; then
         grep -qx "#define k_STREAMS $want" k.h && ok \
-            || bad "auto streams '$case_spec' of $in_dtype [$in_shape]: want k_STREAMS $want, got $(grep '_STREAMS ' k.h)"
+            || bad "auto streams '$case_spec' of $in_dtype [$in_shape] for $target: want k_STREAMS $want, got $(grep '_STREAMS ' k.h)"
     else
-        bad "emit '$case_spec' of [$in_shape]: $(cat err.txt)"
+        bad "emit '$case_spec' of [$in_shape] for $target: $(cat err.txt)"
     fi
 done <<'CASES'
-0|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode reflect
-0|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode fill --fill 0.5
-0|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode wrap
-0|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode clamp
-0|1024,100,100|f32|--op TrtSlice --start 0,-3,-3 --size 1024,106,106 --mode reflect
-0|32,512,1000|f16|--op TrtSlice --start 0,-1,-12 --size 32,514,1024 --mode clamp
-0|128,300,301|f32|--op TrtSlice --start 0,2,5 --size 128,296,290
-0|96,224,224|f32|np.pad(x,((0,0),(1,1),(1,1)),mode='reflect')
-0|96,224,224|f32|np.pad(x,((0,0),(2,2),(2,2)))
-0|4,3,640,640|f32|np.concatenate([x[...,::2,::2],x[...,1::2,::2],x[...,::2,1::2],x[...,1::2,1::2]],axis=1)
-1|4096,2048|f32|[::-1]
-1|4100,4096|f32|[1:,3:-5]
-1|64,1024,1024|f32|--op TrtSlice --start 0,-16,-16 --size 64,1056,1056 --mode reflect
-1|64,1024,1024|f32|--op TrtSlice --start 0,-16,-16 --size 64,1056,1056 --mode fill --fill 0
+1|x86_64-linux-gnu|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode reflect
+1|x86_64-linux-gnu|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode fill --fill 0.5
+1|x86_64-linux-gnu|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode wrap
+1|x86_64-linux-gnu|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode clamp
+1|x86_64-linux-gnu|1024,100,100|f32|--op TrtSlice --start 0,-3,-3 --size 1024,106,106 --mode reflect
+1|x86_64-linux-gnu|32,512,1000|f16|--op TrtSlice --start 0,-1,-12 --size 32,514,1024 --mode clamp
+1|x86_64-linux-gnu|128,300,301|f32|--op TrtSlice --start 0,2,5 --size 128,296,290
+1|x86_64-linux-gnu|512,256,256|u8|--op TrtSlice --start 0,-4,-4 --size 512,264,264 --mode reflect
+1|x86_64-linux-gnu|512,256,256|f16|--op TrtSlice --start 0,-4,-4 --size 512,264,264 --mode reflect
+0|x86_64-linux-gnu|512,256,256|u8|--op TrtSlice --start 0,-3,-3 --size 512,262,262 --mode reflect
+0|x86_64-linux-gnu|512,256,256|f16|--op TrtSlice --start 0,-3,-3 --size 512,262,262 --mode reflect
+0|x86_64-linux-gnu|96,224,224|f32|np.pad(x,((0,0),(1,1),(1,1)),mode='reflect')
+0|x86_64-linux-gnu|96,224,224|f32|np.pad(x,((0,0),(2,2),(2,2)))
+0|x86_64-linux-gnu|4,3,640,640|f32|np.concatenate([x[...,::2,::2],x[...,1::2,::2],x[...,::2,1::2],x[...,1::2,1::2]],axis=1)
+1|x86_64-linux-gnu|4096,2048|f32|[::-1]
+1|x86_64-linux-gnu|4100,4096|f32|[1:,3:-5]
+1|x86_64-linux-gnu|64,1024,1024|f32|--op TrtSlice --start 0,-16,-16 --size 64,1056,1056 --mode reflect
+1|x86_64-linux-gnu|64,1024,1024|f32|--op TrtSlice --start 0,-16,-16 --size 64,1056,1056 --mode fill --fill 0
+0|i686-linux-gnu|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode reflect
+0|aarch64-linux-gnu|64,256,256|f32|--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode reflect
+0|aarch64-linux-gnu|1024,100,100|f32|--op TrtSlice --start 0,-3,-3 --size 1024,106,106 --mode reflect
+0|aarch64-linux-gnu|128,300,301|f32|--op TrtSlice --start 0,2,5 --size 128,296,290
+1|aarch64-linux-gnu|4096,2048|f32|[::-1]
+1|aarch64-linux-gnu|64,1024,1024|f32|--op TrtSlice --start 0,-16,-16 --size 64,1056,1056 --mode reflect
 CASES
 
 # SLICEGEN_STREAM_SHORT_ROWS=1 streams an object's rows of short pieces
-# above the threshold (0: cached, as unset); never an output below it.
+# (a pad's rows, on AArch64) above the threshold (0: cached, as unset);
+# never an output below it.
 for c in "1 64,256,256 1" "0 64,256,256 0" "1 4,256,256 0"; do
     set -- $c
     n=${2%%,*}
     SLICEGEN_STREAM_SHORT_ROWS=$1 "$SLICEGEN" emit --op TrtSlice --start 0,-8,-8 --size $n,272,272 --mode reflect \
-        --shape "$2" --dtype f32 --name k -o k.o --header k.h && grep -qx "#define k_STREAMS $3" k.h && ok \
+        --shape "$2" --dtype f32 --target aarch64-linux-gnu --name k -o k.o --header k.h \
+        && grep -qx "#define k_STREAMS $3" k.h && ok \
         || bad "SLICEGEN_STREAM_SHORT_ROWS=$1, a reflect pad of [$2]: want k_STREAMS $3"
 done
 

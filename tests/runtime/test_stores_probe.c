@@ -187,29 +187,47 @@ int main(void)
     check_threshold(&s, ctx);
 
     /* The pads of the streaming regression (above the 16 MiB threshold of
-     * an unknown cache), long rows, and a small output. */
+     * an unknown cache), long rows, and a small output. TensorRT's pads
+     * and crops of 4-byte elements have rows of short pieces on targets
+     * that stream vectors only; on x86-64 they stream every piece whole,
+     * whatever was decided. */
+#if defined(__x86_64__)
+    const bool whole_pieces = true;
+#else
+    const bool whole_pieces = false;
+#endif
     setenv("SLICEGEN_STREAM_THRESHOLD", "16777216", 1);
     static const struct {
         const char *words;
         size_t rank;
         int64_t shape[3];
-        int kind; /* 0: short rows (as decided), 1: long rows (streams), 2: cached */
+        /* 0: short rows (as decided), 1: long rows (streams), 2: cached,
+         * 3: whole pieces where the host has them, else short rows, 4:
+         * whole pieces where the host has them, else cached */
+        int kind;
     } cases[] = {
-        {"--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode reflect", 3, {64, 256, 256}, 0},
-        {"--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode fill --fill 0.5", 3, {64, 256, 256}, 0},
-        {"--op TrtSlice --start 0,2,5 --size 128,296,290", 3, {128, 300, 301}, 0},
+        {"np.pad(x,((0,0),(8,8),(8,8)),mode='reflect')", 3, {64, 256, 256}, 0},
+        {"np.pad(x,((0,0),(8,8),(8,8)))", 3, {64, 256, 256}, 0},
+        {"--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode reflect", 3, {64, 256, 256}, 3},
+        {"--op TrtSlice --start 0,-8,-8 --size 64,272,272 --mode fill --fill 0.5", 3, {64, 256, 256}, 3},
+        {"--op TrtSlice --start 0,2,5 --size 128,296,290", 3, {128, 300, 301}, 3},
         {"[::-1]", 2, {4096, 2048}, 1},
         {"[1:,3:-5]", 2, {2100, 4096}, 1},
         /* small */
         {"--op TrtSlice --start 0,-8,-8 --size 4,272,272 --mode reflect", 3, {4, 256, 256}, 2},
-        /* rows of 424 bytes: more than one line in 4 with ordinary stores */
-        {"--op TrtSlice --start 0,-3,-3 --size 1024,106,106 --mode reflect", 3, {1024, 100, 100}, 2},
+        /* rows of 424 bytes: more than one line in 4 with ordinary stores
+         * where pieces meet */
+        {"--op TrtSlice --start 0,-3,-3 --size 1024,106,106 --mode reflect", 3, {1024, 100, 100}, 4},
         /* short rows of elements gathered one by one (2x2 subsampling) */
-        {"[:,::2,::2]", 3, {128, 512, 512}, 2},
+        {"[:,::2,::2]", 3, {128, 512, 512}, 4},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int got = auto_streams(&s, ctx, cases[i].words, cases[i].rank, cases[i].shape);
-        int want = cases[i].kind == 0 ? streams : cases[i].kind == 1;
+        int kind = cases[i].kind;
+        int want = kind == 0   ? streams
+                   : kind == 3 ? whole_pieces || streams
+                   : kind == 4 ? whole_pieces
+                               : kind == 1;
         CHECK(&s, got == want, "%s: auto %s, want %s", cases[i].words,
               got < 0 ? "failed"
               : got   ? "streams"
