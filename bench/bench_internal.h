@@ -161,6 +161,7 @@ typedef struct values_form {
     /* sg_kernel_run_args of values prepared once, on 1 and on N threads
      * (tiny: the prepare and kernel functions called directly, 1 thread) */
     double s, threads_s;
+    double compile_s; /* its JIT compile at the default level, a cache miss (the best of 2) */
 } values_form;
 
 /* One runtime-values figure (values.c). */
@@ -178,6 +179,7 @@ typedef struct values_result {
      * value but the steps (or strides), and every integer (the first again
      * when the spec has no step). Decode: bounds.spec is the spec with t. */
     double static_s, static_threads_s;
+    double static_compile_s; /* the static kernel's JIT compile at the default level, as compile_s */
     values_form bounds, steps;
     /* Decode: totals over decode_steps steps, t = 1..decode_steps; the
      * dynamic kernel and memcpy are medians of `rounds` loops each. */

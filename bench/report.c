@@ -201,6 +201,8 @@ static void values_json(const bench *b, const values_result *r, text *t)
     sg_bench_put(t, ", \"samples\": %d, \"static_s\": %.9g", r->samples, r->static_s);
     if (!r->c->tiny)
         sg_bench_put(t, ", \"static_threads_s\": %.9g", r->static_threads_s);
+    sg_bench_put(t, ", \"static_compile_s\": %.9g, \"symbolic_compile_s\": %.9g", r->static_compile_s,
+                 r->bounds.compile_s);
     form_json(r, &r->bounds, "", t);
     form_json(r, &r->steps, "steps_", t);
     sg_bench_put(t, "}");

@@ -466,7 +466,7 @@ int64_t sg_host_stream_threshold(void);
  * always) and, under AUTO, its runs have at least SG_STREAM_MIN_RUN bytes
  * (runs meet once every SG_STREAM_LINES_PER_MIXED lines). AUTO never
  * streams a mapped nest (TensorRT's border modes, Pad), whose rows meet
- * their borders. sg_codegen_streams says false for a symbolic plan. */
+ * their borders, nor a nest whose runs are constant and shorter. sg_codegen_streams says false for a symbolic plan. */
 enum { SG_STREAM_MIN_RUN = SG_STREAM_LINES_PER_MIXED * SG_LINE_BYTES };
 int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t);
 /* A target machine for t at opt_level (PIC, default code model). */

@@ -202,7 +202,9 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
         LLVMBuildCondBr(g->b, large, streamed, cached);
         LLVMPositionBuilderAtEnd(g->b, streamed);
         g->stores = &sg_stores_streaming;
+        g->long_runs = true;
         emit_symbolic(g, args, in, out, begin, end);
+        g->long_runs = false;
         g->stores->finish(g, t);
         LLVMBuildBr(g->b, done);
         LLVMPositionBuilderAtEnd(g->b, cached);

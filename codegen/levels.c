@@ -46,7 +46,7 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
             sg_emit_inner(g, in, stride, out, lo, hi, extent);
         else if (p->sym && g->run_k > 0)
             sg_emit_inner_by_stride(g, in, s, out, lo, hi);
-        else if (p->sym && g->run_k < 0)
+        else if (p->sym && g->run_k < 0 && !g->long_runs)
             sg_emit_inner_by_run(g, in, s, out, lo, hi);
         else
             sg_emit_inner_dynamic(g, in, s, out, lo, hi);

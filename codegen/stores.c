@@ -550,7 +550,10 @@ int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t)
         return -1;
     if (t->stores == SG_STORES_STREAMING)
         return 0;
-    return plan->sym->mapped ? -1 : sg_codegen_stream_threshold(t);
+    const sg_val *run = &plan->sym->run_bytes;
+    if (plan->sym->mapped || (sg_is_const(*run) && run->k < SG_STREAM_MIN_RUN))
+        return -1;
+    return sg_codegen_stream_threshold(t);
 }
 
 int64_t sg_codegen_threshold_setting(void)

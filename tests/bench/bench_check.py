@@ -101,6 +101,8 @@ def check_values(o, problems):
         return
     if not tiny:
         need("static_threads_s", is_time, "a time > 0")
+    need("static_compile_s", is_time, "a time > 0")
+    need("symbolic_compile_s", is_time, "a time > 0")
     for prefix in ("", "steps_"):
         ok = need(prefix + "symbolic_spec", lambda v: isinstance(v, str) and v != "", "a non-empty string")
         ok &= need(prefix + "values", is_ints, "a list of integers")

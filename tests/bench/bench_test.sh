@@ -44,8 +44,12 @@ if "$SLICEGEN" bench --quick --json all.json > table.txt 2> err.txt; then
     grep -q "^crop-reflect-pad: one kernel [0-9.]* [mun]s, its 2 steps as kernels of their own [0-9.]* [mun]s (\[16:-16, 16:-16\] into a temporary f32 \[992, 992\], then np.pad(x, 16, mode='reflect')): [0-9.]*x the time$" table.txt \
         && ok || bad "no line of crop-reflect-pad's steps run apart"
     grep -q "^runtime values: each case compiled once" table.txt && ok || bad "no runtime-values title"
-    grep -q "^values: case  *static  *symbolic  *ratio  *+steps  *ratio  *[0-9]*-thr static " table.txt \
+    grep -q "^values: case  *static  *symbolic  *ratio  *+steps  *ratio  *[0-9]*-thr static  *ratio  *ratio  *compile  *sym comp  *ratio " table.txt \
         && ok || bad "no runtime-values header"
+    grep -q "^values: crop-rows  *\([0-9.]* [mun]s  *\)\{2\}[0-9.]*x .* [0-9.]* [mun]s  *[0-9.]* [mun]s  *[0-9.]*x  \[" table.txt \
+        && ok || bad "no compile times for values: crop-rows"
+    grep -q "^values: symbolic over static, the JIT's compile at the default level: geometric mean [0-9.]*x, largest" table.txt \
+        && ok || bad "no runtime-values compile summary"
     grep -q "^values: tiny: prepare + call [0-9.]* ns .*static call [0-9.]* ns: [-+][0-9.]* ns per call" table.txt \
         && ok || bad "no prepare + call overhead for tiny"
     for form in "" " with steps"; do

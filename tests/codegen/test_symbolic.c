@@ -559,8 +559,33 @@ static void api_checks(suite *s)
 /* Calls large enough for the per-call choices: the outer range of the two
  * outermost loops (an output of 256 KiB or more under a short outer loop),
  * streaming stores above the threshold (SLICEGEN_STREAM_THRESHOLD), row
- * prefetching; on 1-3 threads against the reference. */
+ * prefetching; on 1-3 threads against the reference. Run twice: with the
+ * threshold this machine has, and with SLICEGEN_STREAM_THRESHOLD=0 in a
+ * context of its own, where every call of long runs takes the streamed
+ * body (which has no bodies for short runs). */
+static void large_checks_once(suite *s);
+
 static void large_checks(suite *s)
+{
+    large_checks_once(s);
+    const char *saved = getenv("SLICEGEN_STREAM_THRESHOLD");
+    char *copy = saved ? strdup(saved) : NULL;
+    sg_context *ctx = s->ctx, *streamed = NULL;
+    setenv("SLICEGEN_STREAM_THRESHOLD", "0", 1);
+    if (CHECK(s, sg_context_create(&streamed) == SG_OK, "large checks, streamed: no context")) {
+        s->ctx = streamed;
+        large_checks_once(s);
+        s->ctx = ctx;
+        sg_context_destroy(streamed);
+    }
+    if (copy != NULL)
+        setenv("SLICEGEN_STREAM_THRESHOLD", copy, 1);
+    else
+        unsetenv("SLICEGEN_STREAM_THRESHOLD");
+    free(copy);
+}
+
+static void large_checks_once(suite *s)
 {
     static const char *const specs[] = {"[:, 1:, ::2]", "[:, a:b, ::-1]", "[i, :, c:]", "[:, :, :t]"};
     static const int64_t shapes[][4] = {
