@@ -27,8 +27,11 @@ int sg_aot_format_of(const char *path, sg_aot_format *format)
     static const struct {
         const char *ext;
         sg_aot_format format;
-    } known[] = {
-        {".o", SG_AOT_OBJECT}, {".a", SG_AOT_ARCHIVE}, {".s", SG_AOT_ASSEMBLY}, {".ll", SG_AOT_LLVM_IR}, {".ptx", SG_AOT_PTX}};
+    } known[] = {{".o", SG_AOT_OBJECT},
+                 {".a", SG_AOT_ARCHIVE},
+                 {".s", SG_AOT_ASSEMBLY},
+                 {".ll", SG_AOT_LLVM_IR},
+                 {".ptx", SG_AOT_PTX}};
     const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
     if (dot == NULL || (slash != NULL && dot < slash) || dot == (slash ? slash + 1 : path))
         return 0;
@@ -578,7 +581,8 @@ static sg_status render(const sg_aot_kernel *kernels, size_t count, const sg_com
     }
     char *message = NULL;
     LLVMMemoryBufferRef buffer = NULL;
-    LLVMCodeGenFileType type = format == SG_AOT_OBJECT || format == SG_AOT_ARCHIVE ? LLVMObjectFile : LLVMAssemblyFile;
+    LLVMCodeGenFileType type =
+        format == SG_AOT_OBJECT || format == SG_AOT_ARCHIVE ? LLVMObjectFile : LLVMAssemblyFile;
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, type, &message, &buffer)) {
         sg_fail(err, SG_ERR_INTERNAL, "failed to generate code: %s", message);
         LLVMDisposeMessage(message);
@@ -628,7 +632,8 @@ static sg_status aot_target(const sg_compile_options *o, sg_target *t, sg_error 
     if (o->stores != SG_STORES_AUTO && o->stores != SG_STORES_CACHED && o->stores != SG_STORES_STREAMING) {
         sg_target_fini(t);
         return sg_fail(err, SG_ERR_USAGE,
-                       "failed to compile kernels: stores %d (auto 0, cached 1, streaming 2)", (int)o->stores);
+                       "failed to compile kernels: stores %d (auto 0, cached 1, streaming 2)",
+                       (int)o->stores);
     }
     return SG_OK;
 }
@@ -652,7 +657,8 @@ sg_status sg_codegen_aot_target_text(const sg_compile_options *o, char **text, s
         return err->status;
     size_t size = strlen(t.triple) + strlen(t.cpu) + strlen(t.features) + sizeof " cf-protection" + 3;
     if ((*text = malloc(size)) != NULL)
-        snprintf(*text, size, "%s %s %s%s", t.triple, t.cpu, t.features, t.cf_protection ? " cf-protection" : "");
+        snprintf(*text, size, "%s %s %s%s", t.triple, t.cpu, t.features,
+                 t.cf_protection ? " cf-protection" : "");
     sg_target_fini(&t);
     return *text ? SG_OK : sg_fail(err, SG_ERR_NOMEM, "failed to describe target: out of memory");
 }
@@ -677,8 +683,9 @@ sg_status sg_codegen_aot(const sg_aot_kernel *kernels, size_t count, const sg_co
         goto done;
     bool gpu = sg_target_is_gpu(&t);
     if (gpu != (format == SG_AOT_PTX) && format != SG_AOT_LLVM_IR) {
-        sg_fail(err, SG_ERR_USAGE, gpu ? "failed to compile kernels: target %s writes .ptx or .ll files"
-                                       : "failed to compile kernels: .ptx files need an nvptx64 target, not %s",
+        sg_fail(err, SG_ERR_USAGE,
+                gpu ? "failed to compile kernels: target %s writes .ptx or .ll files"
+                    : "failed to compile kernels: .ptx files need an nvptx64 target, not %s",
                 t.triple);
         goto done;
     }

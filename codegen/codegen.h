@@ -267,9 +267,13 @@ void sg_jit_destroy(sg_jit *jit);
  * resource to pass to sg_jit_free. */
 sg_status sg_jit_compile(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
                          sg_kernel_fn *fn, void **resource, sg_error *err);
-/* sg_jit_compile with `stores` (an sg_stores). */
+/* sg_jit_compile with `stores` (an sg_stores) and, for AUTO, the output
+ * bytes above which this machine was measured to gain by streaming
+ * (sg_target.stream_threshold; 0: half its last-level cache), from which a
+ * symbolic kernel's calls stream. */
 sg_status sg_jit_compile_stores(sg_jit *jit, const sg_plan *plan, int opt_level, int stores,
-                                const char *symbol, sg_kernel_fn *fn, void **resource, sg_error *err);
+                                int64_t stream_threshold, const char *symbol, sg_kernel_fn *fn,
+                                void **resource, sg_error *err);
 /* AUTO's choice for plan's kernel on the host (sg_codegen_auto_stores),
  * streaming above `threshold` output bytes as this machine was measured
  * (sg_target.stream_threshold; 0: half its last-level cache). */
@@ -463,12 +467,19 @@ int64_t sg_codegen_stream_threshold(const sg_target *t);
 int64_t sg_host_stream_threshold(void);
 /* A symbolic plan's kernel chooses per call: a call streams when its
  * output has more bytes than sg_codegen_stream_above (-1: never, 0:
- * always) and, under AUTO, its runs have at least SG_STREAM_MIN_RUN bytes
- * (runs meet once every SG_STREAM_LINES_PER_MIXED lines). AUTO never
- * streams a mapped nest (TensorRT's border modes, Pad), whose rows meet
- * their borders, nor a nest whose runs are constant and shorter. sg_codegen_streams says false for a symbolic plan. */
+ * always) and, under AUTO, its runs have at least
+ * sg_codegen_stream_min_run bytes: where the target streams every piece
+ * of the elements whole (sg_target.nt_min_bytes at most the element
+ * size), 0 for constant runs (each has bodies of its own in both kinds of
+ * stores) and a line for runs of runtime values (the streamed body has
+ * none for runs of a few elements); else SG_STREAM_MIN_RUN (runs meet
+ * once every SG_STREAM_LINES_PER_MIXED lines). AUTO never streams a mapped nest
+ * (TensorRT's border modes, Pad), whose rows meet their borders, nor a
+ * nest whose runs are constant and shorter than that minimum.
+ * sg_codegen_streams says false for a symbolic plan. */
 enum { SG_STREAM_MIN_RUN = SG_STREAM_LINES_PER_MIXED * SG_LINE_BYTES };
 int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t);
+int64_t sg_codegen_stream_min_run(const sg_plan *plan, const sg_target *t);
 /* A target machine for t at opt_level (PIC, default code model). */
 sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachineRef *tm, sg_error *err);
 

@@ -195,7 +195,9 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
             g->b,
             LLVMBuildICmp(g->b, LLVMIntSGT, bytes,
                           LLVMConstInt(LLVMTypeOf(bytes), (unsigned long long)g->stream_above, 1), ""),
-            LLVMBuildICmp(g->b, LLVMIntSGE, run, LLVMConstInt(LLVMTypeOf(run), SG_STREAM_MIN_RUN, 1), ""),
+            LLVMBuildICmp(
+                g->b, LLVMIntSGE, run,
+                LLVMConstInt(LLVMTypeOf(run), (unsigned long long)sg_codegen_stream_min_run(p, t), 1), ""),
             "");
         LLVMBasicBlockRef streamed = block(g, "streamed"), cached = block(g, "cached"),
                           done = block(g, "called");

@@ -88,8 +88,9 @@ struct gen {
                                         streamed lines to reach memory) */
     int64_t stream_above;            /* a symbolic plan with --stores auto: the output bytes from which a call
                                         streams (two bodies, chosen per call); -1 otherwise */
-    bool long_runs;                  /* the body runs only calls whose runs have SG_STREAM_MIN_RUN bytes or
-                                        more (the streamed one of those two): no bodies for short runs */
+    bool long_runs;                  /* the body runs only calls whose runs have sg_codegen_stream_min_run
+                                        bytes or more (a line at least: the streamed one of those two), so
+                                        no bodies for runs of a few elements */
     /* The nest's numbers: constants, or for a symbolic plan what the
      * kernel loads from its args where they are known only at run time. */
     LLVMValueRef extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];

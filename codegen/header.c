@@ -228,20 +228,19 @@ static const char how_to_launch[] =
     " *     if (NAME_GRID_X > 0)                      (0: an empty output)\n"
     " *         cuLaunchKernel(f, NAME_GRID_X, 1, 1, NAME_BLOCK_X, 1, 1, 0, stream, args, NULL);\n";
 
-static const char gpu_struct_text[] =
-    "#ifndef SLICEGEN_CUDA_KERNEL_INFO_DEFINED\n"
-    "#define SLICEGEN_CUDA_KERNEL_INFO_DEFINED\n"
-    "/* A kernel of the .ptx file and its launch. */\n"
-    "typedef struct slicegen_cuda_kernel_info {\n"
-    "    const char *entry;    /* the PTX entry's name */\n"
-    "    uint32_t grid_x;      /* blocks (0: nothing to launch) */\n"
-    "    uint32_t block_x;     /* threads per block */\n"
-    "    uint64_t input_bytes;\n"
-    "    uint64_t output_bytes;\n"
-    "    const char *layer;    /* the model's layer name */\n"
-    "    int64_t layer_id;     /* the model's layer id */\n"
-    "} slicegen_cuda_kernel_info;\n"
-    "#endif\n";
+static const char gpu_struct_text[] = "#ifndef SLICEGEN_CUDA_KERNEL_INFO_DEFINED\n"
+                                      "#define SLICEGEN_CUDA_KERNEL_INFO_DEFINED\n"
+                                      "/* A kernel of the .ptx file and its launch. */\n"
+                                      "typedef struct slicegen_cuda_kernel_info {\n"
+                                      "    const char *entry;    /* the PTX entry's name */\n"
+                                      "    uint32_t grid_x;      /* blocks (0: nothing to launch) */\n"
+                                      "    uint32_t block_x;     /* threads per block */\n"
+                                      "    uint64_t input_bytes;\n"
+                                      "    uint64_t output_bytes;\n"
+                                      "    const char *layer;    /* the model's layer name */\n"
+                                      "    int64_t layer_id;     /* the model's layer id */\n"
+                                      "} slicegen_cuda_kernel_info;\n"
+                                      "#endif\n";
 
 /* The features after the CPU in the opening comment: none for the CPU's
  * own, else the list broken at commas into lines of the comment. */
@@ -363,10 +362,13 @@ static void kernel_block(FILE *f, const sg_aot_kernel *k, const sg_compile_optio
         int64_t above = sg_codegen_stream_above(p, t);
         fprintf(f, "#define %s_VALUE_COUNT %zu\n", n, p->sym->nvalues);
         fprintf(f, "#define %s_STREAMS_ABOVE ((int64_t)%" PRId64 ")\n", n, above);
-        fprintf(f, "#define %s_STREAMS_MIN_RUN ((int64_t)%d)\n", n,
-                t->stores == SG_STORES_AUTO && above >= 0 ? SG_STREAM_MIN_RUN : 0);
-        fprintf(f, "int %s_prepare(slicegen_args *args, const int64_t *in_shape, const int64_t *values);\n", n);
-        fprintf(f, "void %s(const void *in, void *out, const slicegen_args *args, int64_t begin, int64_t end);\n", n);
+        fprintf(f, "#define %s_STREAMS_MIN_RUN ((int64_t)%" PRId64 ")\n", n,
+                t->stores == SG_STORES_AUTO && above >= 0 ? sg_codegen_stream_min_run(p, t) : (int64_t)0);
+        fprintf(f, "int %s_prepare(slicegen_args *args, const int64_t *in_shape, const int64_t *values);\n",
+                n);
+        fprintf(
+            f, "void %s(const void *in, void *out, const slicegen_args *args, int64_t begin, int64_t end);\n",
+            n);
         fprintf(f, "extern const slicegen_kernel_info %s_info;\n\n", n);
         return;
     }
@@ -440,8 +442,8 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_compile
     fputs(" */\n", f);
     /* The guard holds a hash of what the header declares (fill_guard_hash). */
     long guard_at = ftell(f);
-    fprintf(f, "#ifndef SLICEGEN_%s_%s_%s_H\n#define SLICEGEN_%s_%s_%s_H\n\n", guard_kind, guard, GUARD_HASH_HOLE,
-            guard_kind, guard, GUARD_HASH_HOLE);
+    fprintf(f, "#ifndef SLICEGEN_%s_%s_%s_H\n#define SLICEGEN_%s_%s_%s_H\n\n", guard_kind, guard,
+            GUARD_HASH_HOLE, guard_kind, guard, GUARD_HASH_HOLE);
     fputs("#include <stddef.h>\n#include <stdint.h>\n\n", f);
     fputs("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", f);
     if (!gpu) {

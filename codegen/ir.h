@@ -23,7 +23,8 @@ static inline LLVMTypeRef sg_ir_ptr_type(LLVMContextRef c, unsigned address_spac
 
 /* p as a pointer a load or store of `type` takes: with typed pointers a
  * pointer to that type (in `address_space`); with opaque ones p itself. */
-static inline LLVMValueRef sg_ir_typed(LLVMBuilderRef b, LLVMValueRef p, LLVMTypeRef type, unsigned address_space)
+static inline LLVMValueRef sg_ir_typed(LLVMBuilderRef b, LLVMValueRef p, LLVMTypeRef type,
+                                       unsigned address_space)
 {
 #if LLVM_VERSION_MAJOR < 15
     return LLVMBuildBitCast(b, p, LLVMPointerType(type, address_space), "");

@@ -169,10 +169,12 @@ sg_status sg_jit_compile(sg_jit *jit, const sg_plan *plan, int opt_level, const 
 }
 
 sg_status sg_jit_compile_stores(sg_jit *jit, const sg_plan *plan, int opt_level, int stores,
-                                const char *symbol, sg_kernel_fn *fn, void **resource, sg_error *err)
+                                int64_t stream_threshold, const char *symbol, sg_kernel_fn *fn,
+                                void **resource, sg_error *err)
 {
     sg_target t = jit->host; /* shares the host's strings */
     t.stores = stores;
+    t.stream_threshold = stream_threshold;
     return compile(jit, plan, opt_level, symbol, &t, fn, resource, err);
 }
 

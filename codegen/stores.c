@@ -551,9 +551,16 @@ int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t)
     if (t->stores == SG_STORES_STREAMING)
         return 0;
     const sg_val *run = &plan->sym->run_bytes;
-    if (plan->sym->mapped || (sg_is_const(*run) && run->k < SG_STREAM_MIN_RUN))
+    if (plan->sym->mapped || (sg_is_const(*run) && run->k < sg_codegen_stream_min_run(plan, t)))
         return -1;
     return sg_codegen_stream_threshold(t);
+}
+
+int64_t sg_codegen_stream_min_run(const sg_plan *plan, const sg_target *t)
+{
+    if (t->nt_min_bytes == 0 || (int64_t)plan->elem_size < t->nt_min_bytes)
+        return SG_STREAM_MIN_RUN;
+    return sg_is_const(plan->sym->run_bytes) ? 0 : SG_LINE_BYTES;
 }
 
 int64_t sg_codegen_threshold_setting(void)

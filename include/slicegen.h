@@ -307,7 +307,8 @@ typedef void (*sg_kernel_fn)(const void *in, void *out, int64_t begin, int64_t e
  * SLICEGEN_STREAM_SHORT_ROWS=1 or 0; objects store them cached unless that
  * says 1. Rows of a few hundred bytes, and short rows of elements gathered
  * one by one, stay cached. A kernel of runtime values (its output size
- * known per call) takes half the last-level cache. */
+ * known per call) streams a call above the threshold: in the JIT the one
+ * measured, in an object half the last-level cache. */
 typedef enum sg_stores {
     SG_STORES_AUTO = 0,
     SG_STORES_CACHED = 1,   /* ordinary stores only */

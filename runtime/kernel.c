@@ -104,6 +104,7 @@ typedef struct kernel_job {
     sg_jit *jit;
     const sg_plan *plan;
     int opt_level, stores;
+    int64_t stream_threshold; /* a symbolic kernel's under AUTO: this machine's (0: none measured) */
 } kernel_job;
 
 static void init_kernel(sg_cache_entry *entry, const void *arg)
@@ -130,8 +131,8 @@ static sg_status build_kernel(sg_cache_entry *entry, const void *arg, sg_error *
     sg_codegen_symbol(plan, &key, base);
     /* Unique in the JIT even if two keys ever share a hash. */
     snprintf(symbol, sizeof symbol, "%s_O%d_%llu", base, k->opt_level, (unsigned long long)entry->serial);
-    if (sg_jit_compile_stores(k->jit, plan, k->opt_level, k->stores, symbol, &k->fn, &k->code, err) !=
-            SG_OK ||
+    if (sg_jit_compile_stores(k->jit, plan, k->opt_level, k->stores, job->stream_threshold, symbol, &k->fn,
+                              &k->code, err) != SG_OK ||
         plan->sym == NULL)
         return err->status;
     char *name = sg_prepare_symbol(symbol);
@@ -168,10 +169,13 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg
     if (have != SG_OK || sg_nest_key_make(plan, &key, err) != SG_OK)
         return err->status;
     /* AUTO resolved here, so that it shares the kernel of what it chose; a
-     * symbolic kernel chooses per call; outputs above the threshold this
-     * machine was measured to have stream, and rows of short pieces where
-     * it was measured to gain by it. */
+     * symbolic kernel chooses per call, its calls streaming above the
+     * threshold this machine was measured to have, as the static kernel
+     * of the call's shape would; outputs above it stream, and rows of
+     * short pieces where it was measured to gain by it. */
     int chosen = stores;
+    int64_t sym_threshold =
+        stores == SG_STORES_AUTO && plan->sym ? sg_host_measured_stream_threshold(NULL) : 0;
     if (stores == SG_STORES_AUTO && !plan->sym) {
         int64_t threshold = plan->out_bytes > (uint64_t)SG_STREAM_PROBE_MIN
                                 ? sg_host_measured_stream_threshold(NULL)
@@ -181,7 +185,7 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int opt_level, sg
         chosen = streams ? SG_STORES_STREAMING : SG_STORES_CACHED;
     }
     const uint64_t variant[2] = {(uint64_t)opt_level, (uint64_t)chosen};
-    kernel_job job = {ctx, c->jit, plan, opt_level, chosen};
+    kernel_job job = {ctx, c->jit, plan, opt_level, chosen, sym_threshold};
     sg_cache_entry *entry = NULL;
     if (sg_cache_get(&c->cache, &ctx->lock, &kernel_kind, &key, variant, &job, &entry, err) == SG_OK)
         *out = (sg_kernel *)entry;

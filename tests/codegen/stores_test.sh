@@ -202,14 +202,24 @@ for c in "small auto 0" "large auto 1" "small streaming 1" "large cached 0"; do
         grep -qx "#define k_STREAMS $3" k.h && ok || bad "$1 --stores $2: header lacks '#define k_STREAMS $3'"
     unset -n shape
 done
-for c in "auto 16777216 1344" "streaming 0 0" "cached -1 0"; do
-    set -- $c
-    "$SLICEGEN" emit '[v0:, 3:-5]' --shape ?,4096 --dtype f32 --stores "$1" --name k -o k.o --header k.h &&
-        grep -qx "#define k_STREAMS_ABOVE ((int64_t)$2)" k.h && ok \
-        || bad "runtime values --stores $1: header lacks k_STREAMS_ABOVE $2"
-    grep -qx "#define k_STREAMS_MIN_RUN ((int64_t)$3)" k.h && ok \
-        || bad "runtime values --stores $1: header lacks k_STREAMS_MIN_RUN $3"
-done
+# Under auto, where every piece of the elements streams whole (x86, f32)
+# a call streams constant runs of any length and runtime-valued runs of a
+# line or more; else runs of 21 lines or more (AArch64; x86 u8).
+while read -r stores above min_run dtype target values_spec values_shape; do
+    "$SLICEGEN" emit "$values_spec" --shape "$values_shape" --dtype "$dtype" --target "$target" --stores "$stores" --name k \
+        -o k.o --header k.h &&
+        grep -qx "#define k_STREAMS_ABOVE ((int64_t)$above)" k.h && ok \
+        || bad "runtime values $values_spec --stores $stores ($dtype, $target): header lacks k_STREAMS_ABOVE $above"
+    grep -qx "#define k_STREAMS_MIN_RUN ((int64_t)$min_run)" k.h && ok \
+        || bad "runtime values $values_spec --stores $stores ($dtype, $target): header lacks k_STREAMS_MIN_RUN $min_run"
+done <<'CASES'
+auto 16777216 0 f32 x86_64-linux-gnu [v0:,3:-5] ?,4096
+auto 16777216 64 f32 x86_64-linux-gnu [v0:,v1:] ?,?
+auto 16777216 1344 u8 x86_64-linux-gnu [v0:,3:-5] ?,4096
+auto 16777216 1344 f32 aarch64-linux-gnu [v0:,3:-5] ?,4096
+streaming 0 0 f32 x86_64-linux-gnu [v0:,3:-5] ?,4096
+cached -1 0 f32 x86_64-linux-gnu [v0:,3:-5] ?,4096
+CASES
 # A mapped nest of runtime values (a border mode) never streams under auto.
 "$SLICEGEN" emit --op TrtSlice --start 0,-8,-8 --size v0,v1,v2 --mode reflect --shape ?,256,256 --dtype f32 \
     --name k -o k.o --header k.h && grep -qx "#define k_STREAMS_ABOVE ((int64_t)-1)" k.h && ok \
