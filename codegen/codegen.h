@@ -473,9 +473,10 @@ int64_t sg_host_stream_threshold(void);
  * size), 0 for constant runs (each has bodies of its own in both kinds of
  * stores) and a line for runs of runtime values (the streamed body has
  * none for runs of a few elements); else SG_STREAM_MIN_RUN (runs meet
- * once every SG_STREAM_LINES_PER_MIXED lines). AUTO never streams a mapped nest
- * (TensorRT's border modes, Pad), whose rows meet their borders, nor a
- * nest whose runs are constant and shorter than that minimum.
+ * once every SG_STREAM_LINES_PER_MIXED lines). AUTO streams a mapped nest
+ * (TensorRT's border modes, Pad), whose rows meet their borders, only
+ * where every piece streams whole, and never a nest whose runs are
+ * constant and shorter than that minimum.
  * sg_codegen_streams says false for a symbolic plan. */
 enum { SG_STREAM_MIN_RUN = SG_STREAM_LINES_PER_MIXED * SG_LINE_BYTES };
 int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t);
