@@ -70,7 +70,11 @@ static void store_piece(gen *g, LLVMValueRef v, LLVMValueRef p, int64_t c)
         store(g, v, p);
 }
 
-static int64_t stream_unit(const gen *g);
+/* The unit streaming stores write whole: a line, or a vector when wider. */
+static int64_t stream_unit(const gen *g)
+{
+    return g->vec > LINE ? g->vec : LINE;
+}
 
 /* Moves `bytes` bytes (any count, a multiple of src->unit) from src to out
  * with every piece that the target can store non-temporally so stored
@@ -125,12 +129,6 @@ static void stream_bytes(gen *g, const stream_source *src, LLVMValueRef out, LLV
         store_piece(g, source_bytes(g, src, at, c), gep(g, out, at), c);
         when_end(g, skip);
     }
-}
-
-/* The unit streaming stores write whole: a line, or a vector when wider. */
-static int64_t stream_unit(const gen *g)
-{
-    return g->vec > LINE ? g->vec : LINE;
 }
 
 /* Moves `bytes` bytes (at least 2 vectors) with streaming stores: the
