@@ -53,7 +53,8 @@ static const bench_case suite[] = {
     {"col-stride2-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::2]", 0, {0}, {0}, false, {0}, false, {NULL}},
     {"col-reverse-in-cache", SG_F32, 2, {256, 256}, {0}, "[:, ::-1]", 0, {0}, {0}, false, {0}, false, {NULL}},
     /* NumPy programs: one kernel of parts each (docs/programs.md) */
-    {.name = "focus", .dtype = SG_F32, .rank = 4, .shape = {1, 3, 640, 640}, .program = true,
+    {.name = "focus", .dtype = SG_F32, .rank = 4, .shape = {4, 3, 640, 640}, .quick_shape = {1, 3, 640, 640},
+     .program = true,
      .expr = "np.concatenate([x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]], axis=1)"},
     {.name = "roll", .dtype = SG_F32, .rank = 2, .shape = {4096, 4096}, .quick_shape = {1024, 1024},
      .program = true, .expr = "np.roll(x, 1000, axis=1)"},

@@ -152,6 +152,12 @@ size_t sg_segment_rows(const sg_plan *plan, const sg_loop *l, bool runs, int64_t
  * SG_STREAM_VECTORS vectors, no segments), all summed over the kernel (a
  * program's over its parts). */
 enum { SG_LINE_BYTES = 64, SG_STREAM_VECTORS = 2 };
+/* The thresholds of --stores auto (sg_codegen_auto_stores, below) */
+enum {
+    SG_STREAM_DEFAULT_LLC = 32 << 20,
+    SG_STREAM_LINES_PER_MIXED = 21,
+    SG_STREAM_LINES_PER_MIXED_SHORT = 4
+};
 typedef struct sg_stream_lines {
     double lines, mixed, shuffled;
 } sg_stream_lines;
@@ -161,6 +167,16 @@ typedef struct sg_stream_target {
     int64_t vector_bytes, nt_min;
 } sg_stream_target;
 sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, sg_stream_target t);
+/* Whether a program's parts store their pieces as lone kernels do, every
+ * piece streamed whole on a target that streams pieces (t.nt_min > 0):
+ * where the parts meet in few lines (Focus's parts write whole channels,
+ * a roll's two parts meet twice in rows of many lines). Each stretch of
+ * the output a part's box covers may share its first and last line with
+ * another part, whose streaming stores would send such a line to memory
+ * in two pieces; the parts stream whole pieces when those lines are at
+ * most one in SG_STREAM_LINES_PER_MIXED, and whole lines only otherwise
+ * (np.pad's borders, which meet the interior in every row). */
+bool sg_program_parts_whole(const sg_plan *plan, sg_stream_target t);
 /* What --stores auto makes of a kernel (sg_codegen_auto_stores). */
 typedef enum sg_auto_stores { SG_AUTO_CACHED, SG_AUTO_STREAMS, SG_AUTO_SHORT_ROWS } sg_auto_stores;
 
@@ -447,14 +463,9 @@ uint64_t sg_host_llc_bytes(void);
  *     (sg_host_short_rows_stream);
  *   - else SG_AUTO_CACHED: rows of a few hundred bytes, about as many
  *     lines with ordinary stores as with streaming ones, and short rows
- *     mostly shuffled (Focus, and a 2x2 subsampling on targets that
+ *     mostly shuffled (Focus and a 2x2 subsampling on targets that
  *     stream vectors only: streamed, 1.6-5x the cached time on the Zen 2
  *     of docs/bench.md). */
-enum {
-    SG_STREAM_DEFAULT_LLC = 32 << 20,
-    SG_STREAM_LINES_PER_MIXED = 21,
-    SG_STREAM_LINES_PER_MIXED_SHORT = 4
-};
 sg_auto_stores sg_codegen_auto_stores(const sg_plan *plan, const sg_target *t);
 /* Whether plan's kernel for t makes streaming stores: t->stores, and for
  * AUTO sg_codegen_auto_stores, SG_AUTO_SHORT_ROWS streaming only when

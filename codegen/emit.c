@@ -319,9 +319,11 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
         g.part = true;
         /* Parts meet inside lines that each writes a piece of at a time of
          * its own: streamed, such a line would reach memory in pieces.
-         * Their ragged ends stay ordinary stores, outside the lines they
-         * stream (stores.c). */
-        g.nt_min = 0;
+         * Unless they meet in few lines (sg_program_parts_whole), their
+         * ragged ends stay ordinary stores, outside the lines they stream
+         * (stores.c). */
+        if (!sg_program_parts_whole(plan, (sg_stream_target){t->vector_bytes, t->nt_min_bytes}))
+            g.nt_min = 0;
         snprintf(name, len + 32, "%s.part%zu", symbol, k);
         emit_function(&g, name, t);
         LLVMSetLinkage(g.fn, LLVMInternalLinkage);

@@ -83,13 +83,45 @@ static void stream_piece(sg_stream_lines *s, double bytes, const sg_stream_targe
         s->mixed += times * (double)(((int64_t)bytes + SG_LINE_BYTES - 1) / SG_LINE_BYTES - 1);
 }
 
+/* The stretches of contiguous output that the box of `part` covers: the
+ * count of its rows over the output's dimensions that it spans whole. */
+static double part_stretches(const sg_plan *plan, const sg_part *part)
+{
+    const sg_plan *q = part->plan;
+    size_t j = plan->out_rank;
+    while (j > 0 && q->out_shape[j - 1] == plan->out_shape[j - 1])
+        j--;
+    double stretches = 1;
+    for (size_t i = 0; i + 1 < j; i++)
+        stretches *= (double)q->out_shape[i];
+    return q->out_count > 0 ? stretches : 0;
+}
+
+static double program_stretches(const sg_plan *plan)
+{
+    double stretches = 0;
+    for (size_t k = 0; k < plan->nparts; k++)
+        stretches += part_stretches(plan, &plan->parts[k]);
+    return stretches;
+}
+
+bool sg_program_parts_whole(const sg_plan *plan, sg_stream_target t)
+{
+    return t.nt_min > 0 &&
+           program_stretches(plan) * SG_STREAM_LINES_PER_MIXED <= (double)plan->out_bytes / SG_LINE_BYTES;
+}
+
 sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, sg_stream_target t)
 {
     sg_stream_lines s = {0, 0, 0};
     if (plan->op == SG_OP_PROGRAM) {
         /* A program's parts meet inside lines, each part's pieces stored
-         * apart from the others': they stream whole lines only. */
-        sg_stream_target parts = {t.vector_bytes, 0};
+         * apart from the others': they stream whole pieces where they meet
+         * in few lines (counted mixed), else whole lines only. */
+        bool whole = sg_program_parts_whole(plan, t);
+        sg_stream_target parts = {t.vector_bytes, whole ? t.nt_min : 0};
+        if (whole)
+            s.mixed += program_stretches(plan);
         for (size_t k = 0; k < plan->nparts; k++) {
             sg_stream_lines part = sg_nest_stream_lines(plan->parts[k].plan, parts);
             s.lines += part.lines;

@@ -96,6 +96,10 @@ static void stream_bytes(gen *g, const stream_source *src, LLVMValueRef out, LLV
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, ""), done = ci(g, 0);
     if (ahead != NULL)
         prefetch(g, src->in, ahead, 1);
+    if (known && n == lo) { /* one piece, aligned to its size */
+        store_piece(g, source_bytes(g, src, done, lo), out, lo);
+        return;
+    }
     for (int64_t c = lo; c < u && (!known || c <= n); c *= 2) {
         LLVMValueRef at = add(g, addr, done);
         LLVMValueRef odd = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, at, ci(g, c), ""), ci(g, 0), "");
@@ -131,6 +135,39 @@ static void stream_bytes(gen *g, const stream_source *src, LLVMValueRef out, LLV
     }
 }
 
+static void copy_run_cached(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes,
+                            LLVMValueRef ahead);
+
+/* stream_bytes of `bytes` bytes of whole elements from in, on targets that
+ * stream pieces (sg_target.nt_min_bytes). Every range a kernel moves lies
+ * at a whole count of elements from out, so where out is aligned to its
+ * elements (as arrays are) the pieces start at the element size, and
+ * where it is not, the range takes ordinary stores, inline: for a
+ * constant count up to INLINE_COPY, one test of out's address instead of a
+ * 1- and a 2-byte head and tail piece to test in every range (a border
+ * element of 4 bytes is one store). Longer ranges, and elements narrower
+ * than nt_min, stream from 1-byte pieces. */
+static void stream_elements(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
+{
+    int64_t elem = (int64_t)g->plan->elem_size, n;
+    if (elem < g->nt_min || elem > 8 || (elem & (elem - 1)) != 0 || !is_const(bytes, &n) || n > INLINE_COPY) {
+        stream_bytes(g, &(stream_source){.in = in, .unit = 1}, out, bytes, ahead);
+        return;
+    }
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
+    LLVMValueRef ok = LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, addr, ci(g, elem - 1), ""), ci(g, 0), "");
+    LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached"), done = block(g, "moved");
+    LLVMBuildCondBr(g->b, ok, streamed, cached);
+    LLVMPositionBuilderAtEnd(g->b, streamed);
+    stream_bytes(g, &(stream_source){.in = in, .unit = elem}, out, bytes, ahead);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, cached);
+    copy_run_cached(g, in, out, bytes, ahead);
+    LLVMBuildBr(g->b, done);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
 /* Moves `bytes` bytes (at least 2 vectors) with streaming stores: the
  * whole lines of out (stream_unit) stored non-temporally, a vector at a
  * time, the ragged ends before and after them (less than a line each)
@@ -143,7 +180,7 @@ static void stream_bytes(gen *g, const stream_source *src, LLVMValueRef out, LLV
 static void copy_streaming(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
 {
     if (g->nt_min > 0) {
-        stream_bytes(g, &(stream_source){.in = in, .unit = 1}, out, bytes, ahead);
+        stream_elements(g, in, out, bytes, ahead);
         return;
     }
     int64_t v = g->vec, u = stream_unit(g);
@@ -195,9 +232,6 @@ static void copy_bytes_inline(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMVal
     LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
     LLVMPositionBuilderAtEnd(g->b, done);
 }
-
-static void copy_run_cached(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes,
-                            LLVMValueRef ahead);
 
 /* copy_run_cached, but for runs of at least SG_STREAM_VECTORS vectors, a
  * count known or known only at run time (then memcpy below that), which
@@ -473,7 +507,7 @@ static void block_streaming(gen *g, LLVMValueRef v, LLVMValueRef out, int64_t al
     LLVMDisposeBuilder(at_entry);
     LLVMValueRef bytes_at = LLVMBuildPointerCast(g->b, buffer, g->ptr, "");
     store(g, v, bytes_at);
-    stream_bytes(g, &(stream_source){.in = bytes_at, .unit = 1}, out, ci(g, bytes), NULL);
+    stream_elements(g, bytes_at, out, ci(g, bytes), NULL);
 }
 
 const sg_store_strategy sg_stores_cached = {"cached",     false, copy_run_cached, store_pattern_cached,
