@@ -135,18 +135,15 @@ static void stream_bytes(gen *g, const stream_source *src, LLVMValueRef out, LLV
     }
 }
 
-static void copy_run_cached(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes,
-                            LLVMValueRef ahead);
-
 /* stream_bytes of `bytes` bytes of whole elements from in, on targets that
  * stream pieces (sg_target.nt_min_bytes). Every range a kernel moves lies
  * at a whole count of elements from out, so where out is aligned to its
  * elements (as arrays are) the pieces start at the element size, and
- * where it is not, the range takes ordinary stores, inline: for a
- * constant count up to INLINE_COPY, one test of out's address instead of a
- * 1- and a 2-byte head and tail piece to test in every range (a border
- * element of 4 bytes is one store). Longer ranges, and elements narrower
- * than nt_min, stream from 1-byte pieces. */
+ * where it is not, from 1-byte pieces: for a constant count up to
+ * INLINE_COPY, one test of out's address instead of a 1- and a 2-byte
+ * head and tail piece to test in every range (a border element of 4 bytes
+ * is one store). Longer ranges, and elements narrower than nt_min, stream
+ * from 1-byte pieces. */
 static void stream_elements(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes, LLVMValueRef ahead)
 {
     int64_t elem = (int64_t)g->plan->elem_size, n;
@@ -156,13 +153,13 @@ static void stream_elements(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValue
     }
     LLVMValueRef addr = LLVMBuildPtrToInt(g->b, out, g->ix, "");
     LLVMValueRef ok = LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, addr, ci(g, elem - 1), ""), ci(g, 0), "");
-    LLVMBasicBlockRef streamed = block(g, "stream"), cached = block(g, "cached"), done = block(g, "moved");
-    LLVMBuildCondBr(g->b, ok, streamed, cached);
+    LLVMBasicBlockRef streamed = block(g, "stream"), unaligned = block(g, "unaligned"), done = block(g, "moved");
+    LLVMBuildCondBr(g->b, ok, streamed, unaligned);
     LLVMPositionBuilderAtEnd(g->b, streamed);
     stream_bytes(g, &(stream_source){.in = in, .unit = elem}, out, bytes, ahead);
     LLVMBuildBr(g->b, done);
-    LLVMPositionBuilderAtEnd(g->b, cached);
-    copy_run_cached(g, in, out, bytes, ahead);
+    LLVMPositionBuilderAtEnd(g->b, unaligned);
+    stream_bytes(g, &(stream_source){.in = in, .unit = 1}, out, bytes, ahead);
     LLVMBuildBr(g->b, done);
     LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
     LLVMPositionBuilderAtEnd(g->b, done);
@@ -232,6 +229,9 @@ static void copy_bytes_inline(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMVal
     LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
     LLVMPositionBuilderAtEnd(g->b, done);
 }
+
+static void copy_run_cached(gen *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef bytes,
+                            LLVMValueRef ahead);
 
 /* copy_run_cached, but for runs of at least SG_STREAM_VECTORS vectors, a
  * count known or known only at run time (then memcpy below that), which

@@ -20,7 +20,7 @@
  * pieces: the kernels whose streamed time differs most between machines), n making the
  * output about twice the streaming threshold, at least PROBE_MIN_BYTES and
  * at most PROBE_MAX_BYTES (past the cache, without a long probe). */
-enum { PROBE_SIDE = 256, PROBE_BORDER = 8, PROBE_ROUNDS = 5 };
+enum { PROBE_SIDE = 256, PROBE_BORDER = 8, PROBE_ROUNDS = 9 };
 #define PROBE_MIN_BYTES ((uint64_t)24 << 20)
 #define PROBE_MAX_BYTES ((uint64_t)48 << 20)
 
