@@ -107,12 +107,23 @@ static void emit_symbolic(gen *g, LLVMValueRef args, LLVMValueRef in, LLVMValueR
                           LLVMValueRef end)
 {
     const sg_plan *p = g->plan;
+    int64_t stride;
     if (p->nloops == 0) {
         emit_pieces(g, in, out, begin, end, SG_RUN_PIECE,
                     number(g, args, p->sym->outer_extent, SG_ARG_OUTER_EXTENT), g->run);
     } else if (sg_is_const(p->sym->collapse) && p->sym->collapse.k == 0) {
         sg_emit_level(g, 0, in, out, begin, end);
-    } else { /* the outer range per call: the outermost loop, or the two outermost together */
+    } else if (!is_const(g->in_stride[0], &stride) || stride >= 0) {
+        /* the outer range per call: the outermost loop, or the two
+         * outermost together; one nest for both, iterations [begin, end)
+         * of the outermost being steps [begin N, end N) of the two (N the
+         * extent of the second) */
+        LLVMValueRef two = LLVMBuildICmp(g->b, LLVMIntNE, number(g, args, p->sym->collapse, SG_ARG_COLLAPSE),
+                                         ci(g, 0), "");
+        LLVMValueRef n = g->extent[1];
+        sg_emit_collapsed(g, 0, 1, in, out, LLVMBuildSelect(g->b, two, begin, mul(g, begin, n), ""),
+                          LLVMBuildSelect(g->b, two, end, mul(g, end, n), ""));
+    } else { /* rows reversed: the outermost loop walked backwards when it is the outer range */
         LLVMValueRef two = number(g, args, p->sym->collapse, SG_ARG_COLLAPSE);
         LLVMBasicBlockRef both = block(g, "collapsed"), one = block(g, "outermost"),
                           done = block(g, "nest_done");
