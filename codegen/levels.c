@@ -200,14 +200,111 @@ static LLVMValueRef mode_index(gen *g, LLVMValueRef x, LLVMValueRef d, LLVMValue
 static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
                              LLVMValueRef hi);
 
+/* WRAP's and REFLECT's iterations [lo, hi) of the innermost mapped loop
+ * where its step is 1 and the window longer than 1: runs of consecutive
+ * input elements, each as far as the mode's coordinates stay affine (WRAP:
+ * from x mod d to the window's end; REFLECT: to the next edge, ascending
+ * or descending, as sg_mode_piece_at cuts them), one copy each (REFLECT's
+ * descending runs element by element, without the mode's division each):
+ * a border of a pad narrower than the window is one run. */
+static void emit_mode_runs(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
+                           LLVMValueRef hi)
+{
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
+    LLVMBuilderRef b = g->b;
+    bool narrow = LLVMGetIntTypeWidth(g->ix) < 64, reflect = g->plan->mode == SG_TRT_REFLECT;
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(b), head = block(g, "mode_run"), body = block(g, "mode_copy"),
+                      done = block(g, "mode_runs_done");
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, head);
+    LLVMValueRef y = LLVMBuildPhi(b, g->ix, "y");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, y, hi, ""), body, done);
+    LLVMPositionBuilderAtEnd(b, body);
+    LLVMValueRef d = g->map_dim[level];
+    LLVMValueRef x = LLVMBuildAdd(b, g->map_start[level], narrow ? LLVMBuildZExt(b, y, i64, "") : y, "");
+    LLVMValueRef index = mode_index(g, x, d, NULL), room, ascending = NULL;
+    if (reflect) {
+        /* c = |x| mod (2d - 2): below d, index c; else 2d - 2 - c (mode_index) */
+        LLVMValueRef zero = LLVMConstInt(i64, 0, 0), one = LLVMConstInt(i64, 1, 0);
+        LLVMValueRef period = LLVMBuildSub(b, LLVMBuildAdd(b, d, d, ""), LLVMConstInt(i64, 2, 0), "");
+        LLVMValueRef negative = LLVMBuildICmp(b, LLVMIntSLT, x, zero, "");
+        LLVMValueRef mag = LLVMBuildSelect(b, negative, LLVMBuildSub(b, zero, x, ""), x, "");
+        LLVMValueRef c = LLVMBuildURem(b, mag, period, "");
+        LLVMValueRef low = LLVMBuildICmp(b, LLVMIntULT, c, d, "");
+        ascending = LLVMBuildXor(b, negative, low, "");
+        /* x >= 0: up to d - 1 (d - c) or down to 1 (2d - 2 - c); x < 0:
+         * down to 0 (c + 1) or up to d - 1 (c - d + 2) */
+        LLVMValueRef up = LLVMBuildSelect(b, low, LLVMBuildSub(b, d, c, ""), LLVMBuildSub(b, period, c, ""), "");
+        LLVMValueRef down = LLVMBuildSelect(b, low, LLVMBuildAdd(b, c, one, ""),
+                                            LLVMBuildAdd(b, LLVMBuildSub(b, c, d, ""), LLVMConstInt(i64, 2, 0), ""),
+                                            "");
+        room = LLVMBuildSelect(b, negative, down, up, "");
+    } else {
+        room = LLVMBuildSub(b, d, index, ""); /* to the window's end: 1..d */
+    }
+    if (narrow) { /* inside the input: they fit */
+        index = LLVMBuildTrunc(b, index, g->ix, "");
+        room = LLVMBuildTrunc(b, room, g->ix, "");
+    }
+    LLVMValueRef n = smin(g, room, sub(g, hi, y));
+    LLVMValueRef src = gep(g, in, mul(g, index, g->in_stride[level])), dst = gep(g, out, mul(g, y, g->run));
+    if (ascending == NULL) {
+        sg_emit_copy_bytes(g, src, dst, mul(g, n, g->run));
+    } else {
+        int64_t stride = 0;
+        is_const(g->in_stride[level], &stride); /* the element size: emit_border checks */
+        LLVMBasicBlockRef up = block(g, "ascending"), down = block(g, "descending"), copied = block(g, "run_copied");
+        LLVMBuildCondBr(b, ascending, up, down);
+        LLVMPositionBuilderAtEnd(b, up);
+        sg_emit_copy_bytes(g, src, dst, mul(g, n, g->run));
+        LLVMBuildBr(b, copied);
+        LLVMPositionBuilderAtEnd(b, down);
+        loop l; /* element by element: a border's few */
+        loop_begin(g, &l, ci(g, 0), n, 1, src, ci(g, -stride), dst, g->run);
+        sg_emit_copy_bytes(g, l.in, l.out, g->run);
+        loop_end(g, &l, false);
+        LLVMBuildBr(b, copied);
+        LLVMMoveBasicBlockAfter(copied, LLVMGetLastBasicBlock(g->fn));
+        LLVMPositionBuilderAtEnd(b, copied);
+    }
+    LLVMValueRef next = add(g, y, n);
+    LLVMBasicBlockRef back = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, head);
+    LLVMValueRef values[2] = {lo, next};
+    LLVMBasicBlockRef blocks[2] = {from, back};
+    LLVMAddIncoming(y, values, blocks, 2);
+    LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+    LLVMPositionBuilderAtEnd(b, done);
+}
+
 /* Iterations [lo, hi) of the innermost mapped loop, all outside the input
  * on one side (a border): FILL's fill value and CLAMP's edge element (the
- * one of iteration lo for all) as one pattern store, WRAP's and REFLECT's
- * element by element. */
+ * one of iteration lo for all) as one pattern store, WRAP's and
+ * REFLECT's as runs where the step is 1 (emit_mode_runs), else element by
+ * element. */
 static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
                         LLVMValueRef hi)
 {
     sg_trt_mode mode = g->plan->mode;
+    int64_t stride;
+    if ((mode == SG_TRT_WRAP || mode == SG_TRT_REFLECT) && is_const(g->in_stride[level], &stride) &&
+        stride == g->run_k) {
+        LLVMTypeRef i64 = LLVMTypeOf(g->map_step[level]);
+        LLVMValueRef unit =
+            LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, g->map_step[level], LLVMConstInt(i64, 1, 0), ""),
+                         LLVMBuildICmp(g->b, LLVMIntSGT, g->map_dim[level], LLVMConstInt(i64, 1, 0), ""), "");
+        LLVMBasicBlockRef runs = block(g, "mode_runs"), each = block(g, "mode_each"), done = block(g, "bordered");
+        LLVMBuildCondBr(g->b, unit, runs, each);
+        LLVMPositionBuilderAtEnd(g->b, runs);
+        emit_mode_runs(g, level, in, out, lo, hi);
+        LLVMBuildBr(g->b, done);
+        LLVMPositionBuilderAtEnd(g->b, each);
+        emit_mapped_each(g, level, in, out, lo, hi);
+        LLVMBuildBr(g->b, done);
+        LLVMMoveBasicBlockAfter(done, LLVMGetLastBasicBlock(g->fn));
+        LLVMPositionBuilderAtEnd(g->b, done);
+        return;
+    }
     if (mode != SG_TRT_FILL && mode != SG_TRT_CLAMP) {
         emit_mapped_each(g, level, in, out, lo, hi);
         return;
