@@ -486,11 +486,18 @@ int64_t sg_host_stream_threshold(void);
  * none for runs of a few elements); else SG_STREAM_MIN_RUN (runs meet
  * once every SG_STREAM_LINES_PER_MIXED lines). AUTO streams a mapped nest
  * (TensorRT's border modes, Pad), whose rows meet their borders, only
- * where every piece streams whole, and never a nest whose runs are
- * constant and shorter than that minimum.
+ * where every piece streams whole (for u8 and f16 on x86, the calls whose
+ * rows are whole pieces: sg_codegen_stream_whole_rows), and never a nest
+ * whose runs are constant and shorter than that minimum.
  * sg_codegen_streams says false for a symbolic plan. */
 enum { SG_STREAM_MIN_RUN = SG_STREAM_LINES_PER_MIXED * SG_LINE_BYTES };
 int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t);
+/* Whether a mapped nest of elements narrower than t's streamed pieces
+ * (u8, f16 on x86) streams, above the threshold, only the calls whose
+ * innermost rows are whole pieces: the interior's ends and the row's
+ * length whole sg_target.nt_min_bytes units (checked per call, as the
+ * static kernel of the call's numbers would stream every piece whole). */
+bool sg_codegen_stream_whole_rows(const sg_plan *plan, const sg_target *t);
 int64_t sg_codegen_stream_min_run(const sg_plan *plan, const sg_target *t);
 /* A target machine for t at opt_level (PIC, default code model). */
 sg_status sg_target_machine(const sg_target *t, int opt_level, LLVMTargetMachineRef *tm, sg_error *err);

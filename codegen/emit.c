@@ -210,6 +210,17 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
                 g->b, LLVMIntSGE, run,
                 LLVMConstInt(LLVMTypeOf(run), (unsigned long long)sg_codegen_stream_min_run(p, t), 1), ""),
             "");
+        if (sg_codegen_stream_whole_rows(p, t) && p->nloops > 0) {
+            /* the innermost row's pieces (borders, interior, the row) whole nt_min units */
+            LLVMValueRef ends = LLVMBuildOr(g->b, LLVMBuildOr(g->b, g->interior[0], g->interior[1], ""),
+                                            g->extent[p->nloops - 1], "");
+            LLVMValueRef bytes_mask = ci(g, t->nt_min_bytes - 1);
+            LLVMValueRef whole = LLVMBuildICmp(g->b, LLVMIntEQ,
+                                               LLVMBuildAnd(g->b, mul(g, ends, ci(g, (int64_t)p->elem_size)),
+                                                            bytes_mask, ""),
+                                               ci(g, 0), "");
+            large = LLVMBuildAnd(g->b, large, whole, "");
+        }
         LLVMBasicBlockRef streamed = block(g, "streamed"), cached = block(g, "cached"),
                           done = block(g, "called");
         LLVMBuildCondBr(g->b, large, streamed, cached);

@@ -583,6 +583,11 @@ static bool whole_pieces(const sg_plan *plan, const sg_target *t)
     return t->nt_min_bytes > 0 && (int64_t)plan->elem_size >= t->nt_min_bytes;
 }
 
+bool sg_codegen_stream_whole_rows(const sg_plan *plan, const sg_target *t)
+{
+    return plan->sym != NULL && plan->sym->mapped && t->nt_min_bytes > 0 && !whole_pieces(plan, t);
+}
+
 int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t)
 {
     if (plan->sym == NULL || sg_target_is_gpu(t) || t->gpu_emulation || t->stores == SG_STORES_CACHED)
@@ -590,7 +595,7 @@ int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t)
     if (t->stores == SG_STORES_STREAMING)
         return 0;
     const sg_val *run = &plan->sym->run_bytes;
-    if ((plan->sym->mapped && !whole_pieces(plan, t)) ||
+    if ((plan->sym->mapped && !whole_pieces(plan, t) && !sg_codegen_stream_whole_rows(plan, t)) ||
         (sg_is_const(*run) && run->k < sg_codegen_stream_min_run(plan, t)))
         return -1;
     return sg_codegen_stream_threshold(t);
@@ -598,7 +603,7 @@ int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t)
 
 int64_t sg_codegen_stream_min_run(const sg_plan *plan, const sg_target *t)
 {
-    if (!whole_pieces(plan, t))
+    if (!whole_pieces(plan, t) && !sg_codegen_stream_whole_rows(plan, t))
         return SG_STREAM_MIN_RUN;
     return sg_is_const(plan->sym->run_bytes) ? 0 : SG_LINE_BYTES;
 }
