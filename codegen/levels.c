@@ -489,6 +489,24 @@ void sg_emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, LLVMV
         end = add(g, LLVMBuildSDiv(g->b, sub(g, hi, ci(g, 1)), N, ""), ci(g, 1));
     }
     loop it;
+    int64_t stride;
+    if (g->plan->sym && !is_const(g->in_stride[level], &stride)) {
+        /* a stride known at run time: its iterations in the order that
+         * reads the input ascending (rows reversed walked backwards, as
+         * emit_affine walks a constant negative stride), one body */
+        loop_begin(g, &it, ci(g, 0), sub(g, end, first), 1, NULL, NULL, NULL, NULL);
+        LLVMValueRef back = LLVMBuildICmp(g->b, LLVMIntSLT, g->in_stride[level], ci(g, 0), "");
+        LLVMValueRef i = LLVMBuildSelect(g->b, back, sub(g, sub(g, end, ci(g, 1)), it.i), add(g, first, it.i), "");
+        LLVMValueRef at = mul(g, i, N), ahead = prefetch_ahead(g, level, g->in_stride[level]);
+        /* the rows ahead: up the input either way */
+        g->ahead = ahead ? LLVMBuildSelect(g->b, back, sub(g, ci(g, 0), ahead), ahead, "") : NULL;
+        sg_emit_collapsed(g, level + 1, last, gep(g, in, mul(g, i, g->in_stride[level])),
+                          gep(g, out, mul(g, i, g->out_stride[level])), clamp(g, sub(g, lo, at), N),
+                          clamp(g, sub(g, hi, at), N));
+        g->ahead = NULL;
+        loop_end(g, &it, false);
+        return;
+    }
     loop_begin(g, &it, first, end, 1, in, g->in_stride[level], out, g->out_stride[level]);
     LLVMValueRef at = mul(g, it.i, N);
     g->ahead = prefetch_ahead(g, level, g->in_stride[level]);
