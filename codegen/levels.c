@@ -494,14 +494,17 @@ void sg_emit_collapsed(gen *g, size_t level, size_t last, LLVMValueRef in, LLVMV
         /* a stride known at run time: its iterations in the order that
          * reads the input ascending (rows reversed walked backwards, as
          * emit_affine walks a constant negative stride), one body */
-        loop_begin(g, &it, ci(g, 0), sub(g, end, first), 1, NULL, NULL, NULL, NULL);
         LLVMValueRef back = LLVMBuildICmp(g->b, LLVMIntSLT, g->in_stride[level], ci(g, 0), "");
-        LLVMValueRef i = LLVMBuildSelect(g->b, back, sub(g, sub(g, end, ci(g, 1)), it.i), add(g, first, it.i), "");
-        LLVMValueRef at = mul(g, i, N), ahead = prefetch_ahead(g, level, g->in_stride[level]);
+        LLVMValueRef i0 = LLVMBuildSelect(g->b, back, sub(g, end, ci(g, 1)), first, "");
+        LLVMValueRef dir = LLVMBuildSelect(g->b, back, ci(g, -1), ci(g, 1), "");
+        loop_begin(g, &it, ci(g, 0), sub(g, end, first), 1, gep(g, in, mul(g, i0, g->in_stride[level])),
+                   mul(g, dir, g->in_stride[level]), gep(g, out, mul(g, i0, g->out_stride[level])),
+                   mul(g, dir, g->out_stride[level]));
+        LLVMValueRef at = mul(g, add(g, i0, mul(g, dir, it.i)), N),
+                     ahead = prefetch_ahead(g, level, g->in_stride[level]);
         /* the rows ahead: up the input either way */
         g->ahead = ahead ? LLVMBuildSelect(g->b, back, sub(g, ci(g, 0), ahead), ahead, "") : NULL;
-        sg_emit_collapsed(g, level + 1, last, gep(g, in, mul(g, i, g->in_stride[level])),
-                          gep(g, out, mul(g, i, g->out_stride[level])), clamp(g, sub(g, lo, at), N),
+        sg_emit_collapsed(g, level + 1, last, it.in, it.out, clamp(g, sub(g, lo, at), N),
                           clamp(g, sub(g, hi, at), N));
         g->ahead = NULL;
         loop_end(g, &it, false);
