@@ -206,9 +206,10 @@ static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef
  * from x mod d to the window's end; REFLECT: to the next edge, ascending
  * or descending, as sg_mode_piece_at cuts them), one copy each (REFLECT's
  * descending runs element by element, without the mode's division each):
- * a border of a pad narrower than the window is one run. */
+ * a border of a pad narrower than the window is one run. `stride` is the
+ * level's input stride, the element size (emit_border checks). */
 static void emit_mode_runs(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
-                           LLVMValueRef hi)
+                           LLVMValueRef hi, int64_t stride)
 {
     LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
     LLVMBuilderRef b = g->b;
@@ -251,8 +252,6 @@ static void emit_mode_runs(gen *g, size_t level, LLVMValueRef in, LLVMValueRef o
     if (ascending == NULL) {
         sg_emit_copy_bytes(g, src, dst, mul(g, n, g->run));
     } else {
-        int64_t stride = 0;
-        is_const(g->in_stride[level], &stride); /* the element size: emit_border checks */
         LLVMBasicBlockRef up = block(g, "ascending"), down = block(g, "descending"), copied = block(g, "run_copied");
         LLVMBuildCondBr(b, ascending, up, down);
         LLVMPositionBuilderAtEnd(b, up);
@@ -296,7 +295,7 @@ static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
         LLVMBasicBlockRef runs = block(g, "mode_runs"), each = block(g, "mode_each"), done = block(g, "bordered");
         LLVMBuildCondBr(g->b, unit, runs, each);
         LLVMPositionBuilderAtEnd(g->b, runs);
-        emit_mode_runs(g, level, in, out, lo, hi);
+        emit_mode_runs(g, level, in, out, lo, hi, stride);
         LLVMBuildBr(g->b, done);
         LLVMPositionBuilderAtEnd(g->b, each);
         emit_mapped_each(g, level, in, out, lo, hi);

@@ -105,10 +105,14 @@ static double program_stretches(const sg_plan *plan)
     return stretches;
 }
 
+static bool parts_whole(const sg_plan *plan, sg_stream_target t, double stretches)
+{
+    return t.nt_min > 0 && stretches * SG_STREAM_LINES_PER_MIXED <= (double)plan->out_bytes / SG_LINE_BYTES;
+}
+
 bool sg_program_parts_whole(const sg_plan *plan, sg_stream_target t)
 {
-    return t.nt_min > 0 &&
-           program_stretches(plan) * SG_STREAM_LINES_PER_MIXED <= (double)plan->out_bytes / SG_LINE_BYTES;
+    return parts_whole(plan, t, program_stretches(plan));
 }
 
 sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, sg_stream_target t)
@@ -118,10 +122,11 @@ sg_stream_lines sg_nest_stream_lines(const sg_plan *plan, sg_stream_target t)
         /* A program's parts meet inside lines, each part's pieces stored
          * apart from the others': they stream whole pieces where they meet
          * in few lines (counted mixed), else whole lines only. */
-        bool whole = sg_program_parts_whole(plan, t);
+        double stretches = program_stretches(plan);
+        bool whole = parts_whole(plan, t, stretches);
         sg_stream_target parts = {t.vector_bytes, whole ? t.nt_min : 0};
         if (whole)
-            s.mixed += program_stretches(plan);
+            s.mixed += stretches;
         for (size_t k = 0; k < plan->nparts; k++) {
             sg_stream_lines part = sg_nest_stream_lines(plan->parts[k].plan, parts);
             s.lines += part.lines;
