@@ -27,6 +27,9 @@ typedef enum sg_op {
     SG_OP_PAD,           /* ONNX Pad-2/11/13/18/19, OpenVINO Pad-1/12: pads[],
                             mode (FILL constant, CLAMP edge, REFLECT reflect,
                             WRAP wrap) and fill; negative pads crop first */
+    SG_OP_SPLIT,         /* output split_output of ONNX Split-13/18 and OpenVINO
+                            VariadicSplit-1 with sizes[] (which must add up to
+                            the axis), on axis split_axis */
     SG_OP_PROGRAM        /* a NumPy program over one input: prog (below) */
 } sg_op;
 
@@ -53,10 +56,11 @@ typedef struct sg_ss_step {
     uint16_t begin_value, end_value, stride_value;
 } sg_ss_step;
 
-/* One Slice-8 entry. `axis` is as given (may be negative). */
+/* One Slice-8 entry. `axis` is as given (may be negative), or a runtime
+ * value (axis_value), placed on its axis when a call is prepared. */
 typedef struct sg_slice_axis {
     int64_t start, stop, step, axis;
-    uint16_t start_value, stop_value, step_value; /* as in sg_ss_step */
+    uint16_t start_value, stop_value, step_value, axis_value; /* as in sg_ss_step */
 } sg_slice_axis;
 
 /* One TensorRT dimension: x = y * stride + start, y in [0, size). */
@@ -66,11 +70,18 @@ typedef struct sg_trt_dim {
 } sg_trt_dim;
 
 /* One Pad axis: `begin` elements added before the axis and `end` after
- * it (negative: that many removed). `axis` as given (may be negative). */
+ * it (negative: that many removed). `axis` as given (may be negative), or
+ * a runtime value (axis_value). */
 typedef struct sg_pad_axis {
     int64_t begin, end, axis;
-    uint16_t begin_value, end_value; /* as in sg_ss_step */
+    uint16_t begin_value, end_value, axis_value; /* as in sg_ss_step */
 } sg_pad_axis;
+
+/* One size of a Split: the elements of one output along the split axis. */
+typedef struct sg_split_size {
+    int64_t size;
+    uint16_t size_value; /* as in sg_ss_step */
+} sg_split_size;
 
 /* ---- NumPy programs ----
  * A NumPy expression over one input array that is more than one index:
@@ -134,6 +145,9 @@ struct sg_spec {
     bool axes_given;       /* SG_OP_SLICE, SG_OP_ONNX_SLICE, SG_OP_PAD: axes came from the user */
     sg_trt_dim *dims;      /* SG_OP_TRT_SLICE */
     sg_pad_axis *pads;     /* SG_OP_PAD */
+    sg_split_size *sizes;  /* SG_OP_SPLIT: one per output of the split */
+    int64_t split_axis;    /* SG_OP_SPLIT: as given (may be negative) */
+    size_t split_output;   /* SG_OP_SPLIT: which output (< len) */
     sg_trt_mode mode;      /* SG_OP_TRT_SLICE; SG_OP_PAD (never SG_TRT_STRICT) */
     sg_scalar fill;        /* SG_OP_TRT_SLICE, SG_OP_PAD */
     sg_prog *prog;         /* SG_OP_PROGRAM: the tree (len 0) */
@@ -176,12 +190,13 @@ void sg_value_table_free(sg_value_table *table);
  * 0 where item i of the constructor's l-th number list is written in, and
  * k >= 1 where it is value k - 1 of `table` (its number is then ignored).
  * The number lists: StridedSlice begin, end, stride; Slice start, stop,
- * step; TrtSlice start, size, stride. A NULL refs[l] names no value; it
+ * step, axes (refs[3]); TrtSlice start, size, stride; Pad begin, end, and
+ * axes (refs[3]). A NULL refs[l] names no value; it
  * must be NULL where the list itself is. Every value of the table is named
  * somewhere, and the table holds them in order of first appearance; the
  * spec gets a copy of the names. */
 typedef struct sg_value_refs {
-    const uint16_t *refs[3];
+    const uint16_t *refs[4];
     const sg_value_table *table;
 } sg_value_refs;
 
@@ -200,13 +215,19 @@ sg_status sg_spec_make_onnx_slice(size_t len, const int64_t *start, const int64_
                                   sg_error *err);
 /* Pad (SG_OP_PAD): `len` axes, begin[i] and end[i] for axis axes[i] (axes
  * NULL: 0..len-1); mode one of FILL, CLAMP, REFLECT, WRAP; fill NULL means
- * 0. The number lists of `values` are begin and end. */
+ * 0. The number lists of `values` are begin and end, and axes (refs[3]). */
 sg_status sg_spec_make_pad(size_t len, const int64_t *begin, const int64_t *end, const int64_t *axes,
                            sg_trt_mode mode, const sg_scalar *fill, const sg_value_refs *values, sg_spec **spec,
                            sg_error *err);
 sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start, const int64_t *size, const int64_t *stride,
                                  sg_trt_mode mode, const sg_scalar *fill, const sg_value_refs *values,
                                  sg_spec **spec, sg_error *err);
+/* Split (SG_OP_SPLIT): output `output` (< len) of a split of axis `axis`
+ * into `len` parts of sizes[0..len). The number list of `values` is
+ * sizes (refs[0]). A negative constant size fails here; the sizes' sum is
+ * checked against the axis by the planner. */
+sg_status sg_spec_make_split(size_t len, const int64_t *sizes, int64_t axis, size_t output,
+                             const sg_value_refs *values, sg_spec **spec, sg_error *err);
 /* A NumPy expression; an identifier where an integer may stand (a slice
  * bound or step, an integer index) names a runtime value. A program (a
  * chain of indices, np.concatenate, np.roll, np.flip, np.pad: see
@@ -234,7 +255,8 @@ void sg_prog_free(sg_prog *prog);
  * node prints as OP(ARG, "WORDS"), which sg_spec_parse_numpy reads back. */
 sg_status sg_spec_make_program(sg_prog *prog, const char *name, sg_spec **spec, sg_error *err);
 /* Command-line SPEC words; an identifier item of an L list of --begin --end
- * --stride --start --stop --step --size names a runtime value, numbered in
+ * --stride --start --stop --step --size --pads-begin --pads-end --axes
+ * names a runtime value, numbered in
  * the order of the words, each list left to right. */
 sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **spec,
                               sg_error *err);

@@ -472,7 +472,7 @@ static int64_t onnx_axis(lnode *n, int64_t axis)
 }
 
 /* Slice-1 (attributes starts, ends, axes); Slice-10/11/13 (inputs data,
- * starts, ends, axes, steps; starts, ends and steps may be runtime values). */
+ * starts, ends, axes, steps; each of them may be runtime values). */
 static sg_status onnx_slice(lnode *n)
 {
     static const char *const roles[4] = {"starts", "ends", "axes", "steps"};
@@ -491,7 +491,7 @@ static sg_status onnx_slice(lnode *n)
                  l[i].len);
     if (st == SG_OK && !skipped(n)) {
         sg_error lerr = {0};
-        sg_value_refs values = {{l[0].refs, l[1].refs, l[3].refs}, &n->values};
+        sg_value_refs values = {{l[0].refs, l[1].refs, l[3].refs, l[2].refs}, &n->values};
         sg_spec_make_onnx_slice(l[0].len, l[0].v, l[1].v, l[3].v, l[2].v, &values, &n->specs[0], &lerr);
         st = made(n, &lerr);
     }
@@ -541,7 +541,7 @@ static sg_status onnx_pad(lnode *n)
     }
     if (st == SG_OK && !skipped(n)) {
         sg_error lerr = {0};
-        sg_value_refs values = {{pads->refs, pads->refs ? pads->refs + half : NULL, NULL}, &n->values};
+        sg_value_refs values = {{pads->refs, pads->refs ? pads->refs + half : NULL, NULL, axes->refs}, &n->values};
         sg_spec_make_pad(half, pads->v, pads->v + half, axes->v, mode, mode == SG_TRT_FILL ? &fill : NULL,
                          &values, &n->specs[0], &lerr);
         st = made(n, &lerr);
@@ -617,9 +617,24 @@ static sg_status split_specs(lnode *n, int64_t given, const int64_t *sizes, cons
     return SG_OK;
 }
 
+/* The outputs of a split whose sizes are runtime values: one Split spec
+ * each, the sizes checked when a call is prepared. */
+static sg_status runtime_split_specs(lnode *n, int64_t axis, const input *split)
+{
+    for (size_t k = 0; k < n->nspecs && !skipped(n); k++) {
+        sg_error lerr = {0};
+        sg_value_refs values = {{split->refs}, &n->values};
+        sg_spec_make_split(split->len, split->v, axis, k, &values, &n->specs[k], &lerr);
+        if (made(n, &lerr) != SG_OK)
+            return n->err->status;
+    }
+    return SG_OK;
+}
+
 /* Split-1/2/11 (attribute split), 13 (input split), 18 (input split or
  * attribute num_outputs: pieces of ceil(dim / n), the last one smaller):
- * one Slice-8 spec per output. */
+ * one Slice-8 spec per output; with sizes known only at run time (input
+ * split not a constant), one Split spec per output. */
 static sg_status onnx_split(lnode *n)
 {
     size_t outputs = n->nspecs;
@@ -660,6 +675,10 @@ static sg_status onnx_split(lnode *n)
              (long long)num_outputs, (long long)dim);
     else if (!split->given && num_outputs == -1 && dim % (int64_t)outputs != 0)
         skip(n, "dimension %lld does not split evenly into %zu outputs", (long long)dim, outputs);
+    if (!skipped(n) && split->runtime) {
+        free(attr.v);
+        return runtime_split_specs(n, axis, split);
+    }
     int64_t *sizes = malloc(outputs * sizeof *sizes), *starts = malloc(outputs * sizeof *starts);
     if (sizes == NULL || starts == NULL) {
         free(sizes);
@@ -764,7 +783,8 @@ static sg_status ir_strided_slice(lnode *n)
     return st;
 }
 
-/* Slice-8: start, stop, step from inputs 1-3, axes from input 4. */
+/* Slice-8: start, stop, step from inputs 1-3, axes from input 4 (each
+ * may be runtime values). */
 static sg_status ir_slice(lnode *n)
 {
     if (read_inputs(n, 1) != SG_OK)
@@ -772,7 +792,7 @@ static sg_status ir_slice(lnode *n)
     if (skipped(n) || !same_lengths(n))
         return SG_OK;
     const input *in = n->in;
-    sg_value_refs values = {{in[1].refs, in[2].refs, in[3].refs}, &n->values};
+    sg_value_refs values = {{in[1].refs, in[2].refs, in[3].refs, in[4].refs}, &n->values};
     sg_error lerr = {0};
     sg_spec_make_slice(in[1].len, in[1].v, in[2].v, in[3].v, in[4].given ? in[4].v : NULL, &values,
                        &n->specs[0], &lerr);
@@ -1007,22 +1027,22 @@ static sg_status ir_split(lnode *n)
 static const row rows[] = {
     {"", "Slice", {1}, 1, {DATA}, false, onnx_slice},
     {"", "Slice", {10, 11, 13}, 5,
-     {DATA, {"starts", SG_IN_LIST, true}, {"ends", SG_IN_LIST, true}, {"axes", SG_IN_CONST_LIST, false},
+     {DATA, {"starts", SG_IN_LIST, true}, {"ends", SG_IN_LIST, true}, {"axes", SG_IN_LIST, false},
       {"steps", SG_IN_LIST, false}}, false, onnx_slice},
     {"", "Pad", {1, 2}, 1, {DATA}, false, onnx_pad},
     {"", "Pad", {11, 13}, 3, {DATA, {"pads", SG_IN_LIST, true}, {"constant_value", SG_IN_FILL, false}}, false,
      onnx_pad},
     {"", "Pad", {18, 19}, 4,
-     {DATA, {"pads", SG_IN_LIST, true}, {"constant_value", SG_IN_FILL, false}, {"axes", SG_IN_CONST_LIST, false}},
+     {DATA, {"pads", SG_IN_LIST, true}, {"constant_value", SG_IN_FILL, false}, {"axes", SG_IN_LIST, false}},
      false, onnx_pad},
-    {"", "Split", {1, 2, 11, 13, 18}, 2, {DATA, {"split", SG_IN_CONST_LIST, false}}, true, onnx_split},
+    {"", "Split", {1, 2, 11, 13, 18}, 2, {DATA, {"split", SG_IN_LIST, false}}, true, onnx_split},
     {"", "Gather", {1, 11, 13}, 2, {DATA, {"indices", SG_IN_INDICES, true}}, false, onnx_gather},
     {OV, "StridedSlice", {0}, 4,
      {DATA, {"begin", SG_IN_LIST, true}, {"end", SG_IN_LIST, true}, {"stride", SG_IN_LIST, false}}, false,
      ir_strided_slice},
     {OV, "Slice", {0}, 5,
      {DATA, {"start", SG_IN_LIST, true}, {"stop", SG_IN_LIST, true}, {"step", SG_IN_LIST, true},
-      {"axes", SG_IN_CONST_LIST, false}}, false, ir_slice},
+      {"axes", SG_IN_LIST, false}}, false, ir_slice},
     {OV, "Pad", {1, 12}, 4,
      {DATA, {"pads_begin", SG_IN_LIST, true}, {"pads_end", SG_IN_LIST, true}, {"pad_value", SG_IN_FILL, false}},
      false, ir_pad},

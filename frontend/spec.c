@@ -24,6 +24,8 @@ const char *sg_op_name(sg_op op)
         return "OnnxSlice";
     case SG_OP_PAD:
         return "Pad";
+    case SG_OP_SPLIT:
+        return "Split";
     case SG_OP_PROGRAM:
         return "NumPy program";
     }
@@ -110,6 +112,7 @@ static size_t entry_size(sg_op op)
     return slice_like(op)          ? sizeof(sg_slice_axis)
            : op == SG_OP_TRT_SLICE ? sizeof(sg_trt_dim)
            : op == SG_OP_PAD       ? sizeof(sg_pad_axis)
+           : op == SG_OP_SPLIT     ? sizeof(sg_split_size)
                                    : sizeof(sg_ss_step);
 }
 
@@ -119,6 +122,7 @@ static void *entries(const sg_spec *spec)
     return slice_like(spec->op)          ? (void *)spec->axes
            : spec->op == SG_OP_TRT_SLICE ? (void *)spec->dims
            : spec->op == SG_OP_PAD       ? (void *)spec->pads
+           : spec->op == SG_OP_SPLIT     ? (void *)spec->sizes
                                          : (void *)spec->steps;
 }
 
@@ -141,7 +145,8 @@ typedef struct list_field {
     }
 
 /* Per op, its lists in the order printed: the three that take values
- * first. They cover every field of an entry. */
+ * first (Pad: two), then Slice's and Pad's axes, which take values too but
+ * are printed only where given. They cover every field of an entry. */
 static const list_field ss_lists[] = {
     NUMBER(sg_ss_step, "--begin", begin),   NUMBER(sg_ss_step, "--end", end),
     NUMBER(sg_ss_step, "--stride", stride), FLAG("--begin-mask", begin_mask),
@@ -152,7 +157,7 @@ static const list_field slice_lists[] = {
     NUMBER(sg_slice_axis, "--start", start),
     NUMBER(sg_slice_axis, "--stop", stop),
     NUMBER(sg_slice_axis, "--step", step),
-    {"--axes", offsetof(sg_slice_axis, axis), 0, false},
+    NUMBER(sg_slice_axis, "--axes", axis),
 };
 static const list_field trt_lists[] = {
     NUMBER(sg_trt_dim, "--start", start),
@@ -162,7 +167,10 @@ static const list_field trt_lists[] = {
 static const list_field pad_lists[] = {
     NUMBER(sg_pad_axis, "--pads-begin", begin),
     NUMBER(sg_pad_axis, "--pads-end", end),
-    {"--axes", offsetof(sg_pad_axis, axis), 0, false},
+    NUMBER(sg_pad_axis, "--axes", axis),
+};
+static const list_field split_lists[] = {
+    NUMBER(sg_split_size, "--split", size),
 };
 
 /* Entry i's number and reference of list f. */
@@ -183,7 +191,8 @@ static int64_t list_number(const sg_spec *spec, const list_field *f, size_t i, u
     return number;
 }
 
-/* The op's lists (*count of them), the first *valued of which take values. */
+/* The op's lists (*count of them), the first *valued of which take values
+ * and are always printed (axes, after them, may take values as well). */
 static const list_field *op_lists(sg_op op, size_t *count, size_t *valued)
 {
     *valued = 3;
@@ -199,6 +208,9 @@ static const list_field *op_lists(sg_op op, size_t *count, size_t *valued)
         *count = sizeof pad_lists / sizeof *pad_lists;
         *valued = 2;
         return pad_lists;
+    case SG_OP_SPLIT:
+        *count = *valued = 1;
+        return split_lists;
     case SG_OP_STRIDED_SLICE:
     case SG_OP_NUMPY:
     case SG_OP_PROGRAM: /* no entries (len 0) */
@@ -226,6 +238,8 @@ static sg_spec *spec_alloc(sg_op op, size_t len)
         spec->dims = items;
     else if (op == SG_OP_PAD)
         spec->pads = items;
+    else if (op == SG_OP_SPLIT)
+        spec->sizes = items;
     else
         spec->steps = items;
     return spec;
@@ -239,6 +253,7 @@ void sg_spec_free(sg_spec *spec)
     free(spec->axes);
     free(spec->dims);
     free(spec->pads);
+    free(spec->sizes);
     sg_prog_free(spec->prog);
     free(spec->program);
     sg_value_table_free(&(sg_value_table){spec->nvalues, spec->values});
@@ -372,10 +387,11 @@ static sg_status make_slice(sg_op op, size_t len, const int64_t *start, const in
             .start = number_of(start, values, 0, i, 0),
             .stop = number_of(stop, values, 1, i, 0),
             .step = number_of(step, values, 2, i, 1),
-            .axis = axes ? axes[i] : (int64_t)i,
+            .axis = axes ? number_of(axes, values, 3, i, 0) : (int64_t)i,
             .start_value = ref_of(values, 0, i),
             .stop_value = ref_of(values, 1, i),
             .step_value = ref_of(values, 2, i),
+            .axis_value = ref_of(values, 3, i),
         };
     return finish(spec, values, out, err);
 }
@@ -411,9 +427,10 @@ sg_status sg_spec_make_pad(size_t len, const int64_t *begin, const int64_t *end,
         spec->pads[i] = (sg_pad_axis){
             .begin = number_of(begin, values, 0, i, 0),
             .end = number_of(end, values, 1, i, 0),
-            .axis = axes ? axes[i] : (int64_t)i,
+            .axis = axes ? number_of(axes, values, 3, i, 0) : (int64_t)i,
             .begin_value = ref_of(values, 0, i),
             .end_value = ref_of(values, 1, i),
+            .axis_value = ref_of(values, 3, i),
         };
     return finish(spec, values, out, err);
 }
@@ -448,6 +465,29 @@ sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start, const int64_t
     return finish(spec, values, out, err);
 }
 
+sg_status sg_spec_make_split(size_t len, const int64_t *sizes, int64_t axis, size_t output,
+                             const sg_value_refs *values, sg_spec **out, sg_error *err)
+{
+    if (len == 0)
+        return sg_fail(err, SG_ERR_SPEC, "failed to make Split: split needs at least one size");
+    if (sizes == NULL)
+        return sg_fail(err, SG_ERR_USAGE, "failed to make Split: split is required");
+    if (output >= len)
+        return sg_fail(err, SG_ERR_SPEC, "failed to make Split: output %zu is out of range for %zu sizes", output, len);
+    for (size_t i = 0; i < len; i++)
+        if (sizes[i] < 0 && !ref_of(values, 0, i))
+            return sg_fail(err, SG_ERR_SPEC, "failed to make Split: split sizes must not be negative (split[%zu] = %lld)",
+                           i, (long long)sizes[i]);
+    sg_spec *spec = spec_alloc(SG_OP_SPLIT, len);
+    if (spec == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to make Split: out of memory");
+    spec->split_axis = axis;
+    spec->split_output = output;
+    for (size_t i = 0; i < len; i++)
+        spec->sizes[i] = (sg_split_size){number_of(sizes, values, 0, i, 0), ref_of(values, 0, i)};
+    return finish(spec, values, out, err);
+}
+
 /* A program: its tree and text. */
 static sg_status copy_program(const sg_spec *spec, sg_spec **out, sg_error *err)
 {
@@ -476,6 +516,8 @@ sg_status sg_spec_copy(const sg_spec *spec, sg_spec **out, sg_error *err)
     copy->axes_given = spec->axes_given;
     copy->mode = spec->mode;
     copy->fill = spec->fill;
+    copy->split_axis = spec->split_axis;
+    copy->split_output = spec->split_output;
     if (copy_names(copy, spec->nvalues, spec->values, err) != SG_OK)
         return err->status;
     *out = copy;
@@ -568,6 +610,11 @@ void sg_spec_check(const sg_spec *spec)
     case SG_OP_PAD:
         assert(spec->pads != NULL && sg_pad_mode_name(spec->mode) != NULL);
         break;
+    case SG_OP_SPLIT:
+        assert(spec->sizes != NULL && spec->split_output < spec->len);
+        for (size_t i = 0; i < spec->len; i++)
+            assert(spec->sizes[i].size >= 0);
+        break;
     case SG_OP_PROGRAM:
         assert(spec->len == 0 && spec->nvalues == 0 && spec->prog != NULL && spec->program != NULL);
         assert(spec->steps == NULL && spec->axes == NULL && spec->dims == NULL && spec->pads == NULL);
@@ -597,6 +644,8 @@ bool sg_spec_same(const sg_spec *a, const sg_spec *b)
         }
     }
     if (a->axes_given != b->axes_given)
+        return false;
+    if (a->op == SG_OP_SPLIT && (a->split_axis != b->split_axis || a->split_output != b->split_output))
         return false;
     if (a->op == SG_OP_TRT_SLICE || a->op == SG_OP_PAD) {
         char x[SG_SCALAR_TEXT], y[SG_SCALAR_TEXT];
@@ -662,7 +711,7 @@ static bool numbers_next(const sg_spec *spec, const list_field *f, size_t *next)
 static void print_value_lists(FILE *out, const sg_spec *spec, const int64_t *values, const list_field *lists,
                               size_t n)
 {
-    bool printed[3] = {false, false, false};
+    bool printed[4] = {false, false, false, false};
     size_t next = 0;
     for (size_t turn = 0; turn < n; turn++) {
         size_t pick = n;
@@ -720,7 +769,8 @@ static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
         return;
     }
     fprintf(out, "--op %s", sg_op_name(spec->op));
-    print_value_lists(out, spec, values, lists, valued);
+    bool axes = (slice_like(spec->op) || spec->op == SG_OP_PAD) && spec->axes_given;
+    print_value_lists(out, spec, values, lists, valued + axes); /* the axes list follows the valued ones */
     switch (spec->op) {
     case SG_OP_STRIDED_SLICE:
         for (size_t l = valued; l < nlists; l++)
@@ -729,14 +779,15 @@ static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
     case SG_OP_SLICE:
     case SG_OP_ONNX_SLICE:
     case SG_OP_PAD:
-        if (spec->axes_given)
-            print_list(out, spec, values, &lists[valued]);
         if (spec->op == SG_OP_PAD) {
             fprintf(out, " --mode %s", sg_pad_mode_name(spec->mode));
             sg_scalar_format(&spec->fill, text);
             if (spec->mode == SG_TRT_FILL)
                 fprintf(out, " --value %s", text);
         }
+        return;
+    case SG_OP_SPLIT:
+        fprintf(out, " --axis %lld --output %zu", (long long)spec->split_axis, spec->split_output);
         return;
     case SG_OP_TRT_SLICE:
         fprintf(out, " --mode %s", sg_trt_mode_name(spec->mode));

@@ -1,16 +1,17 @@
 /* The SPEC words of the command line: one NumPy expression, or
- * `--op StridedSlice|Slice|TrtSlice|OnnxSlice|Pad` with that op's options. Every option
+ * `--op StridedSlice|Slice|TrtSlice|OnnxSlice|Pad|Split` with that op's options. Every option
  * takes a value, as `--opt VALUE` or `--opt=VALUE`; values may be empty. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frontend.h"
 
-enum { OP_SS = 1, OP_SLICE = 2, OP_TRT = 4, OP_ONNX = 8, OP_PAD = 16 };
+enum { OP_SS = 1, OP_SLICE = 2, OP_TRT = 4, OP_ONNX = 8, OP_PAD = 16, OP_SPLIT = 32 };
 
-/* What an option holds: an L list whose items may name runtime values, an
- * L list of constants, a B list (constants), or text (the mode, the fill). */
-enum { NUMBERS, CONSTANTS, MASK, TEXT };
+/* What an option holds: an L list whose items may name runtime values, a
+ * B list (constants), or text (the mode, the fill, Split's axis and output). */
+enum { NUMBERS, MASK, TEXT };
 
 enum slot {
     BEGIN,
@@ -31,6 +32,9 @@ enum slot {
     PADS_BEGIN,
     PADS_END,
     VALUE,
+    SPLIT,
+    AXIS,
+    OUTPUT,
     NSLOTS
 };
 
@@ -51,19 +55,22 @@ static const struct {
     [START] = {"--start", "start", OP_SLICE | OP_ONNX | OP_TRT, NUMBERS},
     [STOP] = {"--stop", "stop", OP_SLICE | OP_ONNX, NUMBERS},
     [STEP] = {"--step", "step", OP_SLICE | OP_ONNX, NUMBERS},
-    [AXES] = {"--axes", "axes", OP_SLICE | OP_ONNX | OP_PAD, CONSTANTS},
+    [AXES] = {"--axes", "axes", OP_SLICE | OP_ONNX | OP_PAD, NUMBERS},
     [SIZE] = {"--size", "size", OP_TRT, NUMBERS},
     [MODE] = {"--mode", "mode", OP_TRT | OP_PAD, TEXT},
     [FILL] = {"--fill", "fill", OP_TRT, TEXT},
     [PADS_BEGIN] = {"--pads-begin", "pads_begin", OP_PAD, NUMBERS},
     [PADS_END] = {"--pads-end", "pads_end", OP_PAD, NUMBERS},
     [VALUE] = {"--value", "value", OP_PAD, TEXT},
+    [SPLIT] = {"--split", "split", OP_SPLIT, NUMBERS},
+    [AXIS] = {"--axis", "axis", OP_SPLIT, TEXT},
+    [OUTPUT] = {"--output", "output", OP_SPLIT, TEXT},
 };
 
 /* By op bit: 1 << k is op_names[k]. */
-static const char *const op_names[] = {"StridedSlice", "Slice", "TrtSlice", "OnnxSlice", "Pad"};
+static const char *const op_names[] = {"StridedSlice", "Slice", "TrtSlice", "OnnxSlice", "Pad", "Split"};
 enum { NOPS = sizeof op_names / sizeof *op_names };
-#define OP_LIST "StridedSlice, Slice, TrtSlice, OnnxSlice or Pad"
+#define OP_LIST "StridedSlice, Slice, TrtSlice, OnnxSlice, Pad or Split"
 
 typedef struct lists {
     int64_t *v[NSLOTS];
@@ -130,10 +137,30 @@ static sg_status mode_constants(int op, const char *const *given, sg_trt_mode *m
     return SG_OK;
 }
 
+/* Split's --axis or --output: one integer (an axis may be negative), a
+ * constant; *value is left as it was when the option is not given. */
+static sg_status split_number(const char *const *given, enum slot s, int64_t *value, sg_error *err)
+{
+    char q[SG_QUOTE_BUF(30)];
+    const char *text = given[s];
+    if (text == NULL)
+        return SG_OK;
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || errno != 0 || (s == OUTPUT && v < 0))
+        return sg_fail(err, SG_ERR_SPEC, "failed to make Split: %s must be %s, not '%s'%s", options[s].name,
+                       s == OUTPUT ? "an output's index (0, 1, ...)" : "an integer",
+                       sg_quote(text, strlen(text), 0, 30, q),
+                       is_name(text) ? " (it cannot name a runtime value)" : "");
+    *value = v;
+    return SG_OK;
+}
+
 static sg_status build(int op, const char *const *given, lists *l, sg_spec **out, sg_error *err)
 {
     static const enum slot required[NOPS][2] = {
-        {BEGIN, END}, {START, STOP}, {START, SIZE}, {START, STOP}, {PADS_BEGIN, PADS_END}};
+        {BEGIN, END}, {START, STOP}, {START, SIZE}, {START, STOP}, {PADS_BEGIN, PADS_END}, {SPLIT, OUTPUT}};
     int which = 0;
     while (op != 1 << which)
         which++;
@@ -163,10 +190,17 @@ static sg_status build(int op, const char *const *given, lists *l, sg_spec **out
         static const enum slot group[] = {START, STOP, STEP, AXES};
         if (same_length(l, given, group, 4, op_names[which], err) != SG_OK)
             return err->status;
-        sg_value_refs values = {{l->ref[START], l->ref[STOP], l->ref[STEP]}, &l->table};
+        sg_value_refs values = {{l->ref[START], l->ref[STOP], l->ref[STEP], l->ref[AXES]}, &l->table};
         return (op == OP_SLICE ? sg_spec_make_slice : sg_spec_make_onnx_slice)(
             l->n[START], l->v[START], l->v[STOP], given[STEP] ? l->v[STEP] : NULL,
             given[AXES] ? l->v[AXES] : NULL, &values, out, err);
+    }
+    if (op == OP_SPLIT) {
+        int64_t axis = 0, output = 0;
+        if (split_number(given, AXIS, &axis, err) != SG_OK || split_number(given, OUTPUT, &output, err) != SG_OK)
+            return err->status;
+        sg_value_refs values = {{l->ref[SPLIT]}, &l->table};
+        return sg_spec_make_split(l->n[SPLIT], l->v[SPLIT], axis, (size_t)output, &values, out, err);
     }
     sg_scalar fill = {.kind = SG_SCALAR_INT};
     if (op == OP_PAD) {
@@ -175,7 +209,7 @@ static sg_status build(int op, const char *const *given, lists *l, sg_spec **out
         if (same_length(l, given, group, 3, "Pad", err) != SG_OK ||
             mode_constants(op, given, &mode, &fill, err) != SG_OK)
             return err->status;
-        sg_value_refs values = {{l->ref[PADS_BEGIN], l->ref[PADS_END], NULL}, &l->table};
+        sg_value_refs values = {{l->ref[PADS_BEGIN], l->ref[PADS_END], NULL, l->ref[AXES]}, &l->table};
         return sg_spec_make_pad(l->n[PADS_BEGIN], l->v[PADS_BEGIN], l->v[PADS_END],
                                 given[AXES] ? l->v[AXES] : NULL, mode, &fill, &values, out, err);
     }

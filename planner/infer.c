@@ -220,30 +220,113 @@ static int take_axis(infer *in, size_t i, int64_t given, int *owner, int64_t *na
     return a;
 }
 
+/* Which input axis each of `len` entries names (given[i], negative from
+ * the end): hit[i][a] is 1 where entry i names axis a, else 0. Constant
+ * axes fail at once when out of range or named twice (take_axis); where
+ * any is a runtime value, the same two rules become checks of the call. */
+static sg_status place_axes(infer *in, size_t len, const sg_val *given, sg_val (*hit)[SG_MAX_RANK])
+{
+    sg_exprs *x = in->e;
+    int64_t r = (int64_t)in->p->in_rank, named[SG_MAX_RANK];
+    int owner[SG_MAX_RANK];
+    bool constant = true;
+    for (size_t i = 0; i < len; i++)
+        constant = constant && sg_is_const(given[i]);
+    for (int64_t a = 0; a < r; a++)
+        owner[a] = -1;
+    sg_val axis[SG_MAX_RANK];
+    for (size_t i = 0; i < len; i++) {
+        if (constant) {
+            int a = take_axis(in, i, given[i].k, owner, named);
+            if (a < 0)
+                return in->err->status;
+            axis[i] = sg_const(a);
+        } else {
+            sg_val out = sg_x_or(x, sg_x_lt(x, given[i], sg_const(-r)), le(in, sg_const(r), given[i]));
+            if (check(in, out, SG_XC_INDEX, SG_ERR_SLICE, given[i], sg_const(0), sg_const(0),
+                      "failed to plan %s: axis out of range (axes[%zu] = %%lld, input rank %lld allows %lld..%lld)",
+                      in->op, i, (long long)r, (long long)-r, (long long)(r - 1)) != SG_OK)
+                return in->err->status;
+            axis[i] = from_end(in, given[i], sg_const(r));
+            for (size_t j = 0; j < i; j++)
+                if (check(in, sg_x_eq(x, axis[j], axis[i]), SG_XC_INDEX, SG_ERR_SLICE, given[j], given[i], axis[i],
+                          "failed to plan %s: axes must be unique (axes[%zu] = %%lld and axes[%zu] = %%lld both name axis %%lld)",
+                          in->op, j, i) != SG_OK)
+                    return in->err->status;
+        }
+        for (int64_t a = 0; a < r; a++)
+            hit[i][a] = sg_x_eq(x, axis[i], sg_const(a));
+    }
+    return SG_OK;
+}
+
+/* More entries than the input has axes, so that one is out of range or
+ * named twice: the failure of the first such entry where the axes are
+ * constant, else one naming the count. */
+static sg_status too_many_axes(infer *in, const sg_spec *spec)
+{
+    int64_t r = (int64_t)in->p->in_rank, named[SG_MAX_RANK];
+    int owner[SG_MAX_RANK];
+    for (int64_t a = 0; a < r; a++)
+        owner[a] = -1;
+    for (size_t i = 0; i < spec->len; i++) {
+        bool pad = spec->op == SG_OP_PAD;
+        if ((pad ? spec->pads[i].axis_value : spec->axes[i].axis_value) != 0)
+            return sg_fail(in->err, SG_ERR_SLICE,
+                           "failed to plan %s: %zu axes for an input of rank %lld name some axis twice", in->op,
+                           spec->len, (long long)r);
+        if (take_axis(in, i, pad ? spec->pads[i].axis : spec->axes[i].axis, owner, named) < 0)
+            return in->err->status;
+    }
+    return sg_fail(in->err, SG_ERR_SLICE, "failed to plan %s: %zu axes for an input of rank %lld", in->op, spec->len,
+                   (long long)r); /* not reached: take_axis fails first */
+}
+
+/* The number of the entry that names axis a (of[i] for entry i), or
+ * `otherwise` where none does; *named: whether one does. */
+static sg_val on_axis(infer *in, size_t len, sg_val (*hit)[SG_MAX_RANK], int a, const sg_val *of, sg_val otherwise,
+                      sg_val *named)
+{
+    sg_val v = otherwise;
+    *named = sg_const(0);
+    for (size_t i = len; i-- > 0;) {
+        v = sg_x_select(in->e, hit[i][a], of[i], v);
+        *named = sg_x_or(in->e, *named, hit[i][a]);
+    }
+    return v;
+}
+
 static sg_status infer_slice(infer *in, const sg_spec *spec)
 {
     sg_plan *p = in->p;
-    int64_t r = (int64_t)p->in_rank, named[SG_MAX_RANK];
-    int owner[SG_MAX_RANK];
-    range ranges[SG_MAX_RANK];
+    int64_t r = (int64_t)p->in_rank;
+    sg_val given[SG_MAX_RANK], starts[SG_MAX_RANK], stops[SG_MAX_RANK], steps[SG_MAX_RANK];
+    sg_val hit[SG_MAX_RANK][SG_MAX_RANK];
     if (r == 0)
         return sg_fail(in->err, SG_ERR_SLICE, "failed to plan %s: the input must have rank 1 or more (it has rank 0)",
                        in->op);
-    for (int64_t a = 0; a < r; a++) {
-        owner[a] = -1;
-        ranges[a] = whole(in, (int)a);
-    }
+    if (spec->len > (size_t)r)
+        return too_many_axes(in, spec);
     for (size_t i = 0; i < spec->len; i++) {
         const sg_slice_axis *s = &spec->axes[i];
-        int a = take_axis(in, i, s->axis, owner, named);
-        if (a < 0)
-            return in->err->status;
-        bounds b = {dim(in, a), num(in, s->start, s->start_value), num(in, s->stop, s->stop_value),
-                    num(in, s->step, s->step_value), false, false, spec->op == SG_OP_ONNX_SLICE};
-        ranges[a] = either_sign(in, b.stride, openvino_branch, &b);
+        given[i] = num(in, s->axis, s->axis_value);
+        starts[i] = num(in, s->start, s->start_value);
+        stops[i] = num(in, s->stop, s->stop_value);
+        steps[i] = num(in, s->step, s->step_value);
     }
-    for (int64_t a = 0; a < r; a++)
-        push_dim(in, (int)a, ranges[a]);
+    if (place_axes(in, spec->len, given, hit) != SG_OK)
+        return in->err->status;
+    for (int a = 0; a < r; a++) {
+        sg_val named, start = on_axis(in, spec->len, hit, a, starts, sg_const(0), &named);
+        sg_val stop = on_axis(in, spec->len, hit, a, stops, sg_const(INT64_MAX), &named);
+        sg_val step = on_axis(in, spec->len, hit, a, steps, sg_const(1), &named);
+        if (sg_is_const(named) && named.k == 0) {
+            push_dim(in, a, whole(in, a));
+            continue;
+        }
+        bounds b = {dim(in, a), start, stop, step, false, false, spec->op == SG_OP_ONNX_SLICE};
+        push_dim(in, a, either_sign(in, b.stride, openvino_branch, &b));
+    }
     return SG_OK;
 }
 
@@ -302,21 +385,23 @@ static sg_status infer_pad(infer *in, const sg_spec *spec)
     sg_plan *p = in->p;
     sg_exprs *x = in->e;
     sg_val pads[SG_MAX_RANK][2], zero = sg_const(0), one = sg_const(1);
-    int owner[SG_MAX_RANK];
-    int64_t named[SG_MAX_RANK];
+    sg_val given[SG_MAX_RANK], begins[SG_MAX_RANK], ends[SG_MAX_RANK], hit[SG_MAX_RANK][SG_MAX_RANK];
     if (p->in_rank == 0) /* as ONNX Runtime: "data_rank > 0 was false" */
         return sg_fail(in->err, SG_ERR_SLICE, "failed to plan Pad: the input must have rank 1 or more (it has rank 0)");
-    for (size_t a = 0; a < p->in_rank; a++) {
-        owner[a] = -1;
-        pads[a][0] = pads[a][1] = zero;
-    }
+    if (spec->len > p->in_rank)
+        return too_many_axes(in, spec);
     for (size_t i = 0; i < spec->len; i++) {
         const sg_pad_axis *t = &spec->pads[i];
-        int a = take_axis(in, i, t->axis, owner, named);
-        if (a < 0)
-            return in->err->status;
-        pads[a][0] = num(in, t->begin, t->begin_value);
-        pads[a][1] = num(in, t->end, t->end_value);
+        given[i] = num(in, t->axis, t->axis_value);
+        begins[i] = num(in, t->begin, t->begin_value);
+        ends[i] = num(in, t->end, t->end_value);
+    }
+    if (place_axes(in, spec->len, given, hit) != SG_OK)
+        return in->err->status;
+    for (size_t a = 0; a < p->in_rank; a++) {
+        sg_val named;
+        pads[a][0] = on_axis(in, spec->len, hit, (int)a, begins, zero, &named);
+        pads[a][1] = on_axis(in, spec->len, hit, (int)a, ends, zero, &named);
     }
     const char *mode = sg_pad_mode_name(spec->mode);
     sg_val empty = sg_x_eq(x, in->s->in_count, zero);
@@ -379,6 +464,43 @@ static sg_status infer_pad(infer *in, const sg_spec *spec)
     return SG_OK;
 }
 
+/* Output k of a Split: sizes s_0..s_n-1 along axis A, each at least 0,
+ * adding up to the axis (as ONNX Runtime and OpenVINO require); the
+ * output is the s_k elements from s_0 + ... + s_k-1. */
+static sg_status infer_split(infer *in, const sg_spec *spec)
+{
+    sg_plan *p = in->p;
+    sg_exprs *x = in->e;
+    int64_t r = (int64_t)p->in_rank, given = spec->split_axis;
+    if (r == 0)
+        return sg_fail(in->err, SG_ERR_SLICE, "failed to plan Split: the input must have rank 1 or more (it has rank 0)");
+    if (given < -r || given >= r)
+        return sg_fail(in->err, SG_ERR_SLICE,
+                       "failed to plan Split: axis out of range (axis %lld, input rank %lld allows %lld..%lld)",
+                       (long long)given, (long long)r, (long long)-r, (long long)(r - 1));
+    int axis = (int)(given < 0 ? given + r : given);
+    sg_val d = dim(in, axis), sum = sg_const(0), start = sg_const(0), overflow = sg_const(0);
+    for (size_t i = 0; i < spec->len; i++) {
+        sg_val size = num(in, spec->sizes[i].size, spec->sizes[i].size_value);
+        if (check(in, sg_x_lt(x, size, sg_const(0)), SG_XC_STEP, SG_ERR_SLICE, size, sg_const(0), sg_const(0),
+                  "failed to plan Split: split sizes must not be negative (split[%zu] = %%lld)", i) != SG_OK)
+            return in->err->status;
+        overflow = sg_x_or(x, overflow, sg_x(x, SG_X_ADD_OVF, sum, size));
+        sum = sg_x_add(x, sum, size);
+        if (i + 1 == spec->split_output)
+            start = sum;
+    }
+    if (check(in, overflow, SG_XC_SHAPE, SG_ERR_SLICE, sg_const(0), sg_const(0), sg_const(0),
+              "failed to plan Split: split sizes overflow 64 bits") != SG_OK ||
+        check(in, sg_x_not(x, sg_x_eq(x, sum, d)), SG_XC_SHAPE, SG_ERR_SLICE, sum, d, sg_const(0),
+              "failed to plan Split: split sizes add up to %%lld, input dimension %d has size %%lld", axis) != SG_OK)
+        return in->err->status;
+    const sg_split_size *own = &spec->sizes[spec->split_output];
+    for (int a = 0; a < (int)p->in_rank; a++)
+        push_dim(in, a, a == axis ? (range){start, sg_const(1), num(in, own->size, own->size_value)} : whole(in, a));
+    return SG_OK;
+}
+
 /* The count of elements of `n` extents (0 if any is 0) and their bytes.
  * Fails when the extents other than 0 multiply, with the element size, past
  * 2^63 - 1: strides must fit even in an empty tensor (NumPy refuses such
@@ -414,7 +536,7 @@ static sg_status check_values(infer *in, const sg_spec *spec)
     sg_exprs *x = in->e;
     for (size_t i = 0; i < spec->len; i++) {
         bool slice = spec->op == SG_OP_SLICE || spec->op == SG_OP_ONNX_SLICE;
-        if (spec->op == SG_OP_PAD) /* any pads */
+        if (spec->op == SG_OP_PAD || spec->op == SG_OP_SPLIT) /* any pads and sizes */
             break;
         uint16_t ref = slice                         ? spec->axes[i].step_value
                        : spec->op == SG_OP_TRT_SLICE ? spec->dims[i].size_value
@@ -472,6 +594,7 @@ static sg_status infer_all(infer *in, const sg_spec *spec, size_t rank, const in
     case SG_OP_ONNX_SLICE: st = infer_slice(in, spec); break;
     case SG_OP_TRT_SLICE: st = infer_trt(in, spec); break;
     case SG_OP_PAD: st = infer_pad(in, spec); break;
+    case SG_OP_SPLIT: st = infer_split(in, spec); break;
     default: st = infer_steps(in, spec); break;
     }
     if (st != SG_OK)

@@ -194,7 +194,7 @@ static sg_status read_line(reader *r, sg_plan *p, size_t *seg_cap, size_t *pendi
     if (strcmp(w0, "program") == 0 || (strcmp(w0, "op") == 0 && r->nwords == 3 && is(r, 1, "NumPy")))
         return bad(r, "a program's plan cannot be read back (make it from its spec)");
     if (strcmp(w0, "op") == 0 && r->nwords == 2) {
-        for (int op = SG_OP_STRIDED_SLICE; op <= SG_OP_PAD; op++)
+        for (int op = SG_OP_STRIDED_SLICE; op < SG_OP_PROGRAM; op++)
             if (strcmp(r->words[1], sg_op_name((sg_op)op)) == 0)
                 return p->op = (sg_op)op, SG_OK;
         return bad(r, "unknown op");

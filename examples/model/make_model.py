@@ -240,7 +240,7 @@ def runtime_layers():
         # skipped: a float begin
         strided_slice("float-begin", "y", "weights", i64(0), out=["?", 7], etype="u8",
                       begin_mask="0", end_mask="1"),
-        # skipped: Slice axes that are no Const
+        # Slice axes from a Parameter: y[0:1] on the axis given at run time
         slice8("runtime-axes", "y", i64(0), i64(1), i64(1), "axis", out=["?", "?"], etype="u8"),
     ]
     # skipped: 258 runtime values (its Parameter just before it)

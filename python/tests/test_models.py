@@ -71,16 +71,17 @@ def dynamic_model(folder):
 
 
 def skipped_model(folder):
-    """A Slice that compiles and one whose axes are not a constant (skipped)."""
+    """A Slice that compiles and one whose axes are a graph input of rank 2,
+    not a list (skipped)."""
     nodes = [helper.make_node("Slice", ["x", "s1", "e3"], ["y"], name="good"),
              helper.make_node("Slice", ["x", "s1", "e3", "axes"], ["z"], name="bad_axes")]
-    inputs = [f32("x", [4, 6]), helper.make_tensor_value_info("axes", TensorProto.INT64, [1])]
+    inputs = [f32("x", [4, 6]), helper.make_tensor_value_info("axes", TensorProto.INT64, [1, 1])]
     return save(folder, "skips", nodes, inputs, [f32("y", None), f32("z", None)], [ints("s1", [1]), ints("e3", [3])])
 
 
 def all_skipped_model(folder):
     nodes = [helper.make_node("Slice", ["x", "s1", "e3", "axes"], ["z"], name="bad_axes")]
-    inputs = [f32("x", [4, 6]), helper.make_tensor_value_info("axes", TensorProto.INT64, [1])]
+    inputs = [f32("x", [4, 6]), helper.make_tensor_value_info("axes", TensorProto.INT64, [1, 1])]
     return save(folder, "all_skipped", nodes, inputs, [f32("z", None)], [ints("s1", [1]), ints("e3", [3])])
 
 

@@ -58,6 +58,11 @@ run_pair --op Slice --start s --stop 100 --step k --axes -1 --set=s=4 --set=k=-1
 run_pair --op TrtSlice --start p,q --size 6,n --mode reflect --set=p=-2 --set=q=3 --set=n=9 -- \
     --op TrtSlice --start -2,3 --size 6,9 --mode reflect
 run_pair --op TrtSlice --start p,0 --size 5,7 --mode fill --fill 9 --set=p=-1 -- --op TrtSlice --start -1,0 --size 5,7 --mode fill --fill 9
+run_pair --op OnnxSlice --start 1,s --stop 3,100 --step 1,k --axes a,b --set=s=-1 --set=k=-2 --set=a=-1 --set=b=0 -- \
+    --op OnnxSlice --start 1,-1 --stop 3,100 --step 1,-2 --axes -1,0
+run_pair --op Pad --pads-begin 1,p --pads-end 2,0 --axes a,b --mode reflect --set=p=2 --set=a=1 --set=b=-2 -- \
+    --op Pad --pads-begin 1,2 --pads-end 2,0 --axes 1,-2 --mode reflect
+run_pair --op Split --split a,b,c --axis 1 --output 1 --set=a=1 --set=b=3 --set=c=2 -- --op Split --split 1,3,2 --axis 1 --output 1
 
 # ---- errors ----
 expect_error "missing --set" 2 "the spec's runtime value 't' needs --set t=VALUE" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy
@@ -71,6 +76,14 @@ expect_error "index out of range (ref)" 2 "index out of range (step 0: index 9, 
     "$SLICEGEN" run '[i]' --in x.npy --out out.npy --set i=9 --engine ref
 expect_error "zero stride" 2 "stride must not be zero" \
     "$SLICEGEN" run --op StridedSlice --begin 0 --end 4 --stride s --in x.npy --out out.npy --set s=0
+expect_error "axes named twice" 2 "failed to run kernel: axes must be unique (axes[0] = -1 and axes[1] = 1 both name axis 1) (a = -1, b = 1)" \
+    "$SLICEGEN" run --op Slice --start 0,0 --stop 1,1 --axes a,b --in x.npy --out out.npy --set a=-1 --set b=1
+expect_error "axis out of range" 2 "axis out of range (axes[0] = 2, input rank 2 allows -2..1)" \
+    "$SLICEGEN" run --op Pad --pads-begin 1 --pads-end 1 --axes a --in x.npy --out out.npy --set a=2
+expect_error "split sizes that do not add up" 2 "split sizes add up to 5, input dimension 1 has size 6 (a = 2, b = 3)" \
+    "$SLICEGEN" run --op Split --split a,b --axis 1 --output 0 --in x.npy --out out.npy --set a=2 --set b=3
+expect_error "a negative split size" 2 "split sizes must not be negative (split[1] = -1) (a = 7, b = -1)" \
+    "$SLICEGEN" run --op Split --split a,b --axis 1 --output 0 --in x.npy --out out.npy --set a=7 --set b=-1
 expect_error "--set on another command" 2 "--set is not an option of 'slicegen plan'" \
     "$SLICEGEN" plan '[:t]' --shape 4 --dtype f32 --set t=1
 expect_error "GPU run" 2 "GPU kernels take no runtime values yet" \

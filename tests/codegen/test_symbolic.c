@@ -1,8 +1,9 @@
 /*
  * Runtime values: a random differential test of symbolic kernels.
  *
- * Each case is a random spec of one of the six sources whose numbers are,
- * at random, written in or named (`[v0:, ::v1]`, `--end 2,v0`), over an
+ * Each case is a random spec of one of the seven sources whose numbers
+ * are, at random, written in or named (`[v0:, ::v1]`, `--end 2,v0`; the
+ * axes of Slice, OnnxSlice and Pad, the sizes of Split), over an
  * input whose dimensions are, at random, fixed or `?`. Its plan is compiled
  * once; then for many calls, each with its own input shape (the `?`
  * dimensions drawn anew) and values (in range, negative, out of range,
@@ -70,9 +71,20 @@ static int64_t pick(suite *s, int64_t lo, int64_t hi)
     return lo + (int64_t)(next(s) % (uint64_t)(hi - lo + 1));
 }
 
-/* A value for a name: mostly small, sometimes extreme. */
-static int64_t draw_value(suite *s, bool stride)
+/* What a name stands for, which its values are drawn as. */
+enum { NAME_NUMBER, NAME_STRIDE, NAME_AXIS, NAME_SIZE };
+
+/* A value for a name: mostly small, sometimes extreme; an axis of an input
+ * of `rank` mostly in range, a split size mostly not negative. */
+static int64_t draw_value(suite *s, int kind, size_t rank)
 {
+    bool stride = kind == NAME_STRIDE;
+    if (kind == NAME_AXIS && next(s) % 8 != 0)
+        return pick(s, -(int64_t)rank, (int64_t)rank - 1);
+    if (kind == NAME_AXIS)
+        return pick(s, 0, 1) ? pick(s, -(int64_t)rank - 2, (int64_t)rank + 1) : INT64_MIN;
+    if (kind == NAME_SIZE && next(s) % 8 != 0)
+        return pick(s, 0, 5);
     switch (next(s) % 16) {
     case 0:
         return INT64_MIN;
@@ -97,15 +109,33 @@ typedef struct gen_spec {
     char text[1024]; /* NumPy expression, or the words joined by \x1f */
     bool numpy;
     int nnames;
-    bool stride_name[64]; /* the name is a stride (drawn as one) */
+    int kind[64]; /* what name k stands for (NAME_*) */
+    /* a Split: its axis, and for each size the name it is (-1: a number) */
+    bool split;
+    int64_t split_axis;
+    int nsizes, size_name[8];
+    int64_t sizes[8];
 } gen_spec;
+
+/* Appends a number or a new name (of kind `kind`) to out; the name's index, or -1. */
+static int number_of_kind(suite *s, gen_spec *g, char *out, size_t size, int64_t v, int kind, bool allow_name)
+{
+    size_t len = strlen(out);
+    if (allow_name && g->nnames < 8 && next(s) % 2 == 0) {
+        g->kind[g->nnames] = kind;
+        snprintf(out + len, size - len, "v%d", g->nnames++);
+        return g->nnames - 1;
+    }
+    snprintf(out + len, size - len, "%" PRId64, v);
+    return -1;
+}
 
 /* Appends a number or a new name to out. */
 static void number(suite *s, gen_spec *g, char *out, size_t size, int64_t v, bool stride, bool allow_name)
 {
     size_t len = strlen(out);
     if (allow_name && g->nnames < 8 && next(s) % 2 == 0) {
-        g->stride_name[g->nnames] = stride;
+        g->kind[g->nnames] = stride ? NAME_STRIDE : NAME_NUMBER;
         snprintf(out + len, size - len, "v%d", g->nnames++);
     } else {
         snprintf(out + len, size - len, "%" PRId64, v);
@@ -147,13 +177,38 @@ static void make_numpy(suite *s, gen_spec *g, size_t rank)
     g->numpy = true;
 }
 
+/* Words "--op Split --split L --axis A --output K" joined by \x1f: sizes
+ * that add up to a small axis, named at random. */
+static void make_split(suite *s, gen_spec *g, size_t rank)
+{
+    char *t = g->text;
+    g->split = true;
+    g->split_axis = pick(s, -(int64_t)rank, (int64_t)rank - 1);
+    g->nsizes = (int)pick(s, 1, 4);
+    strcpy(t, "--op\x1fSplit\x1f--split\x1f");
+    for (int i = 0; i < g->nsizes; i++) {
+        if (i)
+            strcat(t, ",");
+        g->sizes[i] = pick(s, 0, 3);
+        g->size_name[i] = number_of_kind(s, g, t, sizeof g->text, g->sizes[i], NAME_SIZE, true);
+    }
+    size_t len = strlen(t);
+    snprintf(t + len, sizeof g->text - len, "\x1f--axis\x1f%" PRId64 "\x1f--output\x1f%d", g->split_axis,
+             (int)pick(s, 0, g->nsizes - 1));
+}
+
 /* Words "--op X --begin L ..." joined by \x1f: StridedSlice, Slice,
- * TrtSlice, OnnxSlice (ends of INT32_MAX and INT64_MAX among them) or Pad. */
+ * TrtSlice, OnnxSlice (ends of INT32_MAX and INT64_MAX among them), Pad
+ * (axes of Slice, OnnxSlice and Pad named at random too) or Split. */
 static void make_words(suite *s, gen_spec *g, size_t rank)
 {
     char *t = g->text;
     size_t size = sizeof g->text, n;
-    int op = (int)pick(s, 0, 4);
+    int op = (int)pick(s, 0, rank ? 5 : 4);
+    if (op == 5) {
+        make_split(s, g, rank);
+        return;
+    }
     static const char *const lists[5][3] = {{"--begin", "--end", "--stride"},
                                             {"--start", "--stop", "--step"},
                                             {"--start", "--size", "--stride"},
@@ -200,9 +255,9 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
                 a = pick(s, 0, (int64_t)rank - 1);
             while (used[a]);
             used[a] = true;
-            char item[24];
-            snprintf(item, sizeof item, "%s%" PRId64, i ? "," : "", pick(s, 0, 1) ? a : a - (int64_t)rank);
-            strcat(t, item);
+            if (i)
+                strcat(t, ",");
+            number_of_kind(s, g, t, size, pick(s, 0, 1) ? a : a - (int64_t)rank, NAME_AXIS, pick(s, 0, 2) == 0);
         }
         if (op == 4) {
             static const char *const modes[] = {"constant", "edge", "reflect", "wrap"};
@@ -380,6 +435,35 @@ static void check_call(suite *s, const gen_spec *g, const sg_plan *plan, const s
 }
 
 /* One call: shape and values drawn, kernel against reference. */
+/* The index among the plan's values of name v<k>. */
+static size_t value_index(const sg_plan *plan, int k)
+{
+    for (size_t i = 0; i < sg_plan_value_count(plan); i++)
+        if (atoi(sg_plan_value_name(plan, i) + 1) == k)
+            return i;
+    return 0;
+}
+
+/* Makes a Split's sizes add up to its axis: the axis a `?` dimension of
+ * their sum, or else the first named size what the axis leaves. */
+static void fit_split(suite *s, const gen_spec *g, const sg_plan *plan, int64_t *shape, int64_t *values)
+{
+    size_t axis = (size_t)(g->split_axis < 0 ? g->split_axis + (int64_t)plan->in_rank : g->split_axis);
+    int64_t sum = 0;
+    int free_name = -1;
+    for (int i = 0; i < g->nsizes; i++) {
+        int k = g->size_name[i];
+        if (k >= 0 && free_name < 0 && (plan->in_shape[axis] >= 0 || pick(s, 0, 1)))
+            free_name = i;
+        else
+            sum += k >= 0 ? values[value_index(plan, k)] : g->sizes[i];
+    }
+    if (free_name >= 0)
+        values[value_index(plan, g->size_name[free_name])] = shape[axis] - sum;
+    else if (plan->in_shape[axis] < 0)
+        shape[axis] = sum;
+}
+
 static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_kernel *kernel, int call)
 {
     size_t rank = plan->in_rank, nvalues = sg_plan_value_count(plan);
@@ -393,8 +477,10 @@ static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_
                                                  : pick(s, 0, 6);
     for (size_t i = 0; i < nvalues; i++) {
         int named = atoi(sg_plan_value_name(plan, i) + 1);
-        values[i] = draw_value(s, g->stride_name[named]);
+        values[i] = draw_value(s, g->kind[named], rank);
     }
+    if (g->split && pick(s, 0, 3)) /* mostly sizes that add up: the axis, or a named size, made to fit */
+        fit_split(s, g, plan, shape, values);
     check_call(s, g, plan, kernel, call, shape, values);
 }
 

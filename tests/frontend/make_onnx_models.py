@@ -139,7 +139,7 @@ def good_models(folder):
                    node("Slice", ["h", "e", "e"], ["y5"], "no_type")],
               [("x", F, [4, 5, 6]), ("st", TensorProto.INT64, ["k"]), ("ax", TensorProto.INT64, [2])],
               [tensor("e", [1, 2]), tensor("e2", [1]), tensor("zero", [0, 1])]),
-        "0\t0\taxes_input\tSlice\tf32\t4,5,6\tskip:input 'axes' ('ax') is not a constant",
+        "0\t0\taxes_input\tSlice\tf32\t4,5,6\t--op OnnxSlice --start 1,2 --stop 1,2 --step 1,1 --axes axes_0,axes_1",
         "1\t1\tlengths\tSlice\tf32\t4,5,6\tskip:must have the same length (2 and 1)",
         "2\t2\tdynamic_length\tSlice\tf32\t4,5,6\tskip:its length is not known",
         "3\t3\tzero_step\tSlice\tf32\t4,5,6\tskip:step",
@@ -256,6 +256,11 @@ def good_models(folder):
                                     [("x", F, ["n", 4])], [tensor("sizes", [1, 2])]),
         "0\t0\tsized\tSplit\tf32\t-1,4\t" + sl.format(0, 1, 0), "1\t0\tsized\tSplit\tf32\t-1,4\t" + sl.format(1, 3, 0),
         "2\t1\tunsized\tSplit\tf32\t-1,4\tskip:known only at run time", "3\t1\tunsized\tSplit\tf32\t-1,4\tskip:")
+    # Split sizes from a graph input: one Split spec per output, the sizes its values.
+    sp = "--op Split --split split_0,split_1,split_2 --axis 2 --output {}"
+    add("split_runtime.onnx", model(18, [node("Split", ["x", "sizes"], ["a", "b", "c"], "runtime", axis=-1)],
+                                    [("x", F, [4, 5, 6]), ("sizes", TensorProto.INT64, [3])]),
+        *[f"{k}\t0\truntime\tSplit\tf32\t4,5,6\t" + sp.format(k) for k in range(3)])
     # Gather with a scalar constant index, in every version.
     ss = ("--op StridedSlice --begin {} --end {} --stride {} --begin-mask {m} --end-mask {m} --new-axis-mask {z} "
           "--shrink-axis-mask {k} --ellipsis-mask {z}")

@@ -99,6 +99,13 @@ static const struct {
      "--op TrtSlice --start s --size n --stride k --mode fill --fill 0.5"},
     {"--op TrtSlice --size n,n --start 0,m --mode wrap", "n,m",
      "--op TrtSlice --size n,n --start 0,m --stride 1,1 --mode wrap"},
+    /* axes and split sizes take names too */
+    {"--op Slice --start a --stop b --axes k", "a,b,k", "--op Slice --start a --stop b --step 1 --axes k"},
+    {"--op OnnxSlice --axes k,1 --start a,0 --stop b,b", "k,a,b",
+     "--op OnnxSlice --step 1,1 --axes k,1 --start a,0 --stop b,b"},
+    {"--op Pad --pads-begin p,0 --pads-end 0,q --axes 0,k --mode edge", "p,q,k",
+     "--op Pad --pads-begin p,0 --pads-end 0,q --axes 0,k --mode edge"},
+    {"--op Split --output 1 --split a,3,b --axis -1", "a,b", "--op Split --split a,3,b --axis -1 --output 1"},
 };
 
 static void parse_names(void)
@@ -207,8 +214,11 @@ static void errors(void)
                  masks[m][0], masks[m][1]);
         check_error(text, SG_ERR_SPEC, message);
     }
-    check_error("--op Slice --axes a --start 0 --stop 1", SG_ERR_SPEC,
-                "failed to make Slice: --axes must be numbers, not the runtime value name 'a' (axes[0])");
+    check_error("--op Split --split 1,1 --axis a --output 0", SG_ERR_SPEC,
+                "failed to make Split: --axis must be an integer, not 'a' (it cannot name a runtime value)");
+    check_error("--op Split --split 1,1 --axis 0 --output k", SG_ERR_SPEC,
+                "failed to make Split: --output must be an output's index (0, 1, ...), not 'k' (it cannot name a "
+                "runtime value)");
     check_error("--op TrtSlice --start 0 --size 1 --mode m", SG_ERR_SPEC,
                 "unknown --mode 'm' (expected strict, wrap, clamp, fill or reflect; --mode cannot name a "
                 "runtime value)");
@@ -353,6 +363,12 @@ static void binding(void)
          {1, 2, 3},
          "--op Slice --start 1 --stop 2 --step 3 --axes 1"},
         {"--op Slice --start a --stop b", {-1, 7}, "--op Slice --start -1 --stop 7"},
+        {"--op Slice --start a --stop b --axes k", {1, 2, -1}, "--op Slice --start 1 --stop 2 --axes -1"},
+        {"--op Pad --pads-begin p --pads-end 1 --axes k --mode reflect",
+         {2, 0},
+         "--op Pad --pads-begin 2 --pads-end 1 --axes 0 --mode reflect"},
+        {"--op Split --split a,b --axis 1 --output 0", {2, 5}, "--op Split --split 2,5 --axis 1 --output 0"},
+        {"--op Split --split a,b --axis 1 --output 0", {2, -5}, "--op Split --split 2,-5 --axis 1 --output 0"},
         {"--op TrtSlice --start s --size n --stride k --mode fill --fill 0.1",
          {1, 2, 3},
          "--op TrtSlice --start 1 --size 2 --stride 3 --mode fill --fill 0.1"},
