@@ -82,8 +82,9 @@ static const char run_help[] =
     "                 machine was measured to gain from it, and a pad's short rows where\n"
     "                 it gains by them too)\n"
     "  --set NAME=VALUE  the value of a name the spec uses for a number ('[:t]',\n"
-    "                 --end 0,t): one --set per name; the kernel is compiled once for\n"
-    "                 every value (see docs/runtime-values.md; not with --device cuda)\n"
+    "                 --end 0,t; --fill v: a value of the element type, 1.5): one --set\n"
+    "                 per name; the kernel is compiled once for every value (see\n"
+    "                 docs/runtime-values.md; not with --device cuda)\n"
     "\n"
     "example: slicegen run '[::-1, 1:]' --in a.npy --out b.npy\n"
     "         slicegen run '[:, :, :t]' --in cache.npy --out past.npy --set t=17\n"
@@ -390,12 +391,14 @@ static void advise_input(const sg_tensor *input, const sg_plan *plan)
         posix_madvise(input->map, input->map_bytes, POSIX_MADV_RANDOM);
 }
 
-/* The values of plan's names from the --set options, in the plan's order.
- * Returns -1 on success, else an exit status. */
-static int parse_sets(const options *o, const sg_plan *plan, int64_t *values)
+/* The values of plan's names from the --set options, in the plan's order
+ * (SG_MAX_VALUES at most): integers, and for a fill value an element of
+ * the plan's type, passed on as its bits. Returns -1 on success, else an
+ * exit status. */
+static int parse_sets(sg_context *ctx, const options *o, const sg_plan *plan, int64_t *values)
 {
     size_t n = sg_plan_value_count(plan);
-    bool given[SG_MAX_RANK * 3 + 1] = {false};
+    bool given[SG_MAX_VALUES] = {false};
     for (int i = 0; i < o->nsets; i++) {
         const char *eq = strchr(o->sets[i], '=');
         size_t len = eq ? (size_t)(eq - o->sets[i]) : 0, k = 0;
@@ -409,13 +412,21 @@ static int parse_sets(const options *o, const sg_plan *plan, int64_t *values)
                                n ? "" : " (it names no runtime values)");
         if (given[k])
             return usage_error("--set gives '%.*s' twice", (int)len, o->sets[i]);
+        given[k] = true;
+        if (sg_plan_value_is_fill(plan, k)) {
+            sg_scalar fill;
+            sg_status st;
+            if ((st = sg_scalar_parse(ctx, eq + 1, &fill)) != SG_OK ||
+                (st = sg_fill_bits(ctx, &fill, sg_plan_dtype(plan), &values[k])) != SG_OK)
+                return failed(ctx, st);
+            continue;
+        }
         char *end;
         errno = 0;
         long long v = strtoll(eq + 1, &end, 10);
         if (end == eq + 1 || *end != '\0' || errno == ERANGE)
             return usage_error("bad --set '%s': the value must be a 64-bit integer", o->sets[i]);
         values[k] = v;
-        given[k] = true;
     }
     for (size_t k = 0; k < n; k++)
         if (!given[k])
@@ -463,8 +474,8 @@ static int cmd_run(sg_context *ctx, const options *o)
     watch_input(o->in, &input);
     if ((st = sg_plan_create(ctx, spec, input.rank, input.shape, input.dtype, &plan)) != SG_OK)
         goto report;
-    int64_t values[SG_MAX_RANK * 3 + 1];
-    if ((rc = parse_sets(o, plan, values)) >= 0)
+    int64_t values[SG_MAX_VALUES];
+    if ((rc = parse_sets(ctx, o, plan, values)) >= 0)
         goto done;
     if (sg_plan_is_symbolic(plan) && cuda) {
         rc = usage_error("GPU kernels take no runtime values yet: give the numbers in the spec for --device cuda");

@@ -76,6 +76,8 @@ static void nest_numbers(gen *g, LLVMValueRef args)
         g->interior[0] = number(g, args, s->interior[0], SG_ARG_INTERIOR);
         g->interior[1] = number(g, args, s->interior[1], SG_ARG_INTERIOR + 1);
     }
+    g->fill_bits = s && p->mode == SG_TRT_FILL && !sg_is_const(s->fill) ? number64(g, args, s->fill, SG_ARG_FILL)
+                                                                       : NULL;
     g->run = s ? number(g, args, s->run_bytes, SG_ARG_RUN_BYTES) : ci(g, p->run_bytes);
     if (s && !s->mapped && p->nloops >= 2 && !(sg_is_const(s->prefetch) && s->prefetch.k == 0))
         g->sym_ahead = number(g, args, s->prefetch, SG_ARG_PREFETCH);

@@ -96,6 +96,8 @@ struct gen {
     LLVMValueRef extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
     LLVMValueRef map_start[SG_MAX_RANK], map_step[SG_MAX_RANK], map_dim[SG_MAX_RANK]; /* i64; mapped loops */
     LLVMValueRef interior[2]; /* the innermost mapped loop's affine iterations (sg_sym.interior) */
+    LLVMValueRef fill_bits;   /* an i64 whose low bytes are the fill value when it is a runtime value
+                                 (sg_sym.fill), else NULL: plan->fill */
     LLVMValueRef run;         /* bytes per innermost iteration */
     int64_t run_k;            /* ... when constant, else -1 */
     sg_error *err;            /* set (and the module abandoned) on failure */

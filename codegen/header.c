@@ -119,8 +119,10 @@ static const char struct_text[] =
     "#endif\n";
 
 static const char args_text[] =
-    "#ifndef SLICEGEN_ARGS_DEFINED\n"
-    "#define SLICEGEN_ARGS_DEFINED\n"
+    /* the guard names the struct's size: headers of another one define
+     * slicegen_args again, which a compiler refuses */
+    "#ifndef SLICEGEN_ARGS_392_DEFINED\n"
+    "#define SLICEGEN_ARGS_392_DEFINED\n"
     "/* One call of a kernel with runtime values: NAME_prepare fills it, NAME reads it. */\n"
     "typedef struct slicegen_args {\n"
     "    int32_t out_rank;\n"
@@ -129,7 +131,7 @@ static const char args_text[] =
     "    int64_t outer_extent;      /* NAME(in, out, args, 0, outer_extent) runs the whole call */\n"
     "    int64_t input_bytes;\n"
     "    int64_t output_bytes;\n"
-    "    int64_t internal[391];     /* the kernel's */\n"
+    "    int64_t internal[392];     /* the kernel's */\n"
     "} slicegen_args;\n"
     "/* What NAME_prepare returns when it refuses a call (args then untouched). */\n"
     "#define SLICEGEN_PREPARE_SHAPE 1 /* in_shape differs from a fixed dimension, or has a negative one */\n"
@@ -361,6 +363,9 @@ static void kernel_block(FILE *f, const sg_aot_kernel *k, const sg_compile_optio
     if (p->sym) {
         int64_t above = sg_codegen_stream_above(p, t);
         fprintf(f, "#define %s_VALUE_COUNT %zu\n", n, p->sym->nvalues);
+        if (p->sym->spec->fill_value != 0)
+            fprintf(f, "#define %s_FILL_VALUE %d /* values[%d] is the fill value: the bits of one %s */\n", n,
+                    p->sym->spec->fill_value - 1, p->sym->spec->fill_value - 1, sg_dtype_name(p->dtype));
         fprintf(f, "#define %s_STREAMS_ABOVE ((int64_t)%" PRId64 ")\n", n, above);
         fprintf(f, "#define %s_STREAMS_MIN_RUN ((int64_t)%" PRId64 ")\n", n,
                 t->stores == SG_STORES_AUTO && above >= 0 ? sg_codegen_stream_min_run(p, t) : (int64_t)0);

@@ -442,13 +442,17 @@ static void store_pattern_stream_or_not(gen *g, LLVMValueRef out, LLVMValueRef v
     LLVMPositionBuilderAtEnd(g->b, done);
 }
 
-/* FILL: the plan's fill value over `bytes` output bytes. */
+/* FILL: the plan's fill value over `bytes` output bytes (a runtime one
+ * from g->fill_bits). */
 void sg_emit_fill(gen *g, LLVMValueRef out, LLVMValueRef bytes)
 {
     uint64_t bits = 0;
     memcpy(&bits, g->plan->fill, g->plan->elem_size); /* little-endian targets */
     int64_t unit = (int64_t)g->plan->elem_size;
-    sg_emit_store_pattern(g, out, LLVMConstInt(int_type(g, unit), bits, 0), unit, bytes);
+    LLVMValueRef element = g->fill_bits == NULL ? LLVMConstInt(int_type(g, unit), bits, 0)
+                           : unit < 8           ? LLVMBuildTrunc(g->b, g->fill_bits, int_type(g, unit), "fill")
+                                                : g->fill_bits;
+    sg_emit_store_pattern(g, out, element, unit, bytes);
 }
 
 /* ---- the strategies ------------------------------------------------------------------ */

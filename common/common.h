@@ -103,6 +103,11 @@ int sg_dtype_from_ir(const char *name);
 sg_status sg_scalar_to_bytes(const sg_scalar *value, sg_dtype dtype,
                              uint8_t bytes[8], sg_error *err);
 
+/* A runtime fill value (sg_fill_bits): the element of `dtype` whose bits
+ * are the low bytes of `bits` (bool: true when bits is not 0), as the
+ * scalar sg_scalar_to_bytes turns back into those bytes. */
+sg_scalar sg_scalar_of_bits(sg_dtype dtype, int64_t bits);
+
 /* IEEE binary32, binary16 and bfloat16 bit patterns from a double,
  * nearest even, and back. A NaN keeps its sign and the top bits of its
  * payload both ways, a signalling NaN included (a C cast would quiet it). */

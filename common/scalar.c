@@ -210,3 +210,22 @@ sg_status sg_scalar_to_bytes(const sg_scalar *value, sg_dtype dtype, uint8_t byt
     memcpy(bytes, &bits, sg_dtype_size(dtype)); /* low bytes: two's complement truncation */
     return SG_OK;
 }
+
+sg_scalar sg_scalar_of_bits(sg_dtype dtype, int64_t bits)
+{
+    size_t size = sg_dtype_size(dtype);
+    uint64_t low = size >= 8 ? (uint64_t)bits : (uint64_t)bits & ((UINT64_C(1) << (8 * size)) - 1);
+    switch (sg_dtype_kind_of(dtype)) {
+    case SG_KIND_BOOL:
+        return (sg_scalar){.kind = SG_SCALAR_BOOL, .i = bits != 0};
+    case SG_KIND_FLOAT:
+        return (sg_scalar){.kind = SG_SCALAR_FLOAT, .f = sg_float_bits_to_f64(dtype, low)};
+    case SG_KIND_UINT:
+        return (sg_scalar){.kind = SG_SCALAR_UINT, .u = low};
+    case SG_KIND_SINT: {
+        uint64_t sign = UINT64_C(1) << (8 * size - 1);
+        return (sg_scalar){.kind = SG_SCALAR_INT, .i = (int64_t)((low ^ sign) - sign)};
+    }
+    }
+    return (sg_scalar){.kind = SG_SCALAR_INT};
+}

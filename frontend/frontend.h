@@ -150,6 +150,8 @@ struct sg_spec {
     size_t split_output;   /* SG_OP_SPLIT: which output (< len) */
     sg_trt_mode mode;      /* SG_OP_TRT_SLICE; SG_OP_PAD (never SG_TRT_STRICT) */
     sg_scalar fill;        /* SG_OP_TRT_SLICE, SG_OP_PAD */
+    uint16_t fill_value;   /* SG_OP_TRT_SLICE, SG_OP_PAD in FILL mode: 0 where `fill` is written in,
+                              k >= 1 where it is value k - 1 (the element's bits, sg_fill_bits) */
     sg_prog *prog;         /* SG_OP_PROGRAM: the tree (len 0) */
     char *program;         /* SG_OP_PROGRAM: its text as sg_spec_print writes it */
     /* The names of the values known only at run time, in order of first
@@ -161,8 +163,7 @@ struct sg_spec {
 };
 
 #define SG_VALUE_NAME_MAX 63
-/* The most runtime values a spec may name. */
-#define SG_MAX_VALUES 256
+/* (SG_MAX_VALUES, slicegen.h: the most runtime values a spec may name) */
 
 /* ---- runtime value names (values.c) ---- */
 
@@ -191,12 +192,14 @@ void sg_value_table_free(sg_value_table *table);
  * k >= 1 where it is value k - 1 of `table` (its number is then ignored).
  * The number lists: StridedSlice begin, end, stride; Slice start, stop,
  * step, axes (refs[3]); TrtSlice start, size, stride; Pad begin, end, and
- * axes (refs[3]). A NULL refs[l] names no value; it
+ * axes (refs[3]); `fill` likewise the fill value of TrtSlice and Pad (0:
+ * the constructor's `fill`). A NULL refs[l] names no value; it
  * must be NULL where the list itself is. Every value of the table is named
  * somewhere, and the table holds them in order of first appearance; the
  * spec gets a copy of the names. */
 typedef struct sg_value_refs {
     const uint16_t *refs[4];
+    uint16_t fill;
     const sg_value_table *table;
 } sg_value_refs;
 
@@ -270,7 +273,9 @@ sg_status sg_spec_copy(const sg_spec *spec, sg_spec **copy, sg_error *err);
  * the names fails, status and message: for an --op spec, the message of
  * the words typed with those numbers ("stride must not be zero (stride[1]
  * = 0)"); for a NumPy expression, one that quotes the printed expression
- * and a column of it. A spec without values is copied. */
+ * and a column of it. A spec without values is copied. A runtime fill value
+ * is written in as the integer given; the element of those bits
+ * (sg_fill_bits) is sg_plan_bind's, which knows the element type. */
 sg_status sg_spec_bind(const sg_spec *spec, const int64_t *values, sg_spec **bound, sg_error *err);
 
 /* Checks the invariants every constructor establishes (asserts; a failure

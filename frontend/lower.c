@@ -53,6 +53,7 @@ typedef struct input {
     int64_t dims[SG_MAX_RANK];
     bool have_fill; /* SG_IN_FILL: its element */
     sg_scalar fill;
+    uint16_t fill_ref; /* SG_IN_FILL not constant: its element, the runtime value role_0 */
 } input;
 
 struct lnode {
@@ -391,6 +392,31 @@ static sg_status read_runtime(lnode *n, size_t pos, input *in)
     return SG_OK;
 }
 
+/* Input pos, a fill value that is not constant, as the runtime value
+ * role_0: one element (rank 0, or 1-D of one) of the data's type. */
+static sg_status read_runtime_fill(lnode *n, size_t pos, input *in)
+{
+    const sg_gtensor *x = &n->g->tensors[in_tensor(n, pos)];
+    bool refused = false;
+    sg_status st = SG_OK;
+    int64_t count = x->rank == 0 ? 1 : x->rank == 1 && sg_is_const(x->dims[0]) ? x->dims[0].k : -1;
+    if (x->rank < 0 || x->rank > 1 || count != 1)
+        return say(n, SG_LF_CONST_SHAPE, pos, x->rank, count, NULL, NULL);
+    if (n->have_dtype && x->type != (int)n->dtype)
+        st = say(n, SG_LF_CONST_TYPE, pos, 0, 0, NULL, &refused);
+    if (st != SG_OK || refused || !n->have_dtype)
+        return st;
+    char name[SG_VALUE_NAME_MAX + 1];
+    const char *why = NULL;
+    int k = snprintf(name, sizeof name, "%s_0", n->row->roles[pos].name);
+    st = sg_value_table_ref(&n->values, name, (size_t)k, &in->fill_ref, &why);
+    if (st == SG_ERR_NOMEM)
+        return nomem(n);
+    if (st != SG_OK)
+        return say(n, SG_LF_RUNTIME_TABLE, pos, 1, 0, why, NULL);
+    return SG_OK;
+}
+
 /* Input pos read as its role says, into n->in[pos]: numbers (in->v), a
  * fill (in->fill), runtime values, a skip reason or a malformed model.
  * An absent input leaves in->given false. */
@@ -410,8 +436,9 @@ static sg_status read_input(lnode *n, size_t pos)
     bool value = folded(x) && ((list && x->rank == 1) || how == SG_IN_INDICES ||
                                ((how == SG_IN_AXIS || how == SG_IN_FILL) && x->rank <= 1 && x->nvalues == 1));
     if (!x->constant && !value)
-        return how == SG_IN_LIST ? read_runtime(n, pos, in)
-                                 : say(n, SG_LF_NOT_CONSTANT, pos, 0, 0, NULL, NULL);
+        return how == SG_IN_LIST   ? read_runtime(n, pos, in)
+               : how == SG_IN_FILL ? read_runtime_fill(n, pos, in)
+                                   : say(n, SG_LF_NOT_CONSTANT, pos, 0, 0, NULL, NULL);
     int64_t count = x->constant ? x->count : x->nvalues;
     sg_status st = SG_OK;
     if (how == SG_IN_FILL) {
@@ -491,7 +518,7 @@ static sg_status onnx_slice(lnode *n)
                  l[i].len);
     if (st == SG_OK && !skipped(n)) {
         sg_error lerr = {0};
-        sg_value_refs values = {{l[0].refs, l[1].refs, l[3].refs, l[2].refs}, &n->values};
+        sg_value_refs values = {{l[0].refs, l[1].refs, l[3].refs, l[2].refs}, 0, &n->values};
         sg_spec_make_onnx_slice(l[0].len, l[0].v, l[1].v, l[3].v, l[2].v, &values, &n->specs[0], &lerr);
         st = made(n, &lerr);
     }
@@ -527,7 +554,10 @@ static sg_status onnx_pad(lnode *n)
     } else if (st == SG_OK) {
         if ((st = read_input(n, 1)) == SG_OK && n->version >= 18)
             st = read_input(n, 3);
-        if (st == SG_OK && (st = read_input(n, 2)) == SG_OK && n->in[2].have_fill)
+        /* a constant_value of another mode than constant is checked if constant, else ignored */
+        bool ignored = mode != SG_TRT_FILL && in_tensor(n, 2) >= 0 && !n->g->tensors[in_tensor(n, 2)].constant &&
+                       !folded(&n->g->tensors[in_tensor(n, 2)]);
+        if (st == SG_OK && !ignored && (st = read_input(n, 2)) == SG_OK && n->in[2].have_fill)
             fill = n->in[2].fill;
     }
     size_t half = pads->len / 2;
@@ -541,7 +571,8 @@ static sg_status onnx_pad(lnode *n)
     }
     if (st == SG_OK && !skipped(n)) {
         sg_error lerr = {0};
-        sg_value_refs values = {{pads->refs, pads->refs ? pads->refs + half : NULL, NULL, axes->refs}, &n->values};
+        sg_value_refs values = {{pads->refs, pads->refs ? pads->refs + half : NULL, NULL, axes->refs},
+                                n->in[2].fill_ref, &n->values};
         sg_spec_make_pad(half, pads->v, pads->v + half, axes->v, mode, mode == SG_TRT_FILL ? &fill : NULL,
                          &values, &n->specs[0], &lerr);
         st = made(n, &lerr);
@@ -623,7 +654,7 @@ static sg_status runtime_split_specs(lnode *n, int64_t axis, const input *split)
 {
     for (size_t k = 0; k < n->nspecs && !skipped(n); k++) {
         sg_error lerr = {0};
-        sg_value_refs values = {{split->refs}, &n->values};
+        sg_value_refs values = {{split->refs}, 0, &n->values};
         sg_spec_make_split(split->len, split->v, axis, k, &values, &n->specs[k], &lerr);
         if (made(n, &lerr) != SG_OK)
             return n->err->status;
@@ -773,7 +804,7 @@ static sg_status ir_strided_slice(lnode *n)
             .shrink_axis_mask = {masks[3], mask_len[3]},
             .ellipsis_mask = {masks[4], mask_len[4]},
         };
-        sg_value_refs values = {{in[1].refs, in[2].refs, in[3].refs}, &n->values};
+        sg_value_refs values = {{in[1].refs, in[2].refs, in[3].refs}, 0, &n->values};
         sg_error lerr = {0};
         sg_spec_make_strided_slice(&a, &values, &n->specs[0], &lerr);
         st = made(n, &lerr);
@@ -792,7 +823,7 @@ static sg_status ir_slice(lnode *n)
     if (skipped(n) || !same_lengths(n))
         return SG_OK;
     const input *in = n->in;
-    sg_value_refs values = {{in[1].refs, in[2].refs, in[3].refs, in[4].refs}, &n->values};
+    sg_value_refs values = {{in[1].refs, in[2].refs, in[3].refs, in[4].refs}, 0, &n->values};
     sg_error lerr = {0};
     sg_spec_make_slice(in[1].len, in[1].v, in[2].v, in[3].v, in[4].given ? in[4].v : NULL, &values,
                        &n->specs[0], &lerr);
@@ -879,7 +910,7 @@ static sg_status ir_pad(lnode *n)
             return SG_OK;
         }
     }
-    sg_value_refs values = {{in[1].refs, in[2].refs, NULL}, &n->values};
+    sg_value_refs values = {{in[1].refs, in[2].refs, NULL}, in[3].fill_ref, &n->values};
     sg_error lerr = {0};
     sg_spec_make_pad(n->rank, begin, end, NULL, mode,
                      mode == SG_TRT_FILL && in[3].have_fill ? &in[3].fill : NULL, &values, &n->specs[0],

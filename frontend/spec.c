@@ -422,7 +422,8 @@ sg_status sg_spec_make_pad(size_t len, const int64_t *begin, const int64_t *end,
         return sg_fail(err, SG_ERR_NOMEM, "failed to make Pad: out of memory");
     spec->axes_given = axes != NULL;
     spec->mode = mode;
-    spec->fill = fill ? *fill : (sg_scalar){.kind = SG_SCALAR_INT};
+    spec->fill_value = values != NULL && mode == SG_TRT_FILL ? values->fill : 0;
+    spec->fill = fill && !spec->fill_value ? *fill : (sg_scalar){.kind = SG_SCALAR_INT};
     for (size_t i = 0; i < len; i++)
         spec->pads[i] = (sg_pad_axis){
             .begin = number_of(begin, values, 0, i, 0),
@@ -452,7 +453,8 @@ sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start, const int64_t
     if (spec == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to make TrtSlice: out of memory");
     spec->mode = mode;
-    spec->fill = fill ? *fill : (sg_scalar){.kind = SG_SCALAR_INT};
+    spec->fill_value = values != NULL && mode == SG_TRT_FILL ? values->fill : 0;
+    spec->fill = fill && !spec->fill_value ? *fill : (sg_scalar){.kind = SG_SCALAR_INT};
     for (size_t i = 0; i < len; i++)
         spec->dims[i] = (sg_trt_dim){
             .start = number_of(start, values, 0, i, 0),
@@ -516,6 +518,7 @@ sg_status sg_spec_copy(const sg_spec *spec, sg_spec **out, sg_error *err)
     copy->axes_given = spec->axes_given;
     copy->mode = spec->mode;
     copy->fill = spec->fill;
+    copy->fill_value = spec->fill_value;
     copy->split_axis = spec->split_axis;
     copy->split_output = spec->split_output;
     if (copy_names(copy, spec->nvalues, spec->values, err) != SG_OK)
@@ -573,6 +576,10 @@ static void check_values(const sg_spec *spec)
             int64_t number = list_number(spec, &lists[l], i, &ref);
             check_ref(spec, number, ref, used);
         }
+    }
+    if (spec->fill_value != 0) {
+        assert(spec->mode == SG_TRT_FILL && spec->fill.kind == SG_SCALAR_INT && spec->fill.i == 0);
+        check_ref(spec, 0, spec->fill_value, used);
     }
     for (size_t k = 0; k < spec->nvalues; k++)
         assert(used[k]);
@@ -651,7 +658,7 @@ bool sg_spec_same(const sg_spec *a, const sg_spec *b)
         char x[SG_SCALAR_TEXT], y[SG_SCALAR_TEXT];
         sg_scalar_format(&a->fill, x);
         sg_scalar_format(&b->fill, y);
-        if (a->mode != b->mode || strcmp(x, y) != 0)
+        if (a->mode != b->mode || strcmp(x, y) != 0 || a->fill_value != b->fill_value)
             return false;
     }
     return true;
@@ -702,28 +709,48 @@ static bool numbers_next(const sg_spec *spec, const list_field *f, size_t *next)
     return true;
 }
 
+static void print_fill(FILE *out, const sg_spec *spec, const int64_t *values, const char *option);
+
+/* The option of a fill value (TrtSlice, Pad in FILL mode), or NULL. */
+static const char *fill_option(const sg_spec *spec)
+{
+    if (spec->mode != SG_TRT_FILL || (spec->op != SG_OP_TRT_SLICE && spec->op != SG_OP_PAD))
+        return NULL;
+    return spec->op == SG_OP_PAD ? " --value " : " --fill ";
+}
+
 /* Prints the lists that take values (the first n) in an order whose words
  * number the values as the spec does: each turn the first list, in the
  * usual order, whose new values come next. The order of the words a spec
  * was read from is one such order, and taking any list that fits leaves
  * one for the rest, so the search never fails for a spec read from words
- * (a spec made otherwise gets the usual order where none fits). */
-static void print_value_lists(FILE *out, const sg_spec *spec, const int64_t *values, const list_field *lists,
+ * (a spec made otherwise gets the usual order where none fits). A fill
+ * value named before some list's values is printed (its option and name)
+ * in its turn too; true when it was. */
+static bool print_value_lists(FILE *out, const sg_spec *spec, const int64_t *values, const list_field *lists,
                               size_t n)
 {
-    bool printed[4] = {false, false, false, false};
+    bool printed[4] = {false, false, false, false}, fill_printed = false;
     size_t next = 0;
     for (size_t turn = 0; turn < n; turn++) {
         size_t pick = n;
         for (size_t l = 0; l < n && pick == n; l++)
             if (!printed[l] && numbers_next(spec, &lists[l], &next))
                 pick = l;
+        if (pick == n && !fill_printed && spec->fill_value == next + 1 && fill_option(spec) != NULL) {
+            print_fill(out, spec, values, fill_option(spec));
+            fill_printed = true;
+            next++;
+            turn--; /* the lists still take their turns */
+            continue;
+        }
         for (size_t l = 0; l < n && pick == n; l++)
             if (!printed[l])
                 pick = l;
         printed[pick] = true;
         print_list(out, spec, values, &lists[pick]);
     }
+    return fill_printed;
 }
 
 static void print_numpy(const sg_spec *spec, const int64_t *values, FILE *out)
@@ -754,12 +781,25 @@ static void print_numpy(const sg_spec *spec, const int64_t *values, FILE *out)
     fputc(']', out);
 }
 
+/* The fill option and its value: the scalar, or the runtime value's name
+ * (with `values`: its number, which sg_spec_bind reads back as bits). */
+static void print_fill(FILE *out, const sg_spec *spec, const int64_t *values, const char *option)
+{
+    char text[SG_SCALAR_TEXT];
+    fputs(option, out);
+    if (spec->fill_value != 0) {
+        print_number(out, spec, values, 0, spec->fill_value);
+        return;
+    }
+    sg_scalar_format(&spec->fill, text);
+    fputs(text, out);
+}
+
 /* sg_spec_print, with `values` written in for the names when not NULL. */
 static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
 {
     size_t nlists, valued;
     const list_field *lists = op_lists(spec->op, &nlists, &valued);
-    char text[SG_SCALAR_TEXT];
     if (spec->op == SG_OP_NUMPY) {
         print_numpy(spec, values, out);
         return;
@@ -770,7 +810,8 @@ static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
     }
     fprintf(out, "--op %s", sg_op_name(spec->op));
     bool axes = (slice_like(spec->op) || spec->op == SG_OP_PAD) && spec->axes_given;
-    print_value_lists(out, spec, values, lists, valued + axes); /* the axes list follows the valued ones */
+    /* the axes list follows the valued ones */
+    bool fill_printed = print_value_lists(out, spec, values, lists, valued + axes);
     switch (spec->op) {
     case SG_OP_STRIDED_SLICE:
         for (size_t l = valued; l < nlists; l++)
@@ -781,9 +822,8 @@ static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
     case SG_OP_PAD:
         if (spec->op == SG_OP_PAD) {
             fprintf(out, " --mode %s", sg_pad_mode_name(spec->mode));
-            sg_scalar_format(&spec->fill, text);
-            if (spec->mode == SG_TRT_FILL)
-                fprintf(out, " --value %s", text);
+            if (spec->mode == SG_TRT_FILL && !fill_printed)
+                print_fill(out, spec, values, " --value ");
         }
         return;
     case SG_OP_SPLIT:
@@ -791,10 +831,8 @@ static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
         return;
     case SG_OP_TRT_SLICE:
         fprintf(out, " --mode %s", sg_trt_mode_name(spec->mode));
-        if (spec->mode == SG_TRT_FILL) {
-            sg_scalar_format(&spec->fill, text);
-            fprintf(out, " --fill %s", text);
-        }
+        if (spec->mode == SG_TRT_FILL && !fill_printed)
+            print_fill(out, spec, values, " --fill ");
         return;
     case SG_OP_NUMPY:
     case SG_OP_PROGRAM:
@@ -858,7 +896,7 @@ sg_status sg_spec_bind(const sg_spec *spec, const int64_t *values, sg_spec **bou
     }
     if (status == SG_ERR_NOMEM)
         sg_fail(err, SG_ERR_NOMEM, "failed to bind the runtime values of a spec: out of memory");
-    else if (status == SG_OK && (spec->op == SG_OP_TRT_SLICE || spec->op == SG_OP_PAD))
+    else if (status == SG_OK && (spec->op == SG_OP_TRT_SLICE || spec->op == SG_OP_PAD) && !spec->fill_value)
         (*bound)->fill = spec->fill; /* exactly, not as printed and read */
     free(words);
     free(text);

@@ -76,6 +76,7 @@ typedef struct lists {
     int64_t *v[NSLOTS];
     uint16_t *ref[NSLOTS]; /* value references (sg_value_refs) */
     size_t n[NSLOTS];
+    uint16_t fill_ref;    /* --fill or --value a runtime value: its reference */
     sg_value_table table; /* the runtime values, in order of the words */
 } lists;
 
@@ -107,9 +108,19 @@ static sg_status refuse_name(const char *op, enum slot s, const char *name, size
                    options[s].name, sg_quote(name, strlen(name), 0, 30, q), options[s].field, index);
 }
 
-/* The mode and fill value of TrtSlice (--mode, --fill) or Pad (--mode,
- * --value), which stay constant. */
-static sg_status mode_constants(int op, const char *const *given, sg_trt_mode *mode, sg_scalar *fill,
+/* Whether the text of --fill or --value names a runtime value: an
+ * identifier that is no scalar ("nan", "inf", "true" and "false" are). */
+static bool is_fill_name(const char *text)
+{
+    sg_scalar scalar;
+    sg_error ignored = {0};
+    return is_name(text) && sg_scalar_from_text(text, &scalar, &ignored) != SG_OK;
+}
+
+/* The mode, which stays constant, and the fill value of TrtSlice (--mode,
+ * --fill) or Pad (--mode, --value), unless that names a runtime value
+ * (`named`: then only its mode is checked). */
+static sg_status mode_constants(int op, const char *const *given, bool named, sg_trt_mode *mode, sg_scalar *fill,
                                 sg_error *err)
 {
     char q[SG_QUOTE_BUF(30)];
@@ -128,11 +139,8 @@ static sg_status mode_constants(int op, const char *const *given, sg_trt_mode *m
         if (*mode != SG_TRT_FILL)
             return sg_fail(err, SG_ERR_USAGE, "%s needs --mode %s (the mode is %s)", options[fill_slot].name,
                            fill_mode, pad ? sg_pad_mode_name(*mode) : sg_trt_mode_name(*mode));
-        if (sg_scalar_from_text(given[fill_slot], fill, &scalar_err) != SG_OK)
-            return sg_fail(err, scalar_err.status, "%s%s%s%s", scalar_err.message,
-                           is_name(given[fill_slot]) ? "; " : "",
-                           is_name(given[fill_slot]) ? options[fill_slot].name : "",
-                           is_name(given[fill_slot]) ? " cannot name a runtime value" : "");
+        if (!named && sg_scalar_from_text(given[fill_slot], fill, &scalar_err) != SG_OK)
+            return sg_fail(err, scalar_err.status, "%s", scalar_err.message);
     }
     return SG_OK;
 }
@@ -183,14 +191,14 @@ static sg_status build(int op, const char *const *given, lists *l, sg_spec **out
             .shrink_axis_mask = {l->v[SHRINK_AXIS_MASK], l->n[SHRINK_AXIS_MASK]},
             .ellipsis_mask = {l->v[ELLIPSIS_MASK], l->n[ELLIPSIS_MASK]},
         };
-        sg_value_refs values = {{l->ref[BEGIN], l->ref[END], l->ref[STRIDE]}, &l->table};
+        sg_value_refs values = {{l->ref[BEGIN], l->ref[END], l->ref[STRIDE]}, 0, &l->table};
         return sg_spec_make_strided_slice(&a, &values, out, err);
     }
     if (op == OP_SLICE || op == OP_ONNX) {
         static const enum slot group[] = {START, STOP, STEP, AXES};
         if (same_length(l, given, group, 4, op_names[which], err) != SG_OK)
             return err->status;
-        sg_value_refs values = {{l->ref[START], l->ref[STOP], l->ref[STEP], l->ref[AXES]}, &l->table};
+        sg_value_refs values = {{l->ref[START], l->ref[STOP], l->ref[STEP], l->ref[AXES]}, 0, &l->table};
         return (op == OP_SLICE ? sg_spec_make_slice : sg_spec_make_onnx_slice)(
             l->n[START], l->v[START], l->v[STOP], given[STEP] ? l->v[STEP] : NULL,
             given[AXES] ? l->v[AXES] : NULL, &values, out, err);
@@ -199,7 +207,7 @@ static sg_status build(int op, const char *const *given, lists *l, sg_spec **out
         int64_t axis = 0, output = 0;
         if (split_number(given, AXIS, &axis, err) != SG_OK || split_number(given, OUTPUT, &output, err) != SG_OK)
             return err->status;
-        sg_value_refs values = {{l->ref[SPLIT]}, &l->table};
+        sg_value_refs values = {{l->ref[SPLIT]}, 0, &l->table};
         return sg_spec_make_split(l->n[SPLIT], l->v[SPLIT], axis, (size_t)output, &values, out, err);
     }
     sg_scalar fill = {.kind = SG_SCALAR_INT};
@@ -207,9 +215,9 @@ static sg_status build(int op, const char *const *given, lists *l, sg_spec **out
         static const enum slot group[] = {PADS_BEGIN, PADS_END, AXES};
         sg_trt_mode mode = SG_TRT_FILL;
         if (same_length(l, given, group, 3, "Pad", err) != SG_OK ||
-            mode_constants(op, given, &mode, &fill, err) != SG_OK)
+            mode_constants(op, given, l->fill_ref != 0, &mode, &fill, err) != SG_OK)
             return err->status;
-        sg_value_refs values = {{l->ref[PADS_BEGIN], l->ref[PADS_END], NULL, l->ref[AXES]}, &l->table};
+        sg_value_refs values = {{l->ref[PADS_BEGIN], l->ref[PADS_END], NULL, l->ref[AXES]}, l->fill_ref, &l->table};
         return sg_spec_make_pad(l->n[PADS_BEGIN], l->v[PADS_BEGIN], l->v[PADS_END],
                                 given[AXES] ? l->v[AXES] : NULL, mode, &fill, &values, out, err);
     }
@@ -217,9 +225,9 @@ static sg_status build(int op, const char *const *given, lists *l, sg_spec **out
     if (same_length(l, given, group, 3, "TrtSlice", err) != SG_OK)
         return err->status;
     sg_trt_mode mode = SG_TRT_STRICT;
-    if (mode_constants(op, given, &mode, &fill, err) != SG_OK)
+    if (mode_constants(op, given, l->fill_ref != 0, &mode, &fill, err) != SG_OK)
         return err->status;
-    sg_value_refs values = {{l->ref[START], l->ref[SIZE], l->ref[STRIDE]}, &l->table};
+    sg_value_refs values = {{l->ref[START], l->ref[SIZE], l->ref[STRIDE]}, l->fill_ref, &l->table};
     return sg_spec_make_trt_slice(l->n[START], l->v[START], l->v[SIZE], given[STRIDE] ? l->v[STRIDE] : NULL,
                                   mode, &fill, &values, out, err);
 }
@@ -313,6 +321,15 @@ sg_status sg_spec_parse_words(int count, char *const *words, sg_spec **out, sg_e
     }
     for (int k = 0; k < norder; k++) { /* values are numbered as the words come */
         enum slot s = order[k];
+        if ((s == FILL || s == VALUE) && is_fill_name(given[s])) {
+            const char *why = NULL;
+            status = sg_value_table_ref(&l.table, given[s], strlen(given[s]), &l.fill_ref, &why);
+            if (status != SG_OK) {
+                status = sg_fail(err, status, "failed to parse %s: %s", options[s].name, why ? why : "out of memory");
+                goto done;
+            }
+            continue;
+        }
         if (options[s].kind == TEXT)
             continue;
         status = sg_parse_value_list(given[s], options[s].name, options[s].kind == MASK, &l.table, &l.v[s],

@@ -74,6 +74,8 @@ extern "C" {
 
 /* Largest rank of an input or output tensor (NumPy 2 allows 64, NumPy 1 32). */
 #define SG_MAX_RANK 64
+/* The most runtime values one spec may name. */
+#define SG_MAX_VALUES 256
 
 typedef enum sg_status {
     SG_OK = 0,
@@ -473,6 +475,15 @@ SG_API const int64_t *sg_plan_input_shape(const sg_plan *plan);
 /* The number of runtime values of a plan (0 for a static plan), and their names. */
 SG_API size_t sg_plan_value_count(const sg_plan *plan);
 SG_API const char *sg_plan_value_name(const sg_plan *plan, size_t index);
+/* Whether value `index` is the plan's fill value (TrtSlice's --fill, Pad's
+ * --value, ONNX Pad's constant_value given at run time): one element of
+ * the plan's type, passed as its bits in the low bytes (bool: 0 or not 0),
+ * which sg_fill_bits makes of a number. */
+SG_API bool sg_plan_value_is_fill(const sg_plan *plan, size_t index);
+/* The runtime value of a fill of `value` for elements of `dtype`: the
+ * element as --fill converts it, its bytes zero-extended (little-endian).
+ * SG_ERR_SLICE where value is not representable in dtype. */
+SG_API sg_status sg_fill_bits(sg_context *ctx, const sg_scalar *value, sg_dtype dtype, int64_t *bits);
 /* Whether the plan has runtime values or dimensions. */
 SG_API bool sg_plan_is_symbolic(const sg_plan *plan);
 /* The static plan of a symbolic plan's spec with the numbers written in:
@@ -497,7 +508,7 @@ typedef struct sg_args {
     int32_t reserved;
     int64_t out_shape[SG_MAX_RANK];
     int64_t outer_extent, input_bytes, output_bytes;
-    int64_t internal[7 + 6 * SG_MAX_RANK];
+    int64_t internal[8 + 6 * SG_MAX_RANK];
 } sg_args;
 
 typedef int (*sg_prepare_fn)(sg_args *args, const int64_t *in_shape, const int64_t *values);
@@ -741,19 +752,21 @@ SG_API sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, cons
  * sg_model_read reads an ONNX model when the path ends in ".onnx" (any
  * case): its Slice, Pad, Split (one layer per output) and Gather nodes with
  * a scalar constant index, as docs/onnx.md describes (a weights_path is
- * then SG_ERR_USAGE; runtime values starts_0, ..., pads_0, ...). Otherwise
+ * then SG_ERR_USAGE; runtime values starts_0, ..., axes_0, ..., pads_0,
+ * ..., split_0, ..., constant_value_0). Otherwise
  * it reads an OpenVINO IR v10 or v11 model (.xml with its .bin weights)
  * and lists its slice layers: StridedSlice-1, Slice-8, Pad-1 and Pad-12,
  * Gather-1/7/8 of one constant index, Split-1 and VariadicSplit-1 (one
  * entry per output port, in port order), in model order
  * (docs/openvino-ir.md). Other layers are ignored. A dynamic dimension
  * of a layer's data input is -1 in its shape, and an index input that is
- * not a Const (begin, end, stride; start, stop, step) gives one runtime
- * value per element, named after the input and the element (begin_0,
- * begin_1, ..., end_0, ...), the values in port order: such a spec makes a
- * symbolic plan (sg_plan_value_name lists the values). A layer whose slice
- * slicegen cannot describe (an index input of dynamic length, Slice's axes
- * not a Const, an element type slicegen lacks) is listed with a reason
+ * not a Const (begin, end, stride; start, stop, step, axes; pads_begin,
+ * pads_end, pad_value) gives one runtime value per element, named after
+ * the input and the element (begin_0, begin_1, ..., end_0, ...), the
+ * values in port order: such a spec makes a symbolic plan
+ * (sg_plan_value_name lists the values). A layer whose slice slicegen
+ * cannot describe (an index input of dynamic length, an element type
+ * slicegen lacks) is listed with a reason
  * instead of a spec. A malformed model fails as a whole with SG_ERR_IO and
  * a message naming the file, the layer (name and id) and the attribute at
  * fault. */

@@ -330,6 +330,22 @@ static sg_status infer_slice(infer *in, const sg_spec *spec)
     return SG_OK;
 }
 
+/* The fill value of FILL mode: the spec's scalar in the element type
+ * (plan->fill), or a runtime value, the element's bits (sym->fill; for
+ * bool, whether it is not 0). */
+static sg_status fill_of(infer *in, const sg_spec *spec)
+{
+    sg_plan *p = in->p;
+    if (spec->mode != SG_TRT_FILL)
+        return SG_OK;
+    if (spec->fill_value != 0) {
+        sg_val v = num(in, 0, spec->fill_value);
+        in->s->fill = p->dtype == SG_BOOL ? sg_x_not(in->e, sg_x_eq(in->e, v, sg_const(0))) : v;
+        return SG_OK;
+    }
+    return sg_scalar_to_bytes(&spec->fill, p->dtype, p->fill, in->err);
+}
+
 static sg_status infer_trt(infer *in, const sg_spec *spec)
 {
     sg_plan *p = in->p;
@@ -367,9 +383,7 @@ static sg_status infer_trt(infer *in, const sg_spec *spec)
         }
     }
     p->mode = spec->mode;
-    if (spec->mode == SG_TRT_FILL && sg_scalar_to_bytes(&spec->fill, p->dtype, p->fill, in->err) != SG_OK)
-        return in->err->status;
-    return SG_OK;
+    return fill_of(in, spec);
 }
 
 /* Pad (ONNX Runtime's rule, docs/semantics.md): per axis of size d with
@@ -459,9 +473,7 @@ static sg_status infer_pad(infer *in, const sg_spec *spec)
         in->s->window[p->out_rank - 1] = e;
     }
     p->mode = spec->mode;
-    if (spec->mode == SG_TRT_FILL && sg_scalar_to_bytes(&spec->fill, p->dtype, p->fill, in->err) != SG_OK)
-        return in->err->status;
-    return SG_OK;
+    return fill_of(in, spec);
 }
 
 /* Output k of a Split: sizes s_0..s_n-1 along axis A, each at least 0,

@@ -197,7 +197,8 @@ enum {
     SG_ARG_PREFETCH_RUNS,
     SG_ARG_COLLAPSE, /* 1: the outer range is the two outermost loops' iterations (sg_sym.collapse) */
     SG_ARG_INTERIOR, /* 2 slots: a mapped nest's sg_sym.interior */
-    SG_ARG_LOOPS = SG_ARG_INTERIOR + 2, /* per loop SG_LOOP_SLOTS slots: */
+    SG_ARG_FILL = SG_ARG_INTERIOR + 2, /* FILL mode: sg_sym.fill */
+    SG_ARG_LOOPS, /* per loop SG_LOOP_SLOTS slots: */
     SG_ARG_COUNT = SG_ARG_LOOPS + 6 * SG_MAX_RANK
 };
 enum {
@@ -216,6 +217,7 @@ typedef struct sg_sym {
                                                            (sg_axis_map.crop_*): first index, size */
     sg_val fixed[SG_MAX_RANK]; /* index of plan->fixed[i] */
     sg_val in_count, out_count, in_bytes, out_bytes;
+    sg_val fill; /* FILL mode: the fill value's bits when they are a runtime value (else 0: plan->fill) */
     /* the nest: affine loops, or for TensorRT's border modes mapped loops
      * (one per output dimension, none merged): iteration y reads input
      * index mode(start + y * step) of a dimension of `dim` (Pad: its

@@ -174,6 +174,8 @@ size_t sg_sym_slots(const sg_plan *p, sg_val *values, int *slots)
         SLOT(s->interior[0], SG_ARG_INTERIOR);
         SLOT(s->interior[1], SG_ARG_INTERIOR + 1);
     }
+    if (p->mode == SG_TRT_FILL)
+        SLOT(s->fill, SG_ARG_FILL);
     for (size_t i = 0; i < p->nloops; i++) {
         size_t at = SG_ARG_LOOPS + SG_LOOP_SLOTS * i;
         SLOT(s->extent[i], at + SG_LOOP_EXTENT);
@@ -258,6 +260,8 @@ sg_status sg_plan_bind(const sg_plan *p, const int64_t *in_shape, const int64_t 
     if (check_shape(p, in_shape, &code, err) != SG_OK ||
         sg_spec_bind(p->sym->spec, values, &spec, err) != SG_OK)
         return err->status;
+    if (p->sym->spec->fill_value != 0) /* the element of the bits given */
+        spec->fill = sg_scalar_of_bits(p->dtype, values[p->sym->spec->fill_value - 1]);
     sg_status st = sg_plan_build(spec, p->in_rank, in_shape, p->dtype, bound, err);
     sg_spec_free(spec);
     return st;

@@ -60,9 +60,15 @@ static void write_layers(const sg_plan *p, FILE *out, const char *indent)
     fprintf(out, "%srun %" PRId64 "\n", indent, p->run_bytes);
 }
 
+/* "fill 0x..." (the element's bits), or "fill %N" for a runtime one. */
 static void write_fill(const sg_plan *p, FILE *out)
 {
     uint64_t bits = 0;
+    if (p->sym != NULL && !sg_is_const(p->sym->fill)) {
+        char text[SG_VAL_TEXT];
+        fprintf(out, "fill %s", sg_val_text(p->sym->fill, text));
+        return;
+    }
     memcpy(&bits, p->fill, p->elem_size);
     fprintf(out, "fill 0x%0*" PRIx64, (int)(2 * p->elem_size), bits);
 }

@@ -144,6 +144,29 @@ const char *sg_plan_value_name(const sg_plan *plan, size_t index)
     return index < sg_plan_value_count(plan) ? plan->sym->spec->values[index] : NULL;
 }
 
+bool sg_plan_value_is_fill(const sg_plan *plan, size_t index)
+{
+    return index < sg_plan_value_count(plan) && plan->sym->spec->fill_value == index + 1;
+}
+
+static sg_status fill_bits(const sg_scalar *value, sg_dtype dtype, int64_t *bits, sg_error *err)
+{
+    uint8_t bytes[8];
+    if (sg_dtype_size(dtype) == 0)
+        return sg_fail(err, SG_ERR_USAGE, "failed to convert fill value: unknown element type %d", (int)dtype);
+    if (sg_scalar_to_bytes(value, dtype, bytes, err) != SG_OK)
+        return err->status;
+    uint64_t u = 0;
+    memcpy(&u, bytes, sg_dtype_size(dtype)); /* little-endian hosts and targets */
+    *bits = (int64_t)u;
+    return SG_OK;
+}
+
+sg_status sg_fill_bits(sg_context *ctx, const sg_scalar *value, sg_dtype dtype, int64_t *bits)
+{
+    REPORT(ctx, fill_bits(value, dtype, bits, err));
+}
+
 sg_status sg_plan_specialize(sg_context *ctx, const sg_plan *plan, const int64_t *in_shape, const int64_t *values,
                              sg_plan **specialized)
 {

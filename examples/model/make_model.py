@@ -307,6 +307,7 @@ def ops_layers():
         pad("pad12/reflect-mixed", "x", mixed["begin"], mixed["end"], "reflect", out=[4, 6]),
         pad("pad12/reflect-runtime", "x", "pb", i64(0, 0), "reflect", out=["?", "?"]),
         pad("pad12/edge-cropped", "x", i64(-3, 0), i64(2, 0), "edge", out=[2, 4]),
+        # (not skipped: pad_value from a Parameter is the fill value given at run time, pad_value_0)
         pad("pad12/value-not-const", "x", pads["begin"], pads["end"], "constant", "fill", out=[5, 8]),
         pad("pad12/value-type", "x", pads["begin"], pads["end"], "constant", scalar("i32", 1), out=[5, 8]),
         pad("pad12/short-pads", "x", i64(1), i64(1), "constant", out=[5, 4]),

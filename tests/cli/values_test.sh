@@ -63,6 +63,11 @@ run_pair --op OnnxSlice --start 1,s --stop 3,100 --step 1,k --axes a,b --set=s=-
 run_pair --op Pad --pads-begin 1,p --pads-end 2,0 --axes a,b --mode reflect --set=p=2 --set=a=1 --set=b=-2 -- \
     --op Pad --pads-begin 1,2 --pads-end 2,0 --axes 1,-2 --mode reflect
 run_pair --op Split --split a,b,c --axis 1 --output 1 --set=a=1 --set=b=3 --set=c=2 -- --op Split --split 1,3,2 --axis 1 --output 1
+# fill values: a number of the element type given with --set
+run_pair --op TrtSlice --start p,0 --size 5,7 --mode fill --fill f --set=p=-1 --set=f=-2.5 -- \
+    --op TrtSlice --start -1,0 --size 5,7 --mode fill --fill -2.5
+run_pair --op Pad --value c --pads-begin 1,0 --pads-end 0,2 --set=c=-nan -- --op Pad --pads-begin 1,0 --pads-end 0,2 --value -nan
+run_pair --op Pad --pads-begin 1,0 --pads-end 0,2 --value c --set=c=7 -- --op Pad --pads-begin 1,0 --pads-end 0,2 --value 7
 
 # ---- errors ----
 expect_error "missing --set" 2 "the spec's runtime value 't' needs --set t=VALUE" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy
@@ -84,6 +89,8 @@ expect_error "split sizes that do not add up" 2 "split sizes add up to 5, input 
     "$SLICEGEN" run --op Split --split a,b --axis 1 --output 0 --in x.npy --out out.npy --set a=2 --set b=3
 expect_error "a negative split size" 2 "split sizes must not be negative (split[1] = -1) (a = 7, b = -1)" \
     "$SLICEGEN" run --op Split --split a,b --axis 1 --output 0 --in x.npy --out out.npy --set a=7 --set b=-1
+expect_error "a fill value that is no number" 2 "failed to parse scalar 'one'" \
+    "$SLICEGEN" run --op Pad --pads-begin 1 --pads-end 1 --value c --in x.npy --out out.npy --set c=one
 expect_error "--set on another command" 2 "--set is not an option of 'slicegen plan'" \
     "$SLICEGEN" plan '[:t]' --shape 4 --dtype f32 --set t=1
 expect_error "GPU run" 2 "GPU kernels take no runtime values yet" \
@@ -147,5 +154,37 @@ for compile in "$CC -std=c11 -Wall -Wextra -Wpedantic -Werror" "$CXX -std=c++11 
     ./main -1 0 1 got.bin > said.txt
     grep -qx "code 1" said.txt && ok || bad "emit: a negative dimension is code 1 ($(cat said.txt))"
 done
+
+# ---- emit: a runtime fill value, values[NAME_FILL_VALUE] the element's bits ----
+check "emit a runtime fill" "$SLICEGEN" emit --op Pad --pads-begin 1,p --pads-end 0,1 --value c --shape ?,6 --dtype f32 \
+    -o pad.o --header pad.h --name pad
+grep -qF "#define pad_FILL_VALUE 1 /* values[1] is the fill value: the bits of one f32 */" pad.h && ok ||
+    bad "pad.h has no pad_FILL_VALUE 1"
+cat > pad_main.c << 'EOF'
+#include <stdio.h>
+#include <string.h>
+#include "pad.h"
+/* Pads 3 x 6 floats 0, 1, ... with p = 2 and the fill -1.5; prints the output's rows. */
+int main(void)
+{
+    float in[18], out[4 * 9], fill = -1.5f;
+    uint32_t bits;
+    memcpy(&bits, &fill, sizeof bits);
+    int64_t shape[2] = {3, 6}, values[pad_VALUE_COUNT] = {2, 0};
+    values[pad_FILL_VALUE] = bits;
+    for (int i = 0; i < 18; i++)
+        in[i] = (float)i;
+    slicegen_args args;
+    if (pad_prepare(&args, shape, values) != 0 || args.output_bytes != (int64_t)sizeof out)
+        return 1;
+    pad(in, out, &args, 0, args.outer_extent);
+    for (int i = 0; i < 4 * 9; i++)
+        printf("%g%c", out[i], i % 9 == 8 ? '\n' : ' ');
+    return 0;
+}
+EOF
+check "a program with a runtime fill" "$CC" -std=c11 -Wall -Wextra -Werror -I. pad_main.c pad.o -o pad_main
+if ./pad_main > pad_said.txt && [ "$(sed -n 1p pad_said.txt)" = "-1.5 -1.5 -1.5 -1.5 -1.5 -1.5 -1.5 -1.5 -1.5" ] &&
+    [ "$(sed -n 2p pad_said.txt)" = "-1.5 -1.5 0 1 2 3 4 5 -1.5" ]; then ok; else bad "emit: the runtime fill: $(cat pad_said.txt)"; fi
 
 finish values_test

@@ -3,7 +3,8 @@
  *
  * Each case is a random spec of one of the seven sources whose numbers
  * are, at random, written in or named (`[v0:, ::v1]`, `--end 2,v0`; the
- * axes of Slice, OnnxSlice and Pad, the sizes of Split), over an
+ * axes of Slice, OnnxSlice and Pad, the sizes of Split, the fill value
+ * of TrtSlice and Pad, given as any 64 bits), over an
  * input whose dimensions are, at random, fixed or `?`. Its plan is compiled
  * once; then for many calls, each with its own input shape (the `?`
  * dimensions drawn anew) and values (in range, negative, out of range,
@@ -72,13 +73,15 @@ static int64_t pick(suite *s, int64_t lo, int64_t hi)
 }
 
 /* What a name stands for, which its values are drawn as. */
-enum { NAME_NUMBER, NAME_STRIDE, NAME_AXIS, NAME_SIZE };
+enum { NAME_NUMBER, NAME_STRIDE, NAME_AXIS, NAME_SIZE, NAME_FILL };
 
 /* A value for a name: mostly small, sometimes extreme; an axis of an input
  * of `rank` mostly in range, a split size mostly not negative. */
 static int64_t draw_value(suite *s, int kind, size_t rank)
 {
     bool stride = kind == NAME_STRIDE;
+    if (kind == NAME_FILL) /* any bits: the element of the low ones */
+        return next(s) % 4 ? (int64_t)next(s) : pick(s, -3, 3);
     if (kind == NAME_AXIS && next(s) % 8 != 0)
         return pick(s, -(int64_t)rank, (int64_t)rank - 1);
     if (kind == NAME_AXIS)
@@ -264,18 +267,20 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
             int mode = (int)pick(s, 0, 3);
             strcat(t, "\x1f--mode\x1f");
             strcat(t, modes[mode]);
-            if (mode == 0 && pick(s, 0, 1))
-                strcat(t, "\x1f--value\x1f"
-                          "7");
+            if (mode == 0 && pick(s, 0, 1)) {
+                strcat(t, "\x1f--value\x1f");
+                number_of_kind(s, g, t, size, 7, NAME_FILL, true);
+            }
         }
     } else {
         static const char *const modes[] = {"strict", "wrap", "clamp", "fill", "reflect"};
         int mode = (int)pick(s, 0, 4);
         strcat(t, "\x1f--mode\x1f");
         strcat(t, modes[mode]);
-        if (mode == 3 && pick(s, 0, 1))
-            strcat(t, "\x1f--fill\x1f"
-                      "7");
+        if (mode == 3 && pick(s, 0, 1)) {
+            strcat(t, "\x1f--fill\x1f");
+            number_of_kind(s, g, t, size, 7, NAME_FILL, true);
+        }
     }
 }
 

@@ -106,6 +106,15 @@ static const struct {
     {"--op Pad --pads-begin p,0 --pads-end 0,q --axes 0,k --mode edge", "p,q,k",
      "--op Pad --pads-begin p,0 --pads-end 0,q --axes 0,k --mode edge"},
     {"--op Split --output 1 --split a,3,b --axis -1", "a,b", "--op Split --split a,3,b --axis -1 --output 1"},
+    /* fill values: numbered where their option stands; nan, inf, true and false stay scalars */
+    {"--op TrtSlice --start s --size 2 --mode fill --fill v", "s,v",
+     "--op TrtSlice --start s --size 2 --stride 1 --mode fill --fill v"},
+    {"--op TrtSlice --fill v --start s --size 2 --mode fill", "v,s",
+     "--op TrtSlice --size 2 --stride 1 --fill v --start s --mode fill"},
+    {"--op Pad --value c --pads-begin p --pads-end q", "c,p,q", "--op Pad --value c --pads-begin p --pads-end q --mode constant"},
+    {"--op Pad --pads-begin 1 --pads-end 1 --value nan", "", "--op Pad --pads-begin 1 --pads-end 1 --mode constant --value nan"},
+    {"--op TrtSlice --start 0 --size 2 --mode fill --fill true", "",
+     "--op TrtSlice --start 0 --size 2 --stride 1 --mode fill --fill true"},
 };
 
 static void parse_names(void)
@@ -222,8 +231,10 @@ static void errors(void)
     check_error("--op TrtSlice --start 0 --size 1 --mode m", SG_ERR_SPEC,
                 "unknown --mode 'm' (expected strict, wrap, clamp, fill or reflect; --mode cannot name a "
                 "runtime value)");
-    check_error("--op TrtSlice --start 0 --size 1 --mode fill --fill v", SG_ERR_SPEC,
-                "; --fill cannot name a runtime value");
+    check_error("--op TrtSlice --start 0 --size 1 --mode wrap --fill v", SG_ERR_USAGE,
+                "--fill needs --mode fill (the mode is wrap)");
+    check_error("--op Pad --pads-begin 0 --pads-end 1 --mode edge --value v", SG_ERR_USAGE,
+                "--value needs --mode constant (the mode is edge)");
     /* not identifiers */
     check_error("--op Slice --start 1x --stop 1", SG_ERR_USAGE,
                 "item 1 of '1x' is not a 64-bit integer or a runtime value name (1x)");
