@@ -279,6 +279,8 @@ def _signatures():
         "sg_plan_input_shape": (I64P, [PlanP]),
         "sg_plan_value_count": (ctypes.c_size_t, [PlanP]),
         "sg_plan_value_name": (ctypes.c_char_p, [PlanP, ctypes.c_size_t]),
+        "sg_plan_value_is_fill": (ctypes.c_bool, [PlanP, ctypes.c_size_t]),
+        "sg_fill_bits": (status_t, [ContextP, ctypes.POINTER(Scalar), dtype_t, ctypes.POINTER(ctypes.c_int64)]),
         "sg_plan_is_symbolic": (ctypes.c_bool, [PlanP]),
         "sg_plan_specialize": (status_t, [ContextP, PlanP, I64P, I64P, ctypes.POINTER(PlanP)]),
         "sg_run_reference": (status_t, [ContextP, PlanP, ctypes.c_void_p, ctypes.c_void_p]),

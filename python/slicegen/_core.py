@@ -839,8 +839,10 @@ class Kernel(_ext.KernelBase):
     type, and its fixed dimensions; the call is checked as the spec with
     the numbers written in would be (SliceError with the library's message,
     e.g. an index out of range). A missing or unknown value is a TypeError,
-    a value that is not an integer of 64 bits a SliceError; out must have
-    the call's output shape.
+    a value that is not an integer of 64 bits a SliceError; a fill value
+    (--fill NAME, --value NAME) is a number of the element type, given as
+    TrtSlice's fill is (1.5, "nan", True); out must have the call's output
+    shape.
 
     Attributes: input_shape, output_shape, dtype, spec, opt_level,
     outer_extent (the steps threads split), symbolic and value_names.
@@ -855,6 +857,7 @@ class Kernel(_ext.KernelBase):
 
     symbolic = False
     value_names = ()
+    _fill = -1  # the index of the value that is a fill value (a symbolic kernel's), or -1
 
     @classmethod
     def _made(cls, context, plan, kernel, dtype, shape, spec_text, level):
@@ -883,7 +886,8 @@ class Kernel(_ext.KernelBase):
         bf16 = _bfloat16()
         self._bits = bf16 is not None and dtype == bf16  # bfloat16 runs on a uint16 view
         self._bind(state.gate, _address(kernel), dtype, None if self._bits else dtype.char, dtype.itemsize, shape,
-                   None if cls is _SymbolicKernel else self.output_shape, self.value_names, cls is _SymbolicKernel)
+                   None if cls is _SymbolicKernel else self.output_shape, self.value_names, cls is _SymbolicKernel,
+                   self._fill)
         key = next(context._kernel_ids)
         with state.releasing:
             state.kernels[key] = kernel
@@ -974,7 +978,10 @@ class Kernel(_ext.KernelBase):
             unknown = next(n for n in values if n not in names)
             raise TypeError(f"{call}() got an unexpected keyword argument {unknown!r} ({takes})")
         numbers = []
-        for name, value in zip(names, given):
+        for i, (name, value) in enumerate(zip(names, given)):
+            if i == self._fill:
+                numbers.append(self._fill_bits(name, value))
+                continue
             try:
                 v = operator.index(value)
             except TypeError:
@@ -983,6 +990,23 @@ class Kernel(_ext.KernelBase):
                 raise SliceError(f"failed to run kernel: value {name} = {v} does not fit in 64 bits")
             numbers.append(v)
         return numbers
+
+    def _fill_bits(self, name, value):
+        """The runtime fill value `value` (a number of the element type, as
+        TrtSlice's fill is given) as the kernel takes it: its bits."""
+        if isinstance(value, np.generic):
+            value = value.item()
+        if not isinstance(value, (bool, int, float, str)):
+            raise SliceError(f"failed to run kernel: value {name} is {value!r}, not a number")
+        bits = ctypes.c_int64()
+        with self._context._state.lock:
+            ctx = self._context._open_ptr()
+            status, scalar = _scalar(ctx, "kernel", value)
+            if status == _capi.SG_OK:
+                status = _lib.sg_fill_bits(ctx, ctypes.byref(scalar), _lib.sg_plan_dtype(self._plan), ctypes.byref(bits))
+            if status != _capi.SG_OK:
+                raise self._context._error(status)
+        return bits.value
 
     def output_shape_for(self, shape, /):
         """The output shape of a call on an input of this shape (for a
@@ -1070,6 +1094,7 @@ class _SymbolicKernel(Kernel):
 
     def _symbolic_init(self):
         self.value_names = _value_names(self._plan)
+        self._fill = next((i for i in range(len(self.value_names)) if _lib.sg_plan_value_is_fill(self._plan, i)), -1)
         self._rank = len(self.input_shape)
 
     def _input(self, x):
@@ -1209,8 +1234,9 @@ def _slow_out(kernel, out, x, shape):
 
 
 def _slow_values(kernel, values):
-    """Raises what is wrong with the values of a call."""
-    kernel._numbers(values, "kernel")
+    """The numbers of a call's values (a fill value converted), or raises
+    what is wrong with them."""
+    return kernel._numbers(values, "kernel")
 
 
 def _run_error(kernel, status):

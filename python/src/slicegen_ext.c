@@ -24,8 +24,6 @@
 /* Calls writing more bytes than this, or on several threads, release the
  * GIL while the kernel runs. */
 #define SG_GIL_BYTES 8192
-/* The most values a spec names (frontend.h's SG_MAX_VALUES). */
-#define SG_VALUES_MAX 256
 /* slicegen.slice keeps the kernels of this many spec strings. */
 #define SG_SLICE_CACHE 64
 
@@ -201,6 +199,7 @@ typedef struct {
     int64_t out_dims[SG_MAX_RANK];
     PyObject *value_names; /* a tuple of str */
     Py_ssize_t value_count;
+    Py_ssize_t fill;       /* the value that is a fill value (converted by values_slow), or -1 */
 } KernelBase;
 
 static PyTypeObject *kernel_type;
@@ -228,8 +227,9 @@ static PyObject *kernel_bind(PyObject *self, PyObject *args)
     const char *format;
     Py_ssize_t itemsize;
     int symbolic;
-    if (!PyArg_ParseTuple(args, "O!KOznOOOp:_bind", gate_type, &gate, &address, &dtype, &format, &itemsize,
-                          &in_shape, &out_shape, &names, &symbolic))
+    Py_ssize_t fill;
+    if (!PyArg_ParseTuple(args, "O!KOznOOOpn:_bind", gate_type, &gate, &address, &dtype, &format, &itemsize,
+                          &in_shape, &out_shape, &names, &symbolic, &fill))
         return NULL;
     if (!PyTuple_Check(names)) {
         PyErr_SetString(PyExc_TypeError, "value names are a tuple");
@@ -248,6 +248,7 @@ static PyObject *kernel_bind(PyObject *self, PyObject *args)
     k->itemsize = itemsize;
     k->symbolic = symbolic;
     k->value_count = PyTuple_Size(names);
+    k->fill = fill;
     return Py_NewRef(Py_None);
 }
 
@@ -515,13 +516,14 @@ static int value_of(PyObject *v, int64_t *out)
     return 0;
 }
 
-/* Raises what _core's Kernel._numbers says of the values given by keyword
- * (kwargs less out and threads). */
-static PyObject *values_refused(KernelBase *k, PyObject *kwargs)
+/* The values given by keyword (kwargs less out and threads) as _core's
+ * Kernel._numbers makes them (a fill value converted from a number) into
+ * numbers: 0, or -1 with what it says is wrong raised. */
+static int values_by_python(KernelBase *k, PyObject *kwargs, int64_t *numbers)
 {
-    PyObject *values = PyDict_New();
+    PyObject *values = PyDict_New(), *list = NULL;
     if (values == NULL)
-        return NULL;
+        return -1;
     if (kwargs != NULL && PyDict_Update(values, kwargs) == 0) {
         static const char *const own[] = {"out", "threads"}; /* each removed, whether the other is given */
         for (int i = 0; i < 2 && !PyErr_Occurred(); i++)
@@ -529,9 +531,17 @@ static PyObject *values_refused(KernelBase *k, PyObject *kwargs)
                 PyErr_Clear();
     }
     if (!PyErr_Occurred())
-        raise_from(values_slow, (PyObject *)k, values, NULL, NULL);
+        list = PyObject_CallFunctionObjArgs(values_slow, (PyObject *)k, values, NULL);
     Py_DECREF(values);
-    return NULL;
+    if (list == NULL)
+        return -1;
+    int ok = PyList_Check(list) && PyList_Size(list) == k->value_count && k->value_count <= SG_MAX_VALUES;
+    for (Py_ssize_t i = 0; ok && i < k->value_count; i++)
+        ok = value_of(PyList_GetItem(list, i), &numbers[i]) == 0;
+    Py_DECREF(list);
+    if (!ok)
+        PyErr_SetString(PyExc_SystemError, "slicegen: the values of a call are no list of int64");
+    return ok ? 0 : -1;
 }
 
 /* kernel(x, out=None, threads=1, **values) */
@@ -539,7 +549,7 @@ static PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     KernelBase *k = (KernelBase *)self;
     PyObject *x = NULL, *out = NULL, *threads = NULL;
-    int64_t values[SG_VALUES_MAX];
+    int64_t values[SG_MAX_VALUES];
     if (k->gate == NULL) {
         PyErr_SetString(PyExc_TypeError, "Kernel objects are made by slicegen.compile or Context.compile");
         return NULL;
@@ -547,7 +557,7 @@ static PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kwargs)
     if (!PyArg_UnpackTuple(args, "kernel", 1, 3, &x, &out, &threads))
         return NULL;
     Py_ssize_t matched = 0, pos = 0;
-    int refused = k->value_count > SG_VALUES_MAX;
+    int refused = k->value_count > SG_MAX_VALUES;
     PyObject *key, *value;
     while (kwargs != NULL && PyDict_Next(kwargs, &pos, &key, &value)) {
         if (PyUnicode_CompareWithASCIIString(key, "out") == 0 ||
@@ -563,13 +573,13 @@ static PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kwargs)
         Py_ssize_t i = 0;
         while (i < k->value_count && PyUnicode_Compare(PyTuple_GetItem(k->value_names, i), key) != 0)
             i++;
-        if (i == k->value_count || refused || value_of(value, &values[i]) < 0)
-            refused = 1;
+        if (i == k->value_count || refused || i == k->fill || value_of(value, &values[i]) < 0)
+            refused = 1; /* a fill value is a number of the element type: Python converts it */
         else
             matched++;
     }
-    if (refused || matched != k->value_count)
-        return values_refused(k, kwargs);
+    if ((refused || matched != k->value_count) && values_by_python(k, kwargs, values) < 0)
+        return NULL;
     if (out == Py_None)
         out = NULL;
     int n = call_threads(threads);
@@ -579,7 +589,7 @@ static PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kwargs)
 static PyMethodDef kernel_methods[] = {
     {"_bind", kernel_bind, METH_VARARGS,
      "_bind(gate, kernel address, dtype, buffer format or None, itemsize, input shape (-1: known at run "
-     "time), output shape (None if symbolic), value names, symbolic)"},
+     "time), output shape (None if symbolic), value names, symbolic, the fill value's index or -1)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -710,9 +720,10 @@ static PyObject *slicer_call(PyObject *self, PyObject *args, PyObject *kwargs)
     PyObject *result = NULL;
     KernelBase *k = (KernelBase *)kernel;
     int kept = !PyUnicode_CheckExact(spec) || slicer_keep(s, spec, kernel) == 0;
-    if (kept && k->value_count > 0)
-        values_refused(k, NULL);
-    else if (kept)
+    int64_t none[SG_MAX_VALUES];
+    if (kept && k->value_count > 0 && values_by_python(k, NULL, none) == 0) /* it raises: no values given */
+        PyErr_SetString(PyExc_SystemError, "slicegen: a kernel with values was called without them");
+    else if (kept && k->value_count == 0)
         result = kernel_run(k, x, NULL, out, n, NULL);
     Py_DECREF(kernel);
     return result;

@@ -434,6 +434,30 @@ class NamedValues(unittest.TestCase):
                 slicegen.compile(f"[:{name}]", (None,), np.int8)
             self.assertIn(f"value {name}", str(caught.exception))
 
+    def test_fill_values(self):
+        # a fill value is a number of the element type, as a static kernel's --fill is written
+        for dtype, fills in [(np.float32, (-1.5, "nan", "-inf", 7, True)), (np.uint8, (0, 200, 255, False)),
+                             (np.int16, (-32768, -1, 12)), (np.float16, (0.1, 65504.0)), (np.bool_, (True, 0))]:
+            kernel = slicegen.compile("--op TrtSlice --start -1,1 --size 4,3 --mode fill --fill c", (2, None), dtype)
+            pad = slicegen.compile("--op Pad --pads-begin 1,0 --pads-end p,1 --value c", (None, 3), dtype)
+            self.assertEqual((kernel.value_names, pad.value_names), (("c",), ("p", "c")))
+            x = (np.arange(8) % 2 if dtype == np.bool_ else np.arange(8)).astype(dtype).reshape(2, 4)
+            for fill in fills:
+                text = fill if isinstance(fill, str) else str(fill).lower()
+                static = slicegen.compile(f"--op TrtSlice --start -1,1 --size 4,3 --mode fill --fill {text}",
+                                          x.shape, dtype)
+                self.assertTrue(same(kernel(x, c=fill), static(x)), (dtype, fill))
+                self.assertTrue(same(reference_or_skip(self, kernel, x, c=fill), static(x)), (dtype, fill))
+                static = slicegen.compile(f"--op Pad --pads-begin 1,0 --pads-end 2,1 --value {text}", (2, 3), dtype)
+                self.assertTrue(same(pad(x[:, :3], p=2, c=fill), static(x[:, :3])), (dtype, fill))
+        kernel = slicegen.compile("--op Pad --pads-begin 1 --pads-end 1 --value c", (3,), np.uint8)
+        for bad, contains in [(256, "not exactly representable as u8"), (-1, "not exactly representable as u8"),
+                              (1.5, "not exactly representable as u8"), ("one", "failed to parse scalar 'one'"),
+                              ([1], "value c is [1], not a number")]:
+            with self.assertRaises(slicegen.SliceError, msg=bad) as caught:
+                kernel(np.zeros(3, np.uint8), c=bad)
+            self.assertIn(contains, str(caught.exception), bad)
+
     def test_reference(self):
         kernel = slicegen.compile("[a:, ::b]", (None, 3), np.uint8)
         x = np.arange(21, dtype=np.uint8).reshape(7, 3)
