@@ -63,6 +63,10 @@ run_pair --op OnnxSlice --start 1,s --stop 3,100 --step 1,k --axes a,b --set=s=-
 run_pair --op Pad --pads-begin 1,p --pads-end 2,0 --axes a,b --mode reflect --set=p=2 --set=a=1 --set=b=-2 -- \
     --op Pad --pads-begin 1,2 --pads-end 2,0 --axes 1,-2 --mode reflect
 run_pair --op Split --split a,b,c --axis 1 --output 1 --set=a=1 --set=b=3 --set=c=2 -- --op Split --split 1,3,2 --axis 1 --output 1
+# 256 values, the most a spec names (--set once kept 193)
+names=$(seq -s, -f 'v%g' 0 255) sets=() typed=$(seq -s, -f '%g' 0 255 | sed 's/[0-9]*/0/g')
+for k in $(seq 0 255); do sets+=("--set=v$k=$((k == 0 ? 6 : 0))"); done
+run_pair --op Split --split "$names" --axis 1 --output 0 "${sets[@]}" -- --op Split --split "6,${typed#0,}" --axis 1 --output 0
 # fill values: a number of the element type given with --set
 run_pair --op TrtSlice --start p,0 --size 5,7 --mode fill --fill f --set=p=-1 --set=f=-2.5 -- \
     --op TrtSlice --start -1,0 --size 5,7 --mode fill --fill -2.5
