@@ -206,6 +206,7 @@ static sg_status add_info(meta *x, const sg_aot_kernel *k, const sg_compile_opti
         fused,
         i32(x, (int64_t)k->fused_count),
         numbers,
+        i32(x, sym ? (int64_t)sym->spec->fill_value - 1 : -1),
     };
     free(plan);
     memcpy(name, k->name, len);
@@ -233,6 +234,7 @@ static LLVMTypeRef info_type(meta *x)
         x->ptr, /* features */     x->i64, /* step_bytes */   x->ptr, /* prepare */
         x->i32, /* value_count */  x->ptr, /* value_names */  x->ptr, /* run */
         x->ptr, /* fused_layers */ x->i32, /* fused_count */  x->ptr, /* numbers */
+        x->i32, /* fill_value */
     };
     /* clang-format on */
     LLVMStructSetBody(t, fields, sizeof fields / sizeof fields[0], 0);

@@ -522,7 +522,7 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
 sg_status sg_codegen_add_prepare(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                                  sg_error *err);
 /* The version of struct slicegen_kernel_info (header.c) the objects hold. */
-#define SG_KERNEL_INFO_VERSION 4
+#define SG_KERNEL_INFO_VERSION 5
 /* A model layer's `<symbol>_numbers(symbols, in_shape, values)` (prepare.c):
  * writes its input shape and each value the model's symbols give, as n
  * says (frontend/graph.h). */

@@ -76,13 +76,13 @@ static void dims(FILE *f, const int64_t *shape, size_t rank)
     fputc(']', f);
 }
 
-_Static_assert(SG_KERNEL_INFO_VERSION == 4, "struct_text describes version 4 of slicegen_kernel_info");
+_Static_assert(SG_KERNEL_INFO_VERSION == 5, "struct_text describes version 5 of slicegen_kernel_info");
 static const char struct_text[] =
     "#ifndef SLICEGEN_KERNEL_INFO_DEFINED\n"
     "#define SLICEGEN_KERNEL_INFO_DEFINED\n"
     "/* What a generated kernel is, as compiled into the object. */\n"
     "typedef struct slicegen_kernel_info {\n"
-    "    uint32_t version;          /* 4 */\n"
+    "    uint32_t version;          /* 5 */\n"
     "    const char *name;          /* the kernel's symbol */\n"
     "    const char *layer;         /* the model's layer name, or NULL */\n"
     "    int64_t layer_id;          /* the model's layer id, or -1 */\n"
@@ -115,6 +115,9 @@ static const char struct_text[] =
     "    /* Version 4: a model layer whose numbers follow from the model's symbols\n"
     "       (NAME_numbers; NULL for others): */\n"
     "    void (*numbers)(const int64_t *symbols, int64_t *in_shape, int64_t *values);\n"
+    "    /* Version 5: values[fill_value] is the fill value, the bits of one element\n"
+    "       (-1 for others): */\n"
+    "    int32_t fill_value;\n"
     "} slicegen_kernel_info;\n"
     "#endif\n";
 

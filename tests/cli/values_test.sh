@@ -127,7 +127,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (k_info.prepare != k_prepare || k_info.value_count != 2 || strcmp(k_info.value_names[1], "s") != 0 ||
-        k_info.fn != NULL || k_info.run != k || k_info.in_shape[0] != -1 || k_info.version != 4)
+        k_info.fn != NULL || k_info.run != k || k_info.in_shape[0] != -1 || k_info.version != 5 || k_info.fill_value != -1)
         return 3;
     unsigned char *in = (unsigned char *)malloc((size_t)args.input_bytes + 1);
     unsigned char *out = (unsigned char *)malloc((size_t)args.output_bytes + 1);
@@ -179,7 +179,8 @@ int main(void)
     for (int i = 0; i < 18; i++)
         in[i] = (float)i;
     slicegen_args args;
-    if (pad_prepare(&args, shape, values) != 0 || args.output_bytes != (int64_t)sizeof out)
+    if (pad_prepare(&args, shape, values) != 0 || args.output_bytes != (int64_t)sizeof out ||
+        pad_info.version != 5 || pad_info.fill_value != pad_FILL_VALUE)
         return 1;
     pad(in, out, &args, 0, args.outer_extent);
     for (int i = 0; i < 4 * 9; i++)

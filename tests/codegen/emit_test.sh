@@ -32,7 +32,7 @@ done
 # The description of kernel one (first block of info.txt), field by field.
 sed -n '1,/^--$/p' info.txt | sed '$d' > one.txt
 "$SLICEGEN" plan "${ONE[@]}" > one.plan
-expect_one="version 4
+expect_one="version 5
 name one
 layer (null)
 layer_id -1

@@ -36,7 +36,7 @@
  *     summary line with the fused counts, the "not fusing" line for the
  *     Concat that does not plan and the skip line; the header declares the
  *     fused kernels and none of the layers they replace; the object linked
- *     with tests/frontend/fuse_runner.c lists its table (name, layer, id, version 4,
+ *     with tests/frontend/fuse_runner.c lists its table (name, layer, id, version 5,
  *     fused_count and fused_layers) as expected and every kernel's output is
  *     the unfused layers'; without --fuse the table is one kernel per slice
  *     layer, none fused, and so are the outputs; `--fuse` given to `slicegen
@@ -1252,7 +1252,7 @@ static void free_table(kernel_row *rows, size_t n)
 /* The line fuse_runner prints for the row. */
 static void runner_line(const kernel_row *r, char *line, size_t cap)
 {
-    size_t at = (size_t)snprintf(line, cap, "kernel %s layer %s id %lld version 4 fused %zu", r->name,
+    size_t at = (size_t)snprintf(line, cap, "kernel %s layer %s id %lld version 5 fused %zu", r->name,
                                  r->layer, (long long)r->id, r->fusion ? r->fusion->nnames : 0);
     for (size_t i = 0; r->fusion && i < r->fusion->nnames && at < cap; i++)
         at += (size_t)snprintf(line + at, cap - at, " %s", r->fusion->names[i]);

@@ -21,7 +21,7 @@ int main(void)
         const slicegen_kernel_info *k = symbols_kernels[i];
         int64_t in_shape[64], values[256];
         slicegen_args args;
-        if (k->version != 4 || k->numbers == NULL)
+        if (k->version != 5 || k->numbers == NULL)
             return 1;
         k->numbers(symbols, in_shape, values);
         for (int v = 0; v < k->value_count; v++)

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
             for (int32_t d = 0; d < info->out_rank; d++)
                 count *= info->out_shape[d];
         }
-        if (info->version != 4 || (info->fn == NULL) == (info->run == NULL) || count * info->elem_size != out_bytes ||
+        if (info->version != 5 || (info->fn == NULL) == (info->run == NULL) || count * info->elem_size != out_bytes ||
             at + in_bytes > in_size) {
             fprintf(stderr, "aot_runner: kernel %s (%s): inconsistent description\n", info->name,
                     info->layer);
