@@ -582,10 +582,13 @@ static sg_status onnx_pad(lnode *n)
 }
 
 /* Gather of one index on axis `axis` (counted from 0): a StridedSlice of
- * whole ranges before the axis and a shrink step on it. */
-static sg_status gather_one(lnode *n, size_t axis, int64_t index)
+ * whole ranges before the axis and a shrink step on it; the index is the
+ * runtime value `ref` where that is not 0. */
+static sg_status gather_one(lnode *n, size_t axis, int64_t index, uint16_t ref)
 {
     int64_t begin[SG_MAX_RANK] = {0}, end[SG_MAX_RANK] = {0}, masks[SG_MAX_RANK], shrink[SG_MAX_RANK] = {0};
+    uint16_t begin_refs[SG_MAX_RANK] = {0};
+    begin_refs[axis] = ref;
     for (size_t a = 0; a < axis; a++)
         masks[a] = 1;
     masks[axis] = 0;
@@ -601,7 +604,8 @@ static sg_status gather_one(lnode *n, size_t axis, int64_t index)
         .shrink_axis_mask = {shrink, axis + 1},
     };
     sg_error lerr = {0};
-    sg_spec_make_strided_slice(&args, NULL, &n->specs[0], &lerr);
+    sg_value_refs values = {{begin_refs, NULL, NULL}, 0, &n->values};
+    sg_spec_make_strided_slice(&args, ref ? &values : NULL, &n->specs[0], &lerr);
     return made(n, &lerr);
 }
 
@@ -620,18 +624,38 @@ static sg_status gather_program(lnode *n, size_t axis, const char *role)
 }
 
 /* Gather-1/11/13 with a constant index: of rank 0, one index
- * (gather_one); of a higher rank, a program. */
+ * (gather_one); of a higher rank, a program. A scalar index known only at
+ * run time is the runtime value indices_0 (ONNX Runtime refuses one out
+ * of range, as the shrink step does). */
 static sg_status onnx_gather(lnode *n)
 {
     int64_t axis = 0;
-    if (attr_int(n, "axis", 0, &axis, NULL) != SG_OK || read_input(n, 1) != SG_OK)
+    int32_t t = in_tensor(n, 1);
+    const sg_gtensor *x = t >= 0 ? &n->g->tensors[t] : NULL;
+    bool runtime = x != NULL && !x->constant && !folded(x) && x->rank == 0 && is_index_type(x->type);
+    uint16_t ref = 0;
+    if (attr_int(n, "axis", 0, &axis, NULL) != SG_OK)
         return n->err->status;
+    if (runtime) {
+        const char *why = NULL;
+        sg_status st = check_defined(n, 1);
+        if (st == SG_OK && (st = sg_value_table_ref(&n->values, "indices_0", 9, &ref, &why)) == SG_ERR_NOMEM)
+            return nomem(n);
+        if (st != SG_OK)
+            return n->err->status != SG_OK ? n->err->status : say(n, SG_LF_RUNTIME_TABLE, 1, 1, 0, why, NULL);
+        if (x->nvalues == 1) { /* shape arithmetic: it follows from the symbols */
+            n->value_exprs[ref - 1] = x->values[0];
+            n->known[ref - 1] = true;
+        }
+    } else if (read_input(n, 1) != SG_OK) {
+        return n->err->status;
+    }
     axis = onnx_axis(n, axis);
     if (skipped(n))
         return SG_OK;
-    if (n->in[1].rank != 0)
+    if (!runtime && n->in[1].rank != 0)
         return gather_program(n, (size_t)axis, "input 'indices'");
-    return gather_one(n, (size_t)axis, n->in[1].v[0]);
+    return gather_one(n, (size_t)axis, runtime ? 0 : n->in[1].v[0], ref);
 }
 
 /* The slices of a split of axis `axis` (given as `given`) into n->nspecs
@@ -960,7 +984,7 @@ static sg_status ir_gather(lnode *n)
     else if (len >= 0 && (index >= len || index < -len))
         skip(n, "failed to make Gather: index %lld is out of range for axis %zu of %lld elements",
              (long long)index, axis, (long long)len);
-    return skipped(n) ? SG_OK : gather_one(n, axis, index);
+    return skipped(n) ? SG_OK : gather_one(n, axis, index, 0);
 }
 
 /* Split-1 (attribute num_splits: equal parts) and VariadicSplit-1

@@ -750,10 +750,10 @@ SG_API sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, cons
 /* ---- OpenVINO IR and ONNX models -------------------------------------------
  *
  * sg_model_read reads an ONNX model when the path ends in ".onnx" (any
- * case): its Slice, Pad, Split (one layer per output) and Gather nodes with
- * a scalar constant index, as docs/onnx.md describes (a weights_path is
+ * case): its Slice, Pad, Split (one layer per output) and Gather nodes of
+ * a scalar or constant index, as docs/onnx.md describes (a weights_path is
  * then SG_ERR_USAGE; runtime values starts_0, ..., axes_0, ..., pads_0,
- * ..., split_0, ..., constant_value_0). Otherwise
+ * ..., split_0, ..., constant_value_0, indices_0). Otherwise
  * it reads an OpenVINO IR v10 or v11 model (.xml with its .bin weights)
  * and lists its slice layers: StridedSlice-1, Slice-8, Pad-1 and Pad-12,
  * Gather-1/7/8 of one constant index, Split-1 and VariadicSplit-1 (one

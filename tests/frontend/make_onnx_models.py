@@ -271,12 +271,17 @@ def good_models(folder):
                   X, [tensor("i", 3, np.int32)]),
             "0\t0\tg\tGather\tf32\t4,5,6\t" + ss.format("0,3", "0,4", "1,1", m="1,0", z="0,0", k="0,1"),
             "1\t2\tg0\tGather\tf32\t4,5,6\t" + ss.format("-1", "0", "1", m="0", z="0", k="1"))
+    # A scalar index from a graph input is the runtime value indices_0 of a shrink step; an index
+    # array known only at run time is a gather, no slice.
     add("gather_skips.onnx",
         model(13, [node("Gather", ["x", "v"], ["y"], "vector"), node("Gather", ["x", "r"], ["y2"], "runtime"),
-                   node("Gather", ["x", "i"], ["y3"], "axis", axis=3)],
-              X + [("r", TensorProto.INT64, [])], [tensor("v", [1]), tensor("i", 0)]),
-        "0\t0\tvector\tGather\tf32\t4,5,6\t[1:2]", "1\t1\truntime\tGather\tf32\t4,5,6\tskip:not a constant",
-        "2\t2\taxis\tGather\tf32\t4,5,6\tskip:axis 3 is out of range")
+                   node("Gather", ["x", "i"], ["y3"], "axis", axis=3),
+                   node("Gather", ["x", "rv"], ["y4"], "runtime_vector", axis=1)],
+              X + [("r", TensorProto.INT64, []), ("rv", TensorProto.INT64, [2])], [tensor("v", [1]), tensor("i", 0)]),
+        "0\t0\tvector\tGather\tf32\t4,5,6\t[1:2]",
+        "1\t1\truntime\tGather\tf32\t4,5,6\t" + ss.format("indices_0", "1", "1", m="0", z="0", k="1"),
+        "2\t2\taxis\tGather\tf32\t4,5,6\tskip:axis 3 is out of range",
+        "3\t3\truntime_vector\tGather\tf32\t4,5,6\tskip:not a constant")
     # Gather with an index tensor: runs of consecutive indices (ascending,
     # descending, negative ones from the end) sliced and concatenated; rows
     # of a 2-D index tensor along a new axis; an index out of range skipped.
