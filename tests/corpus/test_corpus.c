@@ -24,12 +24,17 @@
  * runs as a GPU kernel emulated on the host (gpu_engine.h), and every
  * case's kernel, shape-only ones included, goes into one PTX file that
  * ptxas must accept.
+ * With `--symbolize` every case that has numbers, but a program's, runs
+ * symbolized (symbolize.h: each number a runtime value, each dimension
+ * `?`) instead of on the JIT and the command line: compiled once, prepared
+ * with its numbers and shape, run on 1 and 3 threads, and with an AOT
+ * runner as a call of the AOT object (for the host or another target).
  * With `--device cuda` every case runs on CUDA device 0 instead of the JIT
  * (the reference interpreter still makes the expectation): the output
  * buffer on the device has 64 canary bytes before and after it, which must
  * stay as they were. Without a usable driver or device it prints
  * `corpus: skipped: no CUDA device (...)` and exits 77.
- * Usage: test_corpus [--cli PATH] [--aot-... VALUE] [--only-aot] [--gpu] [--device cuda] FILE...
+ * Usage: test_corpus [--cli PATH] [--aot-... VALUE] [--only-aot] [--gpu] [--symbolize] [--device cuda] FILE...
  * Prints `corpus: N passed, M failed`. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -42,6 +47,7 @@
 #include "../../runtime/runtime.h"
 #include "../support/aot_batch.h"
 #include "../support/gpu_engine.h"
+#include "symbolize.h"
 
 #define MAX_WORDS 64
 
@@ -67,6 +73,8 @@ static aot_batch *batch;      /* the cases it runs, once all files are read */
 static bool only_aot;         /* --only-aot: the reference and AOT engines only */
 static gpu_engine *gpu;       /* --gpu: the GPU engine */
 static bool on_cuda;          /* --device cuda: the reference and CUDA device 0 only */
+static bool symbolic;         /* --symbolize: the reference and the symbolized spec's kernel only */
+static int symbolized_count;  /* cases run symbolized */
 static char work_dir[] = "/tmp/slicegen-corpus-XXXXXX";
 
 #if defined(__GNUC__)
@@ -400,6 +408,82 @@ static bool printed_spec_plans_alike(sg_context *ctx, const test_case *c, const 
     return same;
 }
 
+/* The case symbolized (symbolize.h): its kernel, prepared with the case's
+ * numbers and input shape, must write `expected`; with an AOT batch the
+ * call goes there too. True when it ran (or was added to the batch). */
+static bool run_symbolized(sg_context *ctx, const test_case *c, const sg_spec *given, const uint8_t *in,
+                           uint64_t in_bytes, const uint8_t *expected, uint64_t out_bytes)
+{
+    symbolized s;
+    const char *why;
+    if (given->op == SG_OP_PROGRAM) /* programs take no runtime values */
+        return false;
+    if (!symbolize(ctx, c->nspec, c->spec, c->dtype, &s, &why) && c->in_rank == 0)
+        return false; /* nothing to make a runtime value of */
+    int64_t unknown[SG_MAX_RANK];
+    for (size_t i = 0; i < c->in_rank; i++)
+        unknown[i] = -1;
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    sg_kernel *kernel = NULL;
+    uint8_t *out = malloc(out_bytes + 1);
+    bool ran = false;
+    int nwords = s.nwords ? s.nwords : c->nspec; /* no numbers: the dimensions alone */
+    char *const *words = s.nwords ? s.words : c->spec;
+    sg_args args;
+    if (out == NULL || sg_spec_from_words(ctx, nwords, words, &spec) != SG_OK ||
+        sg_plan_create(ctx, spec, c->in_rank, unknown, c->dtype, &plan) != SG_OK) {
+        fail_case(c, "symbolized: %s", sg_context_last_error(ctx));
+        goto done;
+    }
+    if (sg_plan_value_count(plan) != s.nvalues) {
+        fail_case(c, "symbolized: %zu values, the plan has %zu", s.nvalues, sg_plan_value_count(plan));
+        goto done;
+    }
+    ran = true;
+    symbolized_count++;
+    if (!only_aot) {
+        if (sg_kernel_compile_with(ctx, plan, NULL, &kernel) != SG_OK ||
+            sg_kernel_prepare(ctx, kernel, c->in_shape, s.values, &args) != SG_OK) {
+            fail_case(c, "symbolized: %s", sg_context_last_error(ctx));
+            goto done;
+        }
+        bool same = (size_t)args.out_rank == c->out_rank || !c->has_output;
+        for (size_t i = 0; same && c->has_output && i < c->out_rank; i++)
+            same = args.out_shape[i] == c->out_shape[i];
+        if (!same || (uint64_t)args.output_bytes != out_bytes) {
+            fail_case(c, "symbolized: the prepared call's output shape differs");
+            goto done;
+        }
+        for (int threads = 1; threads <= 3; threads += 2) {
+            memset(out, 0xA5, out_bytes);
+            if (sg_kernel_run_args(ctx, kernel, in, out, &args, threads) != SG_OK) {
+                fail_case(c, "symbolized: %s", sg_context_last_error(ctx));
+                goto done;
+            }
+            if (memcmp(out, expected, out_bytes) != 0) {
+                fail_case(c, "symbolized on %d thread%s: the output differs", threads, threads > 1 ? "s" : "");
+                goto done;
+            }
+        }
+    }
+    if (batch) { /* judged when the batch runs */
+        char label[256];
+        snprintf(label, sizeof label, "%s, symbolized (%s:%d)", c->name, c->file, c->line);
+        aot_batch_add_call(batch, label, plan, c->in_shape, s.values, 0, in, in_bytes, expected, out_bytes);
+        plan = NULL;
+    } else {
+        passed++;
+    }
+done:
+    sg_kernel_release(kernel);
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
+    free(out);
+    symbolized_free(&s);
+    return ran;
+}
+
 static void run_case(sg_context *ctx, test_case *c)
 {
     sg_spec *spec = NULL;
@@ -473,7 +557,7 @@ static void run_case(sg_context *ctx, test_case *c)
     if (c->has_values && !fill_values(c, c->out_values, c->dtype,
                                       (int64_t)(out_bytes / sg_dtype_size(c->dtype)), expected))
         goto done;
-    for (size_t e = 0; e < (only_aot || on_cuda ? 1 : sizeof engines / sizeof engines[0]); e++) {
+    for (size_t e = 0; e < (only_aot || on_cuda || symbolic ? 1 : sizeof engines / sizeof engines[0]); e++) {
         memset(out, 0xA5, out_bytes);
         if ((st = run_engine(ctx, &engines[e], plan, in, out)) != SG_OK) {
             fail_case(c, "engine %s failed: %s", engines[e].name, sg_context_last_error(ctx));
@@ -510,6 +594,12 @@ static void run_case(sg_context *ctx, test_case *c)
             fail_case(c, "engine gpu: %s (byte %ld)", what, at);
             goto done;
         }
+    }
+    if (symbolic) { /* counts the case, or adds it to the batch */
+        int failures = failed;
+        if (!run_symbolized(ctx, c, spec, in, in_bytes, expected, out_bytes) && failed == failures)
+            passed++; /* nothing to symbolize: the reference's result stands */
+        goto done;
     }
     if (cli_path && !only_aot) {
         int failures = failed;
@@ -636,6 +726,8 @@ int main(int argc, char **argv)
             cli_path = argv[++i];
         } else if (strcmp(argv[i], "--only-aot") == 0) {
             only_aot = true;
+        } else if (strcmp(argv[i], "--symbolize") == 0) {
+            symbolic = true;
         } else if (strcmp(argv[i], "--gpu") == 0) {
             if (gpu == NULL && (gpu = gpu_engine_create(ctx, 1L << 20)) == NULL)
                 return 1;
@@ -693,6 +785,8 @@ int main(int argc, char **argv)
         rmdir(work_dir);
     }
     sg_context_destroy(ctx);
+    if (symbolic)
+        printf("corpus: %d cases symbolized\n", symbolized_count);
     printf("corpus: %d passed, %d failed\n", passed, failed);
     return failed != 0 || passed == 0;
 }

@@ -20,7 +20,7 @@ typedef struct aot_case {
      * and must return */
     bool call;
     int code;
-    int64_t in_shape[SG_MAX_RANK], values[16];
+    int64_t in_shape[SG_MAX_RANK], values[SG_MAX_VALUES];
 } aot_case;
 
 struct aot_batch {

@@ -59,8 +59,8 @@ int main(int argc, char **argv)
         int64_t n = info->outer_extent, count = 1, in_bytes = info->input_bytes, out_bytes = info->output_bytes;
         slicegen_args args;
         if (info->prepare != NULL) {
-            int64_t head[2], shape[64], values[16];
-            if (calls == NULL || fread(head, sizeof head, 1, calls) != 1 ||
+            int64_t head[2], shape[64], values[256]; /* the most a spec names (SG_MAX_VALUES) */
+            if (calls == NULL || info->value_count > 256 || fread(head, sizeof head, 1, calls) != 1 ||
                 fread(shape, sizeof *shape, (size_t)info->in_rank, calls) != (size_t)info->in_rank ||
                 fread(values, sizeof *values, (size_t)info->value_count, calls) != (size_t)info->value_count) {
                 fprintf(stderr, "aot_runner: %s/calls.bin is short\n", argv[1]);
