@@ -50,7 +50,7 @@ static const char usage_text[] =
     "  --op OnnxSlice --start L --stop L [--step L] [--axes L]   (ONNX Runtime's Slice)\n"
     "  --op Pad --pads-begin L --pads-end L [--axes L] [--mode constant|edge|reflect|wrap]\n"
     "       [--value VALUE]   (ONNX Pad; negative pads crop)\n"
-    "  --op Split --split L [--axis A] --output K   (output K of ONNX Split; A defaults to 0)\n"
+    "  --op Split --split L|--parts N|--chunks N [--axis A] --output K   (output K of ONNX Split)\n"
     "L is a comma-separated list of 64-bit integers, B a list of 0s and 1s; either may be ''.\n"
     "A name in L or in an expression ('[:, :t]', --end 0,t, --axes a) is a value given at run time\n"
     "(run --set t=5), and '?' in --shape a dimension known only at run time.\n"

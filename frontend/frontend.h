@@ -27,9 +27,9 @@ typedef enum sg_op {
     SG_OP_PAD,           /* ONNX Pad-2/11/13/18/19, OpenVINO Pad-1/12: pads[],
                             mode (FILL constant, CLAMP edge, REFLECT reflect,
                             WRAP wrap) and fill; negative pads crop first */
-    SG_OP_SPLIT,         /* output split_output of ONNX Split-13/18 and OpenVINO
-                            VariadicSplit-1 with sizes[] (which must add up to
-                            the axis), on axis split_axis */
+    SG_OP_SPLIT,         /* output split_output of ONNX Split and OpenVINO Split-1 and
+                            VariadicSplit-1 on axis split_axis: sizes[] (which must add
+                            up to the axis), or len parts by split_rule */
     SG_OP_PROGRAM        /* a NumPy program over one input: prog (below) */
 } sg_op;
 
@@ -76,6 +76,18 @@ typedef struct sg_pad_axis {
     int64_t begin, end, axis;
     uint16_t begin_value, end_value, axis_value; /* as in sg_ss_step */
 } sg_pad_axis;
+
+/* How a Split cuts its axis into its len outputs. */
+typedef enum sg_split_rule {
+    SG_SPLIT_SIZES,  /* --split: sizes[], which must add up to the axis */
+    SG_SPLIT_PARTS,  /* --parts N: N equal parts, the axis a multiple of N (ONNX Split before 18,
+                        OpenVINO Split-1) */
+    SG_SPLIT_CHUNKS  /* --chunks N: parts of ceil(axis / N), the last one what is left, at least
+                        one element (ONNX Split-18's num_outputs) */
+} sg_split_rule;
+
+/* The most parts of --parts and --chunks. */
+#define SG_SPLIT_MAX_PARTS 65536
 
 /* One size of a Split: the elements of one output along the split axis. */
 typedef struct sg_split_size {
@@ -148,6 +160,7 @@ struct sg_spec {
     sg_split_size *sizes;  /* SG_OP_SPLIT: one per output of the split */
     int64_t split_axis;    /* SG_OP_SPLIT: as given (may be negative) */
     size_t split_output;   /* SG_OP_SPLIT: which output (< len) */
+    sg_split_rule split_rule; /* SG_OP_SPLIT: SIZES, or PARTS and CHUNKS (sizes[] all 0) */
     sg_trt_mode mode;      /* SG_OP_TRT_SLICE; SG_OP_PAD (never SG_TRT_STRICT) */
     sg_scalar fill;        /* SG_OP_TRT_SLICE, SG_OP_PAD */
     uint16_t fill_value;   /* SG_OP_TRT_SLICE, SG_OP_PAD in FILL mode: 0 where `fill` is written in,
@@ -231,6 +244,10 @@ sg_status sg_spec_make_trt_slice(size_t len, const int64_t *start, const int64_t
  * checked against the axis by the planner. */
 sg_status sg_spec_make_split(size_t len, const int64_t *sizes, int64_t axis, size_t output,
                              const sg_value_refs *values, sg_spec **spec, sg_error *err);
+/* Split into `parts` outputs by `rule` (SG_SPLIT_PARTS or SG_SPLIT_CHUNKS),
+ * output `output` of them. */
+sg_status sg_spec_make_split_parts(int64_t parts, sg_split_rule rule, int64_t axis, size_t output, sg_spec **spec,
+                                   sg_error *err);
 /* A NumPy expression; an identifier where an integer may stand (a slice
  * bound or step, an integer index) names a runtime value. A program (a
  * chain of indices, np.concatenate, np.roll, np.flip, np.pad: see

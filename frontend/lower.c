@@ -686,10 +686,25 @@ static sg_status runtime_split_specs(lnode *n, int64_t axis, const input *split)
     return SG_OK;
 }
 
+/* The outputs of a split without sizes of an axis known only at run time:
+ * one Split spec of `rule` each, the axis checked when a call is
+ * prepared. */
+static sg_status runtime_parts_specs(lnode *n, int64_t axis, sg_split_rule rule)
+{
+    for (size_t k = 0; k < n->nspecs && !skipped(n); k++) {
+        sg_error lerr = {0};
+        sg_spec_make_split_parts((int64_t)n->nspecs, rule, axis, k, &n->specs[k], &lerr);
+        if (made(n, &lerr) != SG_OK)
+            return n->err->status;
+    }
+    return SG_OK;
+}
+
 /* Split-1/2/11 (attribute split), 13 (input split), 18 (input split or
  * attribute num_outputs: pieces of ceil(dim / n), the last one smaller):
  * one Slice-8 spec per output; with sizes known only at run time (input
- * split not a constant), one Split spec per output. */
+ * split not a constant), or none for an axis known only at run time, one
+ * Split spec per output. */
 static sg_status onnx_split(lnode *n)
 {
     size_t outputs = n->nspecs;
@@ -720,10 +735,10 @@ static sg_status onnx_split(lnode *n)
         skip(n, "attribute 'num_outputs' is %lld, the node has %zu outputs", (long long)num_outputs, outputs);
     else if (split->given && split->len != outputs)
         skip(n, "input 'split' has %zu sizes, the node has %zu outputs", split->len, outputs);
-    else if (!split->given && dim < 0)
-        skip(n, "the split axis %lld has a dimension known only at run time, and no sizes are given",
-             (long long)axis);
-    else if (num_outputs >= 1 && (dim / num_outputs + (dim % num_outputs != 0)) * (num_outputs - 1) >= dim)
+    else if (!split->given && dim < 0) { /* parts of an axis known only at run time */
+        free(attr.v);
+        return runtime_parts_specs(n, axis, num_outputs != -1 ? SG_SPLIT_CHUNKS : SG_SPLIT_PARTS);
+    } else if (num_outputs >= 1 && (dim / num_outputs + (dim % num_outputs != 0)) * (num_outputs - 1) >= dim)
         skip(n, /* num_outputs 1 of a dimension 0 included */
              "attribute 'num_outputs' %lld leaves the last output of dimension %lld empty or negative, which "
              "ONNX Runtime refuses",
@@ -987,11 +1002,26 @@ static sg_status ir_gather(lnode *n)
     return skipped(n) ? SG_OK : gather_one(n, axis, index, 0);
 }
 
+/* One Split spec per output of constant sizes (on an axis known only at
+ * run time: their sum is checked when a call is prepared). */
+static sg_status sizes_specs(lnode *n, int64_t axis, const int64_t *sizes)
+{
+    for (size_t k = 0; k < n->nspecs && !skipped(n); k++) {
+        sg_error lerr = {0};
+        sg_spec_make_split(n->nspecs, sizes, axis, k, NULL, &n->specs[k], &lerr);
+        if (made(n, &lerr) != SG_OK)
+            return n->err->status;
+    }
+    return SG_OK;
+}
+
 /* Split-1 (attribute num_splits: equal parts) and VariadicSplit-1
  * (split_lengths, one -1 for the rest): a Slice-8 of its part of the axis
- * per output port. An axis out of range or of dynamic length, an uneven
- * Split, split_lengths with more than one -1, another negative length or
- * a sum other than the axis's length is a skip reason. */
+ * per output port; on an axis of dynamic length a Split spec of equal
+ * parts or of the lengths, checked when a call is prepared. An axis out
+ * of range, an uneven Split, split_lengths with more than one -1 (or one
+ * on a dynamic axis), another negative length or a sum other than the
+ * axis's length is a skip reason. */
 static sg_status ir_split(lnode *n)
 {
     bool variadic = strcmp(n->row->op, "VariadicSplit") == 0;
@@ -1024,9 +1054,17 @@ static sg_status ir_split(lnode *n)
     if (skipped(n) || !ir_axis(n, n->row->op, in[1].v[0], &axis))
         return SG_OK;
     int64_t len = n->shape[axis];
+    if (len < 0 && !variadic) /* equal parts of a dynamic axis, checked when a call is prepared */
+        return runtime_parts_specs(n, (int64_t)axis, SG_SPLIT_PARTS);
+    bool rest = false; /* a -1 among split_lengths */
+    for (size_t i = 0; variadic && i < nout; i++)
+        rest = rest || in[2].v[i] == -1;
+    if (len < 0 && !rest) /* lengths of a dynamic axis, checked to add up when a call is prepared */
+        return sizes_specs(n, (int64_t)axis, in[2].v);
     if (len < 0) {
         skip(n,
-             "failed to make %s: axis %zu has a dynamic dimension, so the parts are known only at run time",
+             "failed to make %s: axis %zu has a dynamic dimension, so the part of the -1 in split_lengths is known "
+             "only at run time",
              n->row->op, axis);
         return SG_OK;
     }

@@ -490,6 +490,27 @@ sg_status sg_spec_make_split(size_t len, const int64_t *sizes, int64_t axis, siz
     return finish(spec, values, out, err);
 }
 
+sg_status sg_spec_make_split_parts(int64_t parts, sg_split_rule rule, int64_t axis, size_t output, sg_spec **out,
+                                   sg_error *err)
+{
+    const char *option = rule == SG_SPLIT_CHUNKS ? "--chunks" : "--parts";
+    if (rule == SG_SPLIT_SIZES)
+        return sg_fail(err, SG_ERR_USAGE, "failed to make Split: parts need the rule of --parts or --chunks");
+    if (parts < 1 || parts > SG_SPLIT_MAX_PARTS)
+        return sg_fail(err, SG_ERR_SPEC, "failed to make Split: %s must be 1 to %d (it is %lld)", option,
+                       SG_SPLIT_MAX_PARTS, (long long)parts);
+    if (output >= (size_t)parts)
+        return sg_fail(err, SG_ERR_SPEC, "failed to make Split: output %zu is out of range for %lld parts", output,
+                       (long long)parts);
+    sg_spec *spec = spec_alloc(SG_OP_SPLIT, (size_t)parts);
+    if (spec == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to make Split: out of memory");
+    spec->split_axis = axis;
+    spec->split_output = output;
+    spec->split_rule = rule;
+    return finish(spec, NULL, out, err);
+}
+
 /* A program: its tree and text. */
 static sg_status copy_program(const sg_spec *spec, sg_spec **out, sg_error *err)
 {
@@ -521,6 +542,7 @@ sg_status sg_spec_copy(const sg_spec *spec, sg_spec **out, sg_error *err)
     copy->fill_value = spec->fill_value;
     copy->split_axis = spec->split_axis;
     copy->split_output = spec->split_output;
+    copy->split_rule = spec->split_rule;
     if (copy_names(copy, spec->nvalues, spec->values, err) != SG_OK)
         return err->status;
     *out = copy;
@@ -619,6 +641,7 @@ void sg_spec_check(const sg_spec *spec)
         break;
     case SG_OP_SPLIT:
         assert(spec->sizes != NULL && spec->split_output < spec->len);
+        assert(spec->split_rule == SG_SPLIT_SIZES || spec->nvalues == 0);
         for (size_t i = 0; i < spec->len; i++)
             assert(spec->sizes[i].size >= 0);
         break;
@@ -652,7 +675,8 @@ bool sg_spec_same(const sg_spec *a, const sg_spec *b)
     }
     if (a->axes_given != b->axes_given)
         return false;
-    if (a->op == SG_OP_SPLIT && (a->split_axis != b->split_axis || a->split_output != b->split_output))
+    if (a->op == SG_OP_SPLIT && (a->split_axis != b->split_axis || a->split_output != b->split_output ||
+                                 a->split_rule != b->split_rule))
         return false;
     if (a->op == SG_OP_TRT_SLICE || a->op == SG_OP_PAD) {
         char x[SG_SCALAR_TEXT], y[SG_SCALAR_TEXT];
@@ -809,6 +833,10 @@ static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
         return;
     }
     fprintf(out, "--op %s", sg_op_name(spec->op));
+    if (spec->op == SG_OP_SPLIT && spec->split_rule != SG_SPLIT_SIZES) {
+        valued = 0; /* no --split list: --parts N or --chunks N */
+        fprintf(out, " %s %zu", spec->split_rule == SG_SPLIT_PARTS ? "--parts" : "--chunks", spec->len);
+    }
     bool axes = (slice_like(spec->op) || spec->op == SG_OP_PAD) && spec->axes_given;
     /* the axes list follows the valued ones */
     bool fill_printed = print_value_lists(out, spec, values, lists, valued + axes);

@@ -33,6 +33,8 @@ enum slot {
     PADS_END,
     VALUE,
     SPLIT,
+    PARTS,
+    CHUNKS,
     AXIS,
     OUTPUT,
     NSLOTS
@@ -63,6 +65,8 @@ static const struct {
     [PADS_END] = {"--pads-end", "pads_end", OP_PAD, NUMBERS},
     [VALUE] = {"--value", "value", OP_PAD, TEXT},
     [SPLIT] = {"--split", "split", OP_SPLIT, NUMBERS},
+    [PARTS] = {"--parts", "parts", OP_SPLIT, TEXT},
+    [CHUNKS] = {"--chunks", "chunks", OP_SPLIT, TEXT},
     [AXIS] = {"--axis", "axis", OP_SPLIT, TEXT},
     [OUTPUT] = {"--output", "output", OP_SPLIT, TEXT},
 };
@@ -145,8 +149,9 @@ static sg_status mode_constants(int op, const char *const *given, bool named, sg
     return SG_OK;
 }
 
-/* Split's --axis or --output: one integer (an axis may be negative), a
- * constant; *value is left as it was when the option is not given. */
+/* Split's --axis, --output, --parts or --chunks: one integer (an axis may
+ * be negative), a constant; *value is left as it was when the option is
+ * not given. */
 static sg_status split_number(const char *const *given, enum slot s, int64_t *value, sg_error *err)
 {
     char q[SG_QUOTE_BUF(30)];
@@ -156,9 +161,9 @@ static sg_status split_number(const char *const *given, enum slot s, int64_t *va
     char *end = NULL;
     errno = 0;
     long long v = strtoll(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || errno != 0 || (s == OUTPUT && v < 0))
+    if (*text == '\0' || *end != '\0' || errno != 0 || (s != AXIS && v < 0))
         return sg_fail(err, SG_ERR_SPEC, "failed to make Split: %s must be %s, not '%s'%s", options[s].name,
-                       s == OUTPUT ? "an output's index (0, 1, ...)" : "an integer",
+                       s == OUTPUT ? "an output's index (0, 1, ...)" : s == AXIS ? "an integer" : "a count of parts",
                        sg_quote(text, strlen(text), 0, 30, q),
                        is_name(text) ? " (it cannot name a runtime value)" : "");
     *value = v;
@@ -168,7 +173,7 @@ static sg_status split_number(const char *const *given, enum slot s, int64_t *va
 static sg_status build(int op, const char *const *given, lists *l, sg_spec **out, sg_error *err)
 {
     static const enum slot required[NOPS][2] = {
-        {BEGIN, END}, {START, STOP}, {START, SIZE}, {START, STOP}, {PADS_BEGIN, PADS_END}, {SPLIT, OUTPUT}};
+        {BEGIN, END}, {START, STOP}, {START, SIZE}, {START, STOP}, {PADS_BEGIN, PADS_END}, {OUTPUT, OUTPUT}};
     int which = 0;
     while (op != 1 << which)
         which++;
@@ -204,9 +209,18 @@ static sg_status build(int op, const char *const *given, lists *l, sg_spec **out
             given[AXES] ? l->v[AXES] : NULL, &values, out, err);
     }
     if (op == OP_SPLIT) {
-        int64_t axis = 0, output = 0;
-        if (split_number(given, AXIS, &axis, err) != SG_OK || split_number(given, OUTPUT, &output, err) != SG_OK)
+        int64_t axis = 0, output = 0, parts = 0;
+        int ways = (given[SPLIT] != NULL) + (given[PARTS] != NULL) + (given[CHUNKS] != NULL);
+        if (ways != 1)
+            return sg_fail(err, SG_ERR_USAGE, "--op Split needs one of --split, --parts and --chunks (%d given)",
+                           ways);
+        enum slot by = given[PARTS] ? PARTS : CHUNKS;
+        if (split_number(given, AXIS, &axis, err) != SG_OK || split_number(given, OUTPUT, &output, err) != SG_OK ||
+            split_number(given, by, &parts, err) != SG_OK)
             return err->status;
+        if (given[SPLIT] == NULL)
+            return sg_spec_make_split_parts(parts, by == PARTS ? SG_SPLIT_PARTS : SG_SPLIT_CHUNKS, axis,
+                                            (size_t)output, out, err);
         sg_value_refs values = {{l->ref[SPLIT]}, 0, &l->table};
         return sg_spec_make_split(l->n[SPLIT], l->v[SPLIT], axis, (size_t)output, &values, out, err);
     }

@@ -476,9 +476,35 @@ static sg_status infer_pad(infer *in, const sg_spec *spec)
     return fill_of(in, spec);
 }
 
+/* Output k of n parts of a Split by rule (the axis d): PARTS, d / n each,
+ * d a multiple of n; CHUNKS, c = ceil(d / n) each, the last d - c (n - 1),
+ * at least 1 (ONNX Runtime refuses less). Its first index and size. */
+static sg_status split_part(infer *in, const sg_spec *spec, sg_val d, sg_val *start, sg_val *size)
+{
+    sg_exprs *x = in->e;
+    sg_val n = sg_const((int64_t)spec->len), k = sg_const((int64_t)spec->split_output);
+    sg_val piece = sg_x(x, SG_X_CDIV, d, n), before_last = sg_x_mul(x, piece, sg_const((int64_t)spec->len - 1));
+    if (spec->split_rule == SG_SPLIT_PARTS) {
+        if (check(in, sg_x_not(x, sg_x_eq(x, sg_x(x, SG_X_SREM, d, n), sg_const(0))), SG_XC_SHAPE, SG_ERR_SLICE, d,
+                  sg_const(0), sg_const(0),
+                  "failed to plan Split: dimension %%lld does not split evenly into %zu parts", spec->len) != SG_OK)
+            return in->err->status;
+    } else if (check(in, le(in, d, before_last), SG_XC_SHAPE, SG_ERR_SLICE, d, sg_const(0), sg_const(0),
+                     "failed to plan Split: %zu chunks of dimension %%lld leave the last empty, which ONNX Runtime "
+                     "refuses",
+                     spec->len) != SG_OK) {
+        return in->err->status;
+    }
+    *start = sg_x_mul(x, piece, k);
+    *size = spec->split_rule == SG_SPLIT_CHUNKS && spec->split_output + 1 == spec->len ? sg_x_sub(x, d, before_last)
+                                                                                       : piece;
+    return SG_OK;
+}
+
 /* Output k of a Split: sizes s_0..s_n-1 along axis A, each at least 0,
  * adding up to the axis (as ONNX Runtime and OpenVINO require); the
- * output is the s_k elements from s_0 + ... + s_k-1. */
+ * output is the s_k elements from s_0 + ... + s_k-1. Or a part by
+ * split_part's rule. */
 static sg_status infer_split(infer *in, const sg_spec *spec)
 {
     sg_plan *p = in->p;
@@ -491,9 +517,16 @@ static sg_status infer_split(infer *in, const sg_spec *spec)
                        "failed to plan Split: axis out of range (axis %lld, input rank %lld allows %lld..%lld)",
                        (long long)given, (long long)r, (long long)-r, (long long)(r - 1));
     int axis = (int)(given < 0 ? given + r : given);
-    sg_val d = dim(in, axis), sum = sg_const(0), start = sg_const(0), overflow = sg_const(0);
+    sg_val d = dim(in, axis), sum = sg_const(0), start = sg_const(0), overflow = sg_const(0), size;
+    if (spec->split_rule != SG_SPLIT_SIZES) {
+        if (split_part(in, spec, d, &start, &size) != SG_OK)
+            return in->err->status;
+        for (int a = 0; a < (int)p->in_rank; a++)
+            push_dim(in, a, a == axis ? (range){start, sg_const(1), size} : whole(in, a));
+        return SG_OK;
+    }
     for (size_t i = 0; i < spec->len; i++) {
-        sg_val size = num(in, spec->sizes[i].size, spec->sizes[i].size_value);
+        size = num(in, spec->sizes[i].size, spec->sizes[i].size_value);
         if (check(in, sg_x_lt(x, size, sg_const(0)), SG_XC_STEP, SG_ERR_SLICE, size, sg_const(0), sg_const(0),
                   "failed to plan Split: split sizes must not be negative (split[%zu] = %%lld)", i) != SG_OK)
             return in->err->status;

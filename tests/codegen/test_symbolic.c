@@ -113,8 +113,10 @@ typedef struct gen_spec {
     bool numpy;
     int nnames;
     int kind[64]; /* what name k stands for (NAME_*) */
-    /* a Split: its axis, and for each size the name it is (-1: a number) */
+    /* a Split: its axis, and for each size the name it is (-1: a number);
+     * or parts (rule 1, --parts) or chunks (rule 2, --chunks) of nsizes */
     bool split;
+    int split_rule;
     int64_t split_axis;
     int nsizes, size_name[8];
     int64_t sizes[8];
@@ -181,15 +183,20 @@ static void make_numpy(suite *s, gen_spec *g, size_t rank)
 }
 
 /* Words "--op Split --split L --axis A --output K" joined by \x1f: sizes
- * that add up to a small axis, named at random. */
+ * that add up to a small axis, named at random; or --parts N, --chunks N. */
 static void make_split(suite *s, gen_spec *g, size_t rank)
 {
     char *t = g->text;
     g->split = true;
     g->split_axis = pick(s, -(int64_t)rank, (int64_t)rank - 1);
     g->nsizes = (int)pick(s, 1, 4);
-    strcpy(t, "--op\x1fSplit\x1f--split\x1f");
-    for (int i = 0; i < g->nsizes; i++) {
+    g->split_rule = pick(s, 0, 2) ? 0 : (int)pick(s, 1, 2);
+    if (g->split_rule != 0)
+        snprintf(t, sizeof g->text, "--op\x1fSplit\x1f%s\x1f%d", g->split_rule == 1 ? "--parts" : "--chunks",
+                 g->nsizes);
+    else
+        strcpy(t, "--op\x1fSplit\x1f--split\x1f");
+    for (int i = 0; i < g->nsizes && g->split_rule == 0; i++) {
         if (i)
             strcat(t, ",");
         g->sizes[i] = pick(s, 0, 3);
@@ -454,6 +461,11 @@ static size_t value_index(const sg_plan *plan, int k)
 static void fit_split(suite *s, const gen_spec *g, const sg_plan *plan, int64_t *shape, int64_t *values)
 {
     size_t axis = (size_t)(g->split_axis < 0 ? g->split_axis + (int64_t)plan->in_rank : g->split_axis);
+    if (g->split_rule != 0) { /* parts: a multiple of them; chunks: more than (n - 1) ceil(d / n) */
+        if (plan->in_shape[axis] < 0)
+            shape[axis] = g->nsizes * pick(s, 0, 3) + (g->split_rule == 2 ? pick(s, 0, g->nsizes - 1) : 0);
+        return;
+    }
     int64_t sum = 0;
     int free_name = -1;
     for (int i = 0; i < g->nsizes; i++) {

@@ -255,7 +255,12 @@ def good_models(folder):
                                          node("Split", ["x"], ["c", "d"], "unsized")],
                                     [("x", F, ["n", 4])], [tensor("sizes", [1, 2])]),
         "0\t0\tsized\tSplit\tf32\t-1,4\t" + sl.format(0, 1, 0), "1\t0\tsized\tSplit\tf32\t-1,4\t" + sl.format(1, 3, 0),
-        "2\t1\tunsized\tSplit\tf32\t-1,4\tskip:known only at run time", "3\t1\tunsized\tSplit\tf32\t-1,4\tskip:")
+        "2\t1\tunsized\tSplit\tf32\t-1,4\t--op Split --parts 2 --axis 0 --output 0",
+        "3\t1\tunsized\tSplit\tf32\t-1,4\t--op Split --parts 2 --axis 0 --output 1")
+    # Split-18's num_outputs on an axis known only at run time: chunks of ceil(n / 3)
+    add("split18_dynamic.onnx", model(18, [node("Split", ["x"], ["a", "b", "c"], "chunks", axis=0, num_outputs=3)],
+                                      [("x", F, ["n", 4])]),
+        *[f"{k}\t0\tchunks\tSplit\tf32\t-1,4\t--op Split --chunks 3 --axis 0 --output {k}" for k in range(3)])
     # Split sizes from a graph input: one Split spec per output, the sizes its values.
     sp = "--op Split --split split_0,split_1,split_2 --axis 2 --output {}"
     add("split_runtime.onnx", model(18, [node("Split", ["x", "sizes"], ["a", "b", "c"], "runtime", axis=-1)],
