@@ -446,7 +446,6 @@ static void check_call(suite *s, const gen_spec *g, const sg_plan *plan, const s
     sg_plan_destroy(bound);
 }
 
-/* One call: shape and values drawn, kernel against reference. */
 /* The index among the plan's values of name v<k>. */
 static size_t value_index(const sg_plan *plan, int k)
 {
@@ -457,7 +456,8 @@ static size_t value_index(const sg_plan *plan, int k)
 }
 
 /* Makes a Split's sizes add up to its axis: the axis a `?` dimension of
- * their sum, or else the first named size what the axis leaves. */
+ * their sum, or else the first named size what the axis leaves (sums
+ * wrap: the sizes drawn may be extreme, and are then refused). */
 static void fit_split(suite *s, const gen_spec *g, const sg_plan *plan, int64_t *shape, int64_t *values)
 {
     size_t axis = (size_t)(g->split_axis < 0 ? g->split_axis + (int64_t)plan->in_rank : g->split_axis);
@@ -466,21 +466,22 @@ static void fit_split(suite *s, const gen_spec *g, const sg_plan *plan, int64_t 
             shape[axis] = g->nsizes * pick(s, 0, 3) + (g->split_rule == 2 ? pick(s, 0, g->nsizes - 1) : 0);
         return;
     }
-    int64_t sum = 0;
+    uint64_t sum = 0;
     int free_name = -1;
     for (int i = 0; i < g->nsizes; i++) {
         int k = g->size_name[i];
         if (k >= 0 && free_name < 0 && (plan->in_shape[axis] >= 0 || pick(s, 0, 1)))
             free_name = i;
         else
-            sum += k >= 0 ? values[value_index(plan, k)] : g->sizes[i];
+            sum += (uint64_t)(k >= 0 ? values[value_index(plan, k)] : g->sizes[i]);
     }
     if (free_name >= 0)
-        values[value_index(plan, g->size_name[free_name])] = shape[axis] - sum;
+        values[value_index(plan, g->size_name[free_name])] = (int64_t)((uint64_t)shape[axis] - sum);
     else if (plan->in_shape[axis] < 0)
-        shape[axis] = sum;
+        shape[axis] = (int64_t)sum;
 }
 
+/* One call: shape and values drawn, kernel against reference. */
 static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_kernel *kernel, int call)
 {
     size_t rank = plan->in_rank, nvalues = sg_plan_value_count(plan);
