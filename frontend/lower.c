@@ -347,12 +347,27 @@ static sg_status constant_values(lnode *n, int32_t t, input *in)
     return SG_OK;
 }
 
+/* Element e of input pos, not constant, as the runtime value role_e in
+ * *ref, with its expression of the model's symbols where shape arithmetic
+ * gives it: SG_OK, or SG_ERR_NOMEM, or the value table's refusal (*why). */
+static sg_status runtime_value(lnode *n, size_t pos, size_t e, uint16_t *ref, const char **why)
+{
+    const sg_gtensor *x = &n->g->tensors[in_tensor(n, pos)];
+    char name[SG_VALUE_NAME_MAX + 1];
+    int k = snprintf(name, sizeof name, "%s_%zu", n->row->roles[pos].name, e);
+    sg_status st = sg_value_table_ref(&n->values, name, (size_t)k, ref, why);
+    if (st == SG_OK && (int64_t)e < x->nvalues) { /* shape arithmetic: it follows from the symbols */
+        n->value_exprs[*ref - 1] = x->values[e];
+        n->known[*ref - 1] = true;
+    }
+    return st;
+}
+
 /* Input pos, not constant, as runtime values named role_0, role_1, ...,
  * one per element of its 1-D index type of known length. */
 static sg_status read_runtime(lnode *n, size_t pos, input *in)
 {
     const sg_gtensor *x = &n->g->tensors[in_tensor(n, pos)];
-    const char *role = n->row->roles[pos].name;
     bool refused = false;
     sg_status st = SG_OK;
     if (x->rank != 1)
@@ -371,10 +386,8 @@ static sg_status read_runtime(lnode *n, size_t pos, input *in)
     if (in->v == NULL || in->refs == NULL)
         return nomem(n);
     for (size_t e = 0; e < len; e++) {
-        char name[SG_VALUE_NAME_MAX + 1];
         const char *why = NULL;
-        int k = snprintf(name, sizeof name, "%s_%zu", role, e);
-        st = sg_value_table_ref(&n->values, name, (size_t)k, &in->refs[e], &why);
+        st = runtime_value(n, pos, e, &in->refs[e], &why);
         if (st == SG_ERR_NOMEM)
             return nomem(n);
         if (st != SG_OK) {
@@ -382,10 +395,6 @@ static sg_status read_runtime(lnode *n, size_t pos, input *in)
             free(in->refs);
             in->v = NULL, in->refs = NULL, in->len = 0;
             return say(n, SG_LF_RUNTIME_TABLE, pos, (int64_t)len, 0, why, NULL);
-        }
-        if ((int64_t)e < x->nvalues) { /* shape arithmetic: it follows from the symbols */
-            n->value_exprs[in->refs[e] - 1] = x->values[e];
-            n->known[in->refs[e] - 1] = true;
         }
     }
     in->runtime = true;
@@ -406,10 +415,8 @@ static sg_status read_runtime_fill(lnode *n, size_t pos, input *in)
         st = say(n, SG_LF_CONST_TYPE, pos, 0, 0, NULL, &refused);
     if (st != SG_OK || refused || !n->have_dtype)
         return st;
-    char name[SG_VALUE_NAME_MAX + 1];
     const char *why = NULL;
-    int k = snprintf(name, sizeof name, "%s_0", n->row->roles[pos].name);
-    st = sg_value_table_ref(&n->values, name, (size_t)k, &in->fill_ref, &why);
+    st = runtime_value(n, pos, 0, &in->fill_ref, &why);
     if (st == SG_ERR_NOMEM)
         return nomem(n);
     if (st != SG_OK)
@@ -639,14 +646,10 @@ static sg_status onnx_gather(lnode *n)
     if (runtime) {
         const char *why = NULL;
         sg_status st = check_defined(n, 1);
-        if (st == SG_OK && (st = sg_value_table_ref(&n->values, "indices_0", 9, &ref, &why)) == SG_ERR_NOMEM)
+        if (st == SG_OK && (st = runtime_value(n, 1, 0, &ref, &why)) == SG_ERR_NOMEM)
             return nomem(n);
         if (st != SG_OK)
             return n->err->status != SG_OK ? n->err->status : say(n, SG_LF_RUNTIME_TABLE, 1, 1, 0, why, NULL);
-        if (x->nvalues == 1) { /* shape arithmetic: it follows from the symbols */
-            n->value_exprs[ref - 1] = x->values[0];
-            n->known[ref - 1] = true;
-        }
     } else if (read_input(n, 1) != SG_OK) {
         return n->err->status;
     }
@@ -672,14 +675,15 @@ static sg_status split_specs(lnode *n, int64_t given, const int64_t *sizes, cons
     return SG_OK;
 }
 
-/* The outputs of a split whose sizes are runtime values: one Split spec
+/* The outputs of a split of n->nspecs sizes, runtime values where refs
+ * says (NULL: none), or of an axis known only at run time: one Split spec
  * each, the sizes checked when a call is prepared. */
-static sg_status runtime_split_specs(lnode *n, int64_t axis, const input *split)
+static sg_status split_sizes_specs(lnode *n, int64_t axis, const int64_t *sizes, const uint16_t *refs)
 {
+    sg_value_refs values = {{refs}, 0, &n->values};
     for (size_t k = 0; k < n->nspecs && !skipped(n); k++) {
         sg_error lerr = {0};
-        sg_value_refs values = {{split->refs}, 0, &n->values};
-        sg_spec_make_split(split->len, split->v, axis, k, &values, &n->specs[k], &lerr);
+        sg_spec_make_split(n->nspecs, sizes, axis, k, refs ? &values : NULL, &n->specs[k], &lerr);
         if (made(n, &lerr) != SG_OK)
             return n->err->status;
     }
@@ -747,7 +751,7 @@ static sg_status onnx_split(lnode *n)
         skip(n, "dimension %lld does not split evenly into %zu outputs", (long long)dim, outputs);
     if (!skipped(n) && split->runtime) {
         free(attr.v);
-        return runtime_split_specs(n, axis, split);
+        return split_sizes_specs(n, axis, split->v, split->refs);
     }
     int64_t *sizes = malloc(outputs * sizeof *sizes), *starts = malloc(outputs * sizeof *starts);
     if (sizes == NULL || starts == NULL) {
@@ -1002,19 +1006,6 @@ static sg_status ir_gather(lnode *n)
     return skipped(n) ? SG_OK : gather_one(n, axis, index, 0);
 }
 
-/* One Split spec per output of constant sizes (on an axis known only at
- * run time: their sum is checked when a call is prepared). */
-static sg_status sizes_specs(lnode *n, int64_t axis, const int64_t *sizes)
-{
-    for (size_t k = 0; k < n->nspecs && !skipped(n); k++) {
-        sg_error lerr = {0};
-        sg_spec_make_split(n->nspecs, sizes, axis, k, NULL, &n->specs[k], &lerr);
-        if (made(n, &lerr) != SG_OK)
-            return n->err->status;
-    }
-    return SG_OK;
-}
-
 /* Split-1 (attribute num_splits: equal parts) and VariadicSplit-1
  * (split_lengths, one -1 for the rest): a Slice-8 of its part of the axis
  * per output port; on an axis of dynamic length a Split spec of equal
@@ -1060,7 +1051,7 @@ static sg_status ir_split(lnode *n)
     for (size_t i = 0; variadic && i < nout; i++)
         rest = rest || in[2].v[i] == -1;
     if (len < 0 && !rest) /* lengths of a dynamic axis, checked to add up when a call is prepared */
-        return sizes_specs(n, (int64_t)axis, in[2].v);
+        return split_sizes_specs(n, (int64_t)axis, in[2].v, NULL);
     if (len < 0) {
         skip(n,
              "failed to make %s: axis %zu has a dynamic dimension, so the part of the -1 in split_lengths is known "
