@@ -37,6 +37,7 @@ enum {
     MAX_UNROLLED_SEGS = 8,         /* segmented loops with more segments use a table */
     MAX_BODIES = 64,               /* bound on the code paths of unrolled segmented loops */
     LINE = 64,                     /* cache line bytes, for prefetching */
+    PREFETCH_STRAIGHT = 8,         /* a range of up to 8 lines prefetches straight-line, longer in a loop */
     LOCKSTEP_BYTES = 16 << 10,     /* a program's parts in lockstep take turns every 16 KiB of output */
     LONG_UNKNOWN = INLINE_COPY + 1 /* emit_inner's extent where it is known only at run time
                                       (a symbolic plan's): a dense range is one copy */
@@ -372,14 +373,16 @@ static inline void prefetch(gen *g, LLVMValueRef in, LLVMValueRef at, int64_t by
     }
 }
 
-/* With `ahead`, prefetches the input lines [ahead, ahead + bytes) of in,
- * a count known or known only at run time (a loop of lines). */
+/* With `ahead`, prefetches the input lines [ahead, ahead + bytes) of in:
+ * straight-line up to PREFETCH_STRAIGHT lines, else a loop of lines (a
+ * count known only at run time, or a long one: the code's size never
+ * grows with the count). */
 static inline void prefetch_lines(gen *g, LLVMValueRef in, LLVMValueRef ahead, LLVMValueRef bytes)
 {
     int64_t n;
     if (ahead == NULL)
         return;
-    if (is_const(bytes, &n)) {
+    if (is_const(bytes, &n) && n <= PREFETCH_STRAIGHT * LINE) {
         prefetch(g, in, ahead, n);
         return;
     }

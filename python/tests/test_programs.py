@@ -563,7 +563,8 @@ class Programs(unittest.TestCase):
               f"{counts['call error']} at the call); programs with "
               + ", ".join(f"{k} {n}" for k, n in with_kind.items()))
         self.assertGreater(counts["ok"], PROGRAM_CASES * 7 // 10)
-        self.assertGreater(errors, 0)
+        if PROGRAM_CASES >= 200:  # about 1 program in 11 is rejected: 40 programs draw none 1 time in 40
+            self.assertGreater(errors, 0)
 
     @needs_programs
     def test_named_programs(self):
