@@ -306,7 +306,9 @@ int64_t sg_codegen_threshold_setting(void);
 /* The GPU kernel of plan compiled for the host, for testing the GPU code
  * without a GPU: a function of the CPU kernel ABI whose steps [begin, end)
  * are GPU threads [begin, end), run one after another with the same code
- * (address space 0 for 1). Its outer range is sg_gpu_launch_of().threads. */
+ * (address space 0 for 1). Its outer range is sg_gpu_launch_of().threads.
+ * For a symbolic plan the function is a sg_kernel_args_fn (gpu_values.c)
+ * whose steps are the threads of the call's sg_gpu_launch_for(). */
 sg_status sg_jit_compile_gpu_emulation(sg_jit *jit, const sg_plan *plan, int opt_level, const char *symbol,
                                        sg_kernel_fn *fn, void **resource, sg_error *err);
 /* The address of `symbol`, defined by a kernel the jit has linked (a
@@ -335,9 +337,14 @@ typedef struct sg_gpu_launch {
     uint32_t block_x;
 } sg_gpu_launch;
 
-/* The launch geometry of plan's GPU kernel; SG_ERR_SLICE when the output
- * needs more blocks than a grid's x dimension holds (2^31 - 1). */
+/* The launch geometry of plan's GPU kernel (a static plan's); SG_ERR_SLICE
+ * when the output needs more blocks than a grid's x dimension holds
+ * (2^31 - 1). */
 sg_status sg_gpu_launch_of(const sg_plan *plan, sg_gpu_launch *launch, sg_error *err);
+/* The same for an output of out_bytes: a kernel of runtime values' per call
+ * (slicegen_args.output_bytes). */
+sg_status sg_gpu_launch_for(uint64_t out_bytes, sg_gpu_launch *launch, sg_error *err);
+
 
 /* The NVIDIA GPU name ("sm_86") that this LLVM knows for compute
  * capability major.minor: the newest one not newer than it, whose PTX the
@@ -538,6 +545,19 @@ sg_status sg_codegen_add_numbers(const struct sg_layer_numbers *n, const char *s
  * emulation function of sg_jit_compile_gpu_emulation. */
 sg_status sg_gpu_add_kernel(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                             sg_error *err);
+/* A GPU kernel of runtime values (gpu_values.c): every number of a
+ * symbolic plan that is not a constant is read from the call's args,
+ * which the host's prologue fills (sg_plan_prepare):
+ *
+ *     NVPTX:    void NAME(const void *in, void *out, slicegen_args args)
+ *               (args by value: the kernel parameter space);
+ *     emulated: void NAME(const void *in, void *out, const sg_args *args,
+ *                         int64_t begin, int64_t end)  (threads [begin, end)).
+ *
+ * The grid is sg_gpu_launch_for(args.output_bytes). Programs and elements
+ * that do not divide 16 bytes are SG_ERR_USAGE. */
+sg_status sg_gpu_add_values_kernel(const sg_plan *plan, const char *symbol, const sg_target *t,
+                                   LLVMModuleRef m, sg_error *err);
 /* Whether t is an NVPTX target (kernels are GPU kernels, output is PTX). */
 bool sg_target_is_gpu(const sg_target *t);
 sg_status sg_codegen_verify(LLVMModuleRef m, const char *what, sg_error *err);

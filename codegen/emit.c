@@ -432,11 +432,7 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
                        symbol, t->triple, (int64_t)plan->in_bytes > most ? "input" : "output",
                        (int64_t)plan->in_bytes > most ? plan->in_bytes : plan->out_bytes, most, bits);
     if (plan->sym && (sg_target_is_gpu(t) || t->gpu_emulation))
-        return sg_fail(
-            err, SG_ERR_USAGE,
-            "failed to compile kernel %s for %s: GPU kernels take no runtime values or dimensions yet "
-            "(give every number)",
-            symbol, t->triple);
+        return sg_gpu_add_values_kernel(plan, symbol, t, m, err);
     if (plan->op == SG_OP_PROGRAM && !sg_target_is_gpu(t) && !t->gpu_emulation)
         return add_program(plan, symbol, t, m, err);
     if (sg_target_is_gpu(t) || t->gpu_emulation)

@@ -1241,17 +1241,28 @@ sg_status sg_gpu_add_kernel(const sg_plan *plan, const char *symbol, const sg_ta
 
 /* ---- launch geometry, GPU names, PTX ----------------------------------------------- */
 
-sg_status sg_gpu_launch_of(const sg_plan *plan, sg_gpu_launch *launch, sg_error *err)
+/* The geometry of an output of out_bytes; `what` is the failing step's words. */
+static sg_status launch_geometry(uint64_t out_bytes, const char *what, sg_gpu_launch *launch, sg_error *err)
 {
-    int64_t threads = (int64_t)((plan->out_bytes + CHUNK - 1) / CHUNK);
+    int64_t threads = (int64_t)((out_bytes + CHUNK - 1) / CHUNK);
     int64_t grid = (threads + SG_GPU_BLOCK - 1) / SG_GPU_BLOCK;
     if (grid > INT32_MAX)
         return sg_fail(err, SG_ERR_SLICE,
-                       "failed to compile GPU kernel: the output of %" PRIu64 " bytes needs %" PRId64
+                       "failed to %s GPU kernel: the output of %" PRIu64 " bytes needs %" PRId64
                        " blocks (at most 2147483647)",
-                       plan->out_bytes, grid);
+                       what, out_bytes, grid);
     *launch = (sg_gpu_launch){.threads = threads, .grid_x = (uint32_t)grid, .block_x = SG_GPU_BLOCK};
     return SG_OK;
+}
+
+sg_status sg_gpu_launch_of(const sg_plan *plan, sg_gpu_launch *launch, sg_error *err)
+{
+    return launch_geometry(plan->out_bytes, "compile", launch, err);
+}
+
+sg_status sg_gpu_launch_for(uint64_t out_bytes, sg_gpu_launch *launch, sg_error *err)
+{
+    return launch_geometry(out_bytes, "launch", launch, err);
 }
 
 /* The GPUs this LLVM's NVPTX backend knows, oldest first (from sm_30). */

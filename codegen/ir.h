@@ -10,6 +10,8 @@
 #include <llvm-c/Core.h>
 #include <llvm/Config/llvm-config.h>
 
+#include "slicegen.h"
+
 /* The pointer type of `address_space`: i8* with typed pointers, ptr with
  * opaque ones. */
 static inline LLVMTypeRef sg_ir_ptr_type(LLVMContextRef c, unsigned address_space)
@@ -52,6 +54,45 @@ static inline LLVMValueRef sg_ir_const_ptr(LLVMValueRef v, LLVMTypeRef ptr)
 static inline LLVMBasicBlockRef sg_ir_block(LLVMContextRef c, LLVMValueRef fn, const char *name)
 {
     return LLVMAppendBasicBlockInContext(c, fn, name);
+}
+
+/* The input index that border mode `mode` reads for coordinate x of a
+ * dimension of d > 0 elements (both i64): sg_mode_index (planner/modes.c)
+ * computed at run time, for every emitter of mapped loops (the CPU's
+ * levels.c, the GPU's gpu_values.c); *inside, for FILL, whether it reads
+ * at all (x in [0, d)), else left as it is. */
+static inline LLVMValueRef sg_ir_mode_index(LLVMBuilderRef b, sg_trt_mode mode, LLVMValueRef x, LLVMValueRef d,
+                                            LLVMValueRef *inside)
+{
+    LLVMTypeRef i64 = LLVMTypeOf(x);
+    LLVMValueRef zero = LLVMConstInt(i64, 0, 0), one = LLVMConstInt(i64, 1, 0);
+    switch (mode) {
+    case SG_TRT_CLAMP: {
+        LLVMValueRef up = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""), zero, x, "");
+        LLVMValueRef last = LLVMBuildSub(b, d, one, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, up, last, ""), last, up, "");
+    }
+    case SG_TRT_FILL:
+        *inside = LLVMBuildICmp(b, LLVMIntULT, x, d, ""); /* 0 <= x < d */
+        return x;
+    case SG_TRT_WRAP: {
+        LLVMValueRef r = LLVMBuildSRem(b, x, d, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, r, zero, ""), LLVMBuildAdd(b, r, d, ""), r,
+                               "");
+    }
+    case SG_TRT_REFLECT: { /* |x| mod (2d - 2), folded back above d - 1; 0 when d == 1 */
+        LLVMValueRef period = LLVMBuildSub(b, LLVMBuildAdd(b, d, d, ""), LLVMConstInt(i64, 2, 0), "");
+        period = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, d, one, ""), one, period, "");
+        LLVMValueRef mag = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""),
+                                           LLVMBuildSub(b, zero, x, ""), x, "");
+        LLVMValueRef c = LLVMBuildURem(b, mag, period, "");
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, c, d, ""), LLVMBuildSub(b, period, c, ""), c,
+                               "");
+    }
+    case SG_TRT_STRICT:
+        break;
+    }
+    return x;
 }
 
 #endif

@@ -160,41 +160,11 @@ static void emit_table(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, 
     loop_end(g, &e, false);
 }
 
-/* The input index the mode reads for coordinate x of a dimension of d > 0
- * elements (i64): sg_mode_index (planner/modes.c) computed at run time;
- * *inside, for FILL, whether it reads at all. */
+/* The input index the mode reads for coordinate x (i64) of a dimension of
+ * d > 0 elements (sg_ir_mode_index). */
 static LLVMValueRef mode_index(gen *g, LLVMValueRef x, LLVMValueRef d, LLVMValueRef *inside)
 {
-    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
-    LLVMValueRef zero = LLVMConstInt(i64, 0, 0), one = LLVMConstInt(i64, 1, 0);
-    LLVMBuilderRef b = g->b;
-    switch (g->plan->mode) {
-    case SG_TRT_CLAMP: {
-        LLVMValueRef up = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""), zero, x, "");
-        LLVMValueRef last = LLVMBuildSub(b, d, one, "");
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, up, last, ""), last, up, "");
-    }
-    case SG_TRT_FILL:
-        *inside = LLVMBuildICmp(b, LLVMIntULT, x, d, ""); /* 0 <= x < d */
-        return x;
-    case SG_TRT_WRAP: {
-        LLVMValueRef r = LLVMBuildSRem(b, x, d, "");
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, r, zero, ""), LLVMBuildAdd(b, r, d, ""), r,
-                               "");
-    }
-    case SG_TRT_REFLECT: { /* |x| mod (2d - 2), folded back above d - 1; 0 when d == 1 */
-        LLVMValueRef period = LLVMBuildSub(b, LLVMBuildAdd(b, d, d, ""), LLVMConstInt(i64, 2, 0), "");
-        period = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, d, one, ""), one, period, "");
-        LLVMValueRef mag = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""),
-                                           LLVMBuildSub(b, zero, x, ""), x, "");
-        LLVMValueRef c = LLVMBuildURem(b, mag, period, "");
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, c, d, ""), LLVMBuildSub(b, period, c, ""), c,
-                               "");
-    }
-    case SG_TRT_STRICT:
-        break;
-    }
-    return x;
+    return sg_ir_mode_index(g->b, g->plan->mode, x, d, inside);
 }
 
 static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,

@@ -731,7 +731,8 @@ SG_API void sg_cuda_kernel_destroy(sg_cuda_kernel *kernel);
 SG_API void sg_cuda_kernel_release(sg_cuda_kernel *kernel);
 
 /* The launch geometry: blocks in x (0 for an empty output: nothing to
- * launch) and threads per block. */
+ * launch; 0 too for a kernel of runtime values, whose grid is each call's:
+ * sg_cuda_args_geometry) and threads per block. */
 SG_API void sg_cuda_kernel_geometry(const sg_cuda_kernel *kernel, uint32_t *grid_x, uint32_t *block_x);
 
 /* Enqueues the kernel on `stream` (a CUstream of the device's primary
@@ -746,6 +747,32 @@ SG_API sg_status sg_cuda_kernel_launch(sg_context *ctx, const sg_cuda_kernel *ke
  * default stream, copies the output back to `out` (sg_plan_output_bytes)
  * and waits for all of it; the device memory is freed either way. */
 SG_API sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, const void *in, void *out);
+
+/* Kernels of runtime values (a symbolic plan: see "runtime values" above)
+ * compile once for every value, as CPU kernels do. Such a kernel is
+ *
+ *     NAME(const void *in, void *out, slicegen_args args)   // args by value
+ *
+ * over a grid that each call's args give (sg_cuda_args_geometry): the host
+ * prepares a call (the planner's checks and numbers, exactly as
+ * sg_kernel_prepare; its errors are "failed to run kernel: ...") and the
+ * launch passes the struct as the kernel's third parameter (cuLaunchKernel's
+ * kernelParams[2] = &args). sg_cuda_kernel_launch and sg_cuda_run refuse
+ * such a kernel, and the calls below a static one (SG_ERR_USAGE). */
+SG_API sg_status sg_cuda_kernel_prepare(sg_context *ctx, const sg_cuda_kernel *kernel, const int64_t *in_shape,
+                                        const int64_t *values, sg_args *args);
+/* The grid of a prepared call: blocks in x (0: nothing to launch) and
+ * threads per block (256). */
+SG_API void sg_cuda_args_geometry(const sg_args *args, uint32_t *grid_x, uint32_t *block_x);
+/* Enqueues a prepared call on `stream`, as sg_cuda_kernel_launch; `in` and
+ * `out` hold args->input_bytes and args->output_bytes. */
+SG_API sg_status sg_cuda_kernel_launch_args(sg_context *ctx, const sg_cuda_kernel *kernel, uint64_t in,
+                                            uint64_t out, const sg_args *args, void *stream);
+/* sg_cuda_run for a kernel of runtime values: prepares the call of
+ * in_shape and values, then copies, runs, copies back and waits; out
+ * receives the call's output bytes (sg_args.output_bytes of it). */
+SG_API sg_status sg_cuda_run_values(sg_context *ctx, const sg_cuda_kernel *kernel, const void *in,
+                                    const int64_t *in_shape, const int64_t *values, void *out);
 
 /* ---- OpenVINO IR and ONNX models -------------------------------------------
  *

@@ -225,7 +225,8 @@ struct sg_cuda_kernel {
     CUcontext primary;
     CUmodule module;
     CUfunction function;
-    sg_gpu_launch launch;
+    sg_gpu_launch launch; /* a static kernel's; a symbolic one's follows from each call's args */
+    sg_plan *plan;        /* a kernel of runtime values: its own plan (the host's prologue), else NULL */
     double codegen_s, load_s;
 };
 
@@ -318,6 +319,8 @@ static void free_kernel(sg_cache_entry *entry)
         cuda.api.ModuleUnload(k->module);
         pop();
     }
+    sg_plan_free(k->plan);
+    k->plan = NULL;
     free(k->entry.key);
     free(k);
 }
@@ -407,13 +410,19 @@ static void init_kernel(sg_cache_entry *entry, const void *arg)
     k->device = job->device;
     k->opt_level = job->opt_level;
     k->launch = job->launch;
+    if (job->plan->sym)
+        k->launch.block_x = SG_GPU_BLOCK; /* the grid is each call's */
 }
 
 static sg_status build_kernel(sg_cache_entry *entry, const void *arg, sg_error *err)
 {
     const cuda_job *job = arg;
+    const sg_plan *plan = job->plan;
+    sg_cuda_kernel *k = (sg_cuda_kernel *)entry;
     sg_nest_key key = {.hash = entry->hash};
-    return build(job->ctx, (sg_cuda_kernel *)entry, job->plan, &key, err);
+    if (build(job->ctx, k, plan, &key, err) == SG_OK && plan->sym)
+        sg_plan_build(plan->sym->spec, plan->in_rank, plan->in_shape, plan->dtype, &k->plan, err);
+    return err->status;
 }
 
 static const sg_cache_kind cuda_kind = {sizeof(sg_cuda_kernel), "CUDA kernel", init_kernel, build_kernel,
@@ -428,11 +437,7 @@ static sg_status compile(sg_context *ctx, const sg_plan *plan, int device, int o
     if (opt_level < 0 || opt_level > 3)
         return sg_fail(err, SG_ERR_USAGE, "failed to compile CUDA kernel: optimization level %d (0..3)",
                        opt_level);
-    if (plan->sym)
-        return sg_fail(err, SG_ERR_USAGE,
-                       "failed to compile CUDA kernel: GPU kernels take no runtime values or dimensions yet "
-                       "(give every number)");
-    if (device_ready(device, err) != SG_OK || sg_gpu_launch_of(plan, &job.launch, err) != SG_OK)
+    if (device_ready(device, err) != SG_OK || (!plan->sym && sg_gpu_launch_of(plan, &job.launch, err) != SG_OK))
         return err->status;
     pthread_mutex_lock(&ctx->lock);
     sg_status have = get_state(ctx, &s, err);
@@ -500,64 +505,158 @@ void sg_cuda_kernel_geometry(const sg_cuda_kernel *kernel, uint32_t *grid_x, uin
     *block_x = kernel->launch.block_x;
 }
 
-/* The checks of a launch over in and out, then the launch on stream. */
-static sg_status launch(const sg_cuda_kernel *k, uint64_t in, uint64_t out, void *stream, sg_error *err)
+/* The checks of a launch over in and out (in_bytes and out_bytes), then
+ * the launch of `geometry` on stream; args: a kernel of runtime values'
+ * (passed by value), else NULL. */
+static sg_status launch(const sg_cuda_kernel *k, uint64_t in, uint64_t out, uint64_t in_bytes,
+                        uint64_t out_bytes, const sg_gpu_launch *geometry, const sg_args *args, void *stream,
+                        sg_error *err)
 {
     if (in % SG_GPU_ALIGN != 0 || out % SG_GPU_ALIGN != 0)
         return sg_fail(err, SG_ERR_USAGE,
                        "failed to launch CUDA kernel: the %s pointer 0x%llx is not aligned to %d bytes",
                        in % SG_GPU_ALIGN != 0 ? "input" : "output",
                        (unsigned long long)(in % SG_GPU_ALIGN != 0 ? in : out), SG_GPU_ALIGN);
-    if (k->launch.grid_x == 0)
+    if (geometry->grid_x == 0)
         return SG_OK;
     if (out == 0)
         return sg_fail(err, SG_ERR_USAGE, "failed to launch CUDA kernel: the output pointer is 0");
-    if (k->in_bytes > 0 && in < out + k->out_bytes && out < in + k->in_bytes)
+    if (in_bytes > 0 && in < out + out_bytes && out < in + in_bytes)
         return sg_fail(
             err, SG_ERR_USAGE,
             "failed to launch CUDA kernel: the input [0x%llx, +%llu) and the output [0x%llx, +%llu) "
             "overlap",
-            (unsigned long long)in, (unsigned long long)k->in_bytes, (unsigned long long)out,
-            (unsigned long long)k->out_bytes);
+            (unsigned long long)in, (unsigned long long)in_bytes, (unsigned long long)out,
+            (unsigned long long)out_bytes);
     if (push(k->primary, k->device, err) != SG_OK)
         return err->status;
     CUdeviceptr pin = in, pout = out;
-    void *params[] = {&pin, &pout};
-    CUresult r = cuda.api.LaunchKernel(k->function, k->launch.grid_x, 1, 1, k->launch.block_x, 1, 1, 0,
+    void *params[] = {&pin, &pout, (void *)args};
+    CUresult r = cuda.api.LaunchKernel(k->function, geometry->grid_x, 1, 1, geometry->block_x, 1, 1, 0,
                                        (CUstream)stream, params, NULL);
     pop();
     if (r != CUDA_SUCCESS)
-        return cuda_fail(err, r, "launch CUDA kernel (%u blocks of %u threads on device %d)",
-                         k->launch.grid_x, k->launch.block_x, k->device);
+        return cuda_fail(err, r, "launch CUDA kernel (%u blocks of %u threads on device %d)", geometry->grid_x,
+                         geometry->block_x, k->device);
     return SG_OK;
+}
+
+/* A kernel used as the other kind: one of runtime values takes an sg_args. */
+static sg_status wrong_kind(const sg_cuda_kernel *k, sg_error *err)
+{
+    return sg_fail(err, SG_ERR_USAGE,
+                   k->plan ? "failed to launch CUDA kernel: it has runtime values or dimensions (prepare a call "
+                             "with sg_cuda_kernel_prepare, launch it with sg_cuda_kernel_launch_args)"
+                           : "failed to launch CUDA kernel: every number of it is known (launch it with "
+                             "sg_cuda_kernel_launch)");
+}
+
+/* A prepared call's geometry, refused when its output needs too many blocks. */
+static sg_status args_launch(const sg_args *args, sg_gpu_launch *geometry, sg_error *err)
+{
+    if (args->output_bytes < 0 || args->input_bytes < 0)
+        return sg_fail(err, SG_ERR_USAGE,
+                       "failed to launch CUDA kernel: args hold a negative size (%lld input, %lld output "
+                       "bytes): not a prepared call",
+                       (long long)args->input_bytes, (long long)args->output_bytes);
+    return sg_gpu_launch_for((uint64_t)args->output_bytes, geometry, err);
 }
 
 sg_status sg_cuda_kernel_launch(sg_context *ctx, const sg_cuda_kernel *kernel, uint64_t in, uint64_t out,
                                 void *stream)
 {
     sg_error err = {0};
-    launch(kernel, in, out, stream, &err);
+    const sg_cuda_kernel *k = kernel;
+    if (k->plan)
+        wrong_kind(k, &err);
+    else
+        launch(k, in, out, k->in_bytes, k->out_bytes, &k->launch, NULL, stream, &err);
     return sg_context_report(ctx, &err);
+}
+
+sg_status sg_cuda_kernel_prepare(sg_context *ctx, const sg_cuda_kernel *kernel, const int64_t *in_shape,
+                                 const int64_t *values, sg_args *args)
+{
+    sg_error err = {0};
+    int code;
+    if (kernel->plan == NULL)
+        sg_fail(&err, SG_ERR_USAGE,
+                "failed to prepare CUDA kernel: every number of it is known (it has nothing to prepare)");
+    else
+        sg_plan_prepare(kernel->plan, in_shape, values, (int64_t *)args, &code, &err);
+    return sg_context_report(ctx, &err);
+}
+
+void sg_cuda_args_geometry(const sg_args *args, uint32_t *grid_x, uint32_t *block_x)
+{
+    sg_gpu_launch geometry = {0};
+    sg_error err = {0};
+    if (args_launch(args, &geometry, &err) != SG_OK)
+        geometry = (sg_gpu_launch){0};
+    *grid_x = geometry.grid_x;
+    *block_x = SG_GPU_BLOCK;
+}
+
+sg_status sg_cuda_kernel_launch_args(sg_context *ctx, const sg_cuda_kernel *kernel, uint64_t in, uint64_t out,
+                                     const sg_args *args, void *stream)
+{
+    sg_error err = {0};
+    const sg_cuda_kernel *k = kernel;
+    sg_gpu_launch geometry;
+    if (k->plan == NULL)
+        wrong_kind(k, &err);
+    else if (args_launch(args, &geometry, &err) == SG_OK)
+        launch(k, in, out, (uint64_t)args->input_bytes, (uint64_t)args->output_bytes, &geometry, args, stream,
+               &err);
+    return sg_context_report(ctx, &err);
+}
+
+/* Host buffers in and out: in_bytes of `in` copied to the device, the
+ * kernel run, out_bytes copied back to `out`, all waited for. */
+static sg_status run_on_host_buffers(sg_context *ctx, const sg_cuda_kernel *k, const void *in, void *out,
+                                     uint64_t in_bytes, uint64_t out_bytes, const sg_gpu_launch *geometry,
+                                     const sg_args *args, sg_error *err)
+{
+    uint64_t din = 0, dout = 0;
+    if ((in == NULL && in_bytes > 0) || (out == NULL && out_bytes > 0))
+        return sg_fail(err, SG_ERR_USAGE, "failed to run CUDA kernel: the %s buffer is NULL",
+                       in == NULL && in_bytes > 0 ? "input" : "output");
+    if (sg_cuda_alloc(ctx, k->device, in_bytes, &din, err) == SG_OK &&
+        sg_cuda_alloc(ctx, k->device, out_bytes, &dout, err) == SG_OK &&
+        sg_cuda_copy_to_device(ctx, k->device, din, in, in_bytes, err) == SG_OK &&
+        launch(k, din, dout, in_bytes, out_bytes, geometry, args, NULL, err) == SG_OK &&
+        sg_cuda_copy_to_host(ctx, k->device, out, dout, out_bytes, err) == SG_OK)
+        sg_cuda_synchronize(ctx, k->device, NULL, err);
+    sg_cuda_free(ctx, k->device, dout);
+    sg_cuda_free(ctx, k->device, din);
+    return err->status;
 }
 
 sg_status sg_cuda_run(sg_context *ctx, const sg_cuda_kernel *kernel, const void *in, void *out)
 {
     sg_error err = {0};
     const sg_cuda_kernel *k = kernel;
-    uint64_t din = 0, dout = 0;
-    if ((in == NULL && k->in_bytes > 0) || (out == NULL && k->out_bytes > 0)) {
-        sg_fail(&err, SG_ERR_USAGE, "failed to run CUDA kernel: the %s buffer is NULL",
-                in == NULL && k->in_bytes > 0 ? "input" : "output");
-        return sg_context_report(ctx, &err);
-    }
-    if (sg_cuda_alloc(ctx, k->device, k->in_bytes, &din, &err) == SG_OK &&
-        sg_cuda_alloc(ctx, k->device, k->out_bytes, &dout, &err) == SG_OK &&
-        sg_cuda_copy_to_device(ctx, k->device, din, in, k->in_bytes, &err) == SG_OK &&
-        launch(k, din, dout, NULL, &err) == SG_OK &&
-        sg_cuda_copy_to_host(ctx, k->device, out, dout, k->out_bytes, &err) == SG_OK)
-        sg_cuda_synchronize(ctx, k->device, NULL, &err);
-    sg_cuda_free(ctx, k->device, dout);
-    sg_cuda_free(ctx, k->device, din);
+    if (k->plan)
+        wrong_kind(k, &err);
+    else
+        run_on_host_buffers(ctx, k, in, out, k->in_bytes, k->out_bytes, &k->launch, NULL, &err);
+    return sg_context_report(ctx, &err);
+}
+
+sg_status sg_cuda_run_values(sg_context *ctx, const sg_cuda_kernel *kernel, const void *in,
+                             const int64_t *in_shape, const int64_t *values, void *out)
+{
+    sg_error err = {0};
+    const sg_cuda_kernel *k = kernel;
+    sg_args args;
+    sg_gpu_launch geometry;
+    int code;
+    if (k->plan == NULL)
+        wrong_kind(k, &err);
+    else if (sg_plan_prepare(k->plan, in_shape, values, (int64_t *)&args, &code, &err) == SG_OK &&
+             args_launch(&args, &geometry, &err) == SG_OK)
+        run_on_host_buffers(ctx, k, in, out, (uint64_t)args.input_bytes, (uint64_t)args.output_bytes, &geometry,
+                            &args, &err);
     return sg_context_report(ctx, &err);
 }
 

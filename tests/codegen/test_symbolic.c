@@ -19,6 +19,11 @@
  * guard bytes and end at one too; calls run on 1-3 threads (those whose
  * input or output exceeds 4 MiB are prepared, not run).
  *
+ * Each case's GPU kernel (gpu_engine.h: emulated on the host, and run on
+ * a CUDA device where there is one) runs every call the CPU kernel ran,
+ * and up to 200 of the cases' kernels go into one PTX file that ptxas must
+ * accept (without --aot-runner).
+ *
  * SLICEGEN_SEED=N reproduces a run (the seed is printed first);
  * SLICEGEN_SYMBOLIC_CASES=N sets the number of specs (default 300).
  */
@@ -34,6 +39,7 @@
 #include "../../runtime/runtime.h"
 #include "../support/aot_batch.h"
 #include "../support/check.h"
+#include "../support/gpu_engine.h"
 
 typedef struct suite {
     check_counts counts;
@@ -44,6 +50,10 @@ typedef struct suite {
     aot_config aot;
     aot_batch *batch;
     const sg_spec *spec; /* the case's, for the batch's own plans */
+    /* without --aot-runner: each case's GPU kernel too */
+    gpu_engine *gpu;
+    gpu_values *gpu_kernel; /* the case's */
+    int gpu_calls;
 } suite;
 
 enum { AOT_CALLS = 4 }; /* calls per case made of objects */
@@ -440,6 +450,17 @@ static void check_call(suite *s, const gen_spec *g, const sg_plan *plan, const s
           threads);
     if (s->batch && call < AOT_CALLS)
         add_call(s, plan, where, shape, values, 0, in, in_bytes, expected, out_bytes);
+    if (s->gpu_kernel) {
+        unsigned char *want = malloc(out_bytes + 2 * GUARD);
+        memset(want, 0xA5, out_bytes + 2 * GUARD);
+        memcpy(want + GUARD, expected, out_bytes);
+        uint64_t cuts[4] = {next(s), next(s), next(s), next(s)};
+        long at;
+        const char *failed = gpu_values_check(s->gpu, s->gpu_kernel, in, &args, want, GUARD, cuts, &at);
+        CHECK(s, failed == NULL, "%s: GPU kernel: %s at output byte %ld", where, failed, at);
+        s->gpu_calls++;
+        free(want);
+    }
     free(expected);
     munmap(in_map, in_len);
     munmap(out_map, out_len);
@@ -575,10 +596,18 @@ static void one_case(suite *s, int index)
     s->spec = spec;
     if (plan != NULL) {
         int level = (int)pick(s, 0, 2);
+        const char *why = NULL;
+        if (s->gpu) {
+            s->gpu_kernel = gpu_values_compile(s->gpu, plan, level, &why);
+            CHECK(s, s->gpu_kernel != NULL, "case %d: GPU kernel: %s", index, why);
+            gpu_engine_keep(s->gpu, plan);
+        }
         if (CHECK(s, sg_kernel_compile(s->ctx, plan, level, &kernel) == SG_OK, "case %d: compile: %s", index,
                   sg_context_last_error(s->ctx)))
             for (int call = 0; call < 24; call++)
                 one_call(s, &g, plan, kernel, call);
+        gpu_values_destroy(s->gpu, s->gpu_kernel);
+        s->gpu_kernel = NULL;
     }
     sg_kernel_release(kernel);
     sg_plan_destroy(plan);
@@ -783,6 +812,8 @@ int main(int argc, char **argv)
     s.rng = seed * 0x9e3779b97f4a7c15u | 1;
     if (sg_context_create(&s.ctx) != SG_OK)
         return 1;
+    if (!s.batch && (s.gpu = gpu_engine_create(s.ctx, 200)) == NULL)
+        CHECK(&s, false, "the GPU engine");
     api_checks(&s);
     large_checks(&s);
     regressions(&s);
@@ -791,6 +822,14 @@ int main(int argc, char **argv)
     printf("test_symbolic: %d calls, %d refused by the reference (%d by both); %d of %ld specs invalid\n",
            s.calls, s.refused, s.both_refused, s.invalid, cases);
     CHECK(&s, s.invalid * 4 < cases, "most specs are valid");
+    if (s.gpu) {
+        const char *why;
+        printf("test_symbolic: %d calls of GPU kernels emulated%s%s\n", s.gpu_calls,
+               gpu_engine_has_device(s.gpu, &why) ? " and run on the CUDA device" : "; no CUDA device: ",
+               gpu_engine_has_device(s.gpu, &why) ? "" : why);
+        s.counts.failed += gpu_engine_check_ptx(s.gpu);
+        gpu_engine_destroy(s.gpu);
+    }
     if (s.batch) {
         printf("test_symbolic: %zu calls of objects for %s\n", aot_batch_size(s.batch),
                s.aot.target ? s.aot.target : "the host");

@@ -23,7 +23,8 @@
  * leaves out the JIT and the command line. With `--gpu` every case also
  * runs as a GPU kernel emulated on the host (gpu_engine.h), and every
  * case's kernel, shape-only ones included, goes into one PTX file that
- * ptxas must accept.
+ * ptxas must accept; with `--symbolize` too, the symbolized kernels
+ * instead (gpu_values: emulated on the prepared call, and into the PTX).
  * With `--symbolize` every case that has numbers, but a program's, runs
  * symbolized (symbolize.h: each number a runtime value, each dimension
  * `?`) instead of on the JIT and the command line: compiled once, prepared
@@ -467,6 +468,32 @@ static bool run_symbolized(sg_context *ctx, const test_case *c, const sg_spec *g
             }
         }
     }
+    if (gpu) { /* the GPU kernel of the symbolized plan, on the same call */
+        enum { GUARD = 64 };
+        const char *what = NULL;
+        long at = -1;
+        uint64_t cuts[4] = {(uint64_t)c->line, (uint64_t)c->line * 7919u, (uint64_t)c->line * 104729u, 1};
+        uint8_t *want = malloc(out_bytes + 2 * GUARD);
+        gpu_values *k = NULL;
+        sg_args call;
+        if (want == NULL)
+            what = "out of memory";
+        else if (sg_plan_prepare(plan, c->in_shape, s.values, (int64_t *)&call, &(int){0}, &(sg_error){0}) !=
+                 SG_OK)
+            what = "the planner refuses the call";
+        else if ((k = gpu_values_compile(gpu, plan, SG_DEFAULT_OPT_LEVEL, &what)) != NULL) {
+            memset(want, 0xA5, out_bytes + 2 * GUARD);
+            memcpy(want + GUARD, expected, out_bytes);
+            what = gpu_values_check(gpu, k, in, &call, want, GUARD, cuts, &at);
+        }
+        gpu_values_destroy(gpu, k);
+        free(want);
+        gpu_engine_keep(gpu, plan);
+        if (what) {
+            fail_case(c, "symbolized, engine gpu: %s (byte %ld)", what, at);
+            goto done;
+        }
+    }
     if (batch) { /* judged when the batch runs */
         char label[256];
         snprintf(label, sizeof label, "%s, symbolized (%s:%d)", c->name, c->file, c->line);
@@ -537,7 +564,7 @@ static void run_case(sg_context *ctx, test_case *c)
             goto done;
         }
     }
-    if (gpu)
+    if (gpu && !symbolic)
         gpu_engine_keep(gpu, plan);
     if (c->shape_only) {
         if (cli_path)
@@ -578,7 +605,7 @@ static void run_case(sg_context *ctx, test_case *c)
             goto done;
         }
     }
-    if (gpu) {
+    if (gpu && !symbolic) {
         enum { GUARD = 64 };
         uint8_t *want = malloc(out_bytes + 2 * GUARD);
         uint64_t cuts[4] = {(uint64_t)c->line, (uint64_t)c->line * 7919u, (uint64_t)c->line * 104729u, 3};

@@ -179,12 +179,140 @@ const char *gpu_engine_check(gpu_engine *e, const sg_plan *plan, int opt_level, 
     return failed;
 }
 
+/* ---- kernels of runtime values ------------------------------------------------------- */
+
+struct gpu_values {
+    sg_kernel_args_fn fn;
+    void *code;
+    char *text;             /* the plan's, for a crash's message */
+    sg_cuda_kernel *device; /* NULL without a device */
+};
+
+gpu_values *gpu_values_compile(gpu_engine *e, const sg_plan *plan, int opt_level, const char **why)
+{
+    static char what[600];
+    sg_error err = {0};
+    sg_kernel_fn fn;
+    char symbol[32];
+    gpu_values *v = calloc(1, sizeof *v);
+    snprintf(symbol, sizeof symbol, "gpu_values_%lu", e->compiles++);
+    if (v == NULL) {
+        *why = "out of memory";
+        return NULL;
+    }
+    if (sg_jit_compile_gpu_emulation(e->jit, plan, opt_level, symbol, &fn, &v->code, &err) != SG_OK) {
+        snprintf(what, sizeof what, "emulated: %s", err.message);
+        *why = what;
+        free(v);
+        return NULL;
+    }
+    v->fn = (sg_kernel_args_fn)(void (*)(void))fn;
+    v->text = sg_plan_to_text(plan);
+    if (e->device) {
+        sg_compile_options o;
+        sg_compile_options_init(&o);
+        o.opt_level = opt_level;
+        if (sg_cuda_kernel_compile_with(e->ctx, plan, &o, &v->device) != SG_OK) {
+            snprintf(what, sizeof what, "device: %s", sg_context_last_error(e->ctx));
+            *why = what;
+            gpu_values_destroy(e, v);
+            return NULL;
+        }
+    }
+    return v;
+}
+
+void gpu_values_destroy(gpu_engine *e, gpu_values *v)
+{
+    if (v == NULL)
+        return;
+    sg_jit_free(e->jit, v->code);
+    sg_cuda_kernel_destroy(v->device);
+    free(v->text);
+    free(v);
+}
+
+/* A prepared call on device 0, framed as run_on_device's. */
+static const char *values_on_device(gpu_engine *e, gpu_values *v, const unsigned char *in, const sg_args *args,
+                                    unsigned char *got, size_t guard)
+{
+    static char what[600];
+    sg_error err = {0};
+    uint64_t in_bytes = (uint64_t)args->input_bytes, out_bytes = (uint64_t)args->output_bytes;
+    uint64_t d_in = 0, d_out = 0, total = out_bytes + 2 * guard;
+    memset(got, 0xA5, guard);
+    memset(got + guard, 0x3C, (size_t)out_bytes);
+    memset(got + guard + out_bytes, 0xA5, guard);
+    if (sg_cuda_alloc(e->ctx, 0, in_bytes ? in_bytes : 1, &d_in, &err) != SG_OK ||
+        sg_cuda_alloc(e->ctx, 0, total, &d_out, &err) != SG_OK ||
+        sg_cuda_copy_to_device(e->ctx, 0, d_in, in, in_bytes, &err) != SG_OK ||
+        sg_cuda_copy_to_device(e->ctx, 0, d_out, got, total, &err) != SG_OK)
+        snprintf(what, sizeof what, "device: %s", err.message);
+    else if (sg_cuda_kernel_launch_args(e->ctx, v->device, d_in, d_out + guard, args, NULL) != SG_OK)
+        snprintf(what, sizeof what, "device: %s", sg_context_last_error(e->ctx));
+    else if (sg_cuda_synchronize(e->ctx, 0, NULL, &err) != SG_OK ||
+             sg_cuda_copy_to_host(e->ctx, 0, got, d_out, total, &err) != SG_OK)
+        snprintf(what, sizeof what, "device: %s", err.message);
+    else
+        what[0] = '\0';
+    sg_cuda_free(e->ctx, 0, d_in);
+    sg_cuda_free(e->ctx, 0, d_out);
+    return what[0] ? what : NULL;
+}
+
+const char *gpu_values_check(gpu_engine *e, gpu_values *v, const unsigned char *in, const sg_args *args,
+                             const unsigned char *want, size_t guard, const uint64_t cuts[4], long *at)
+{
+    size_t bytes = (size_t)args->output_bytes;
+    sg_gpu_launch launch;
+    sg_error err = {0};
+    *at = -1;
+    if (sg_gpu_launch_for((uint64_t)args->output_bytes, &launch, &err) != SG_OK)
+        return "too many blocks";
+    /* 16-byte aligned, as device memory is: the chunks' stores claim it */
+    size_t room = (bytes + 2 * guard + 15) & ~(size_t)15;
+    unsigned char *got = aligned_alloc(16, room ? room : 16);
+    if (got == NULL)
+        return "out of memory";
+    memset(got, 0xA5, guard);
+    memset(got + guard, 0x3C, bytes);
+    memset(got + guard + bytes, 0xA5, guard);
+    int64_t t = launch.threads, cut[5] = {0, 0, 0, 0, t};
+    for (int i = 1; i < 4; i++)
+        cut[i] = t ? (int64_t)(cuts[i] % (uint64_t)(t + 1)) : 0;
+    sort_cuts(cut + 1, 3);
+    running = v->text;
+    fflush(stdout);
+    signal(SIGILL, crashed);
+    signal(SIGSEGV, crashed);
+    for (int i = 0; i < 4; i++) {
+        int k = (int)((cuts[0] + (uint64_t)i) % 4);
+        v->fn(in, got + guard, args, cut[k], cut[k + 1]);
+    }
+    signal(SIGILL, SIG_DFL);
+    signal(SIGSEGV, SIG_DFL);
+    running = NULL;
+    const char *failed = compare(want, got, bytes, guard, at, "emulated");
+    if (failed == NULL && v->device)
+        failed = values_on_device(e, v, in, args, got, guard);
+    if (failed == NULL && v->device)
+        failed = compare(want, got, bytes, guard, at, "device");
+    free(got);
+    return failed;
+}
+
 void gpu_engine_keep(gpu_engine *e, const sg_plan *plan)
 {
     sg_error err = {0};
     sg_gpu_launch launch;
     if (e->nkept >= e->ptx_cases)
         return;
+    if (plan->sym) {
+        sg_plan *copy = NULL;
+        if (sg_plan_create(e->ctx, plan->sym->spec, plan->in_rank, plan->in_shape, plan->dtype, &copy) == SG_OK)
+            e->kept[e->nkept++] = copy;
+        return;
+    }
     if (sg_gpu_launch_of(plan, &launch, &err) != SG_OK) { /* refused when emitted (ptx_test.sh) */
         e->too_large++;
         return;
@@ -252,6 +380,15 @@ static char *entry_text(const char *ptx, const char *name)
     return text;
 }
 
+/* Whether plan's output may hold a whole chunk (a symbolic one's unless
+ * it is empty whatever the values). */
+static bool may_write_chunks(const sg_plan *p)
+{
+    if (p->sym)
+        return !sg_is_const(p->sym->out_bytes) || p->sym->out_bytes.k >= 16;
+    return p->out_bytes >= 16;
+}
+
 /* What the code of every kernel must and must not hold. */
 static int check_structure(gpu_engine *e, const char *ptx, const char *gpu)
 {
@@ -263,9 +400,9 @@ static int check_structure(gpu_engine *e, const char *ptx, const char *gpu)
         char *body = entry_text(ptx, name);
         const sg_plan *p = e->kept[i];
         const char *bad = body == NULL                               ? "no entry"
-                          : strstr(body, "div.") || strstr(body, "rem.") ? "a division instruction"
+                          : !p->sym && (strstr(body, "div.") || strstr(body, "rem.")) ? "a division instruction"
                           : strstr(body, ".local") || strstr(body, "local_depot") ? "local memory"
-                          : p->out_bytes >= 16 && !strstr(body, "st.global.v")      ? "no vector store"
+                          : may_write_chunks(p) && !strstr(body, "st.global.v") ? "no vector store"
                                                                                   : NULL;
         if (bad) {
             printf("FAIL gpu: %s: kernel %s has %s; plan:\n", gpu, name, bad);
@@ -275,9 +412,12 @@ static int check_structure(gpu_engine *e, const char *ptx, const char *gpu)
         vector_stores += body && strstr(body, "st.global.v") != NULL;
         free(body);
     }
-    printf("gpu: %s: %ld kernels, %ld with 16-byte stores; none divides or uses local memory (%ld plans too "
-           "large for one launch left out)\n",
-           gpu, e->nkept, vector_stores, e->too_large);
+    long symbolic = 0;
+    for (long i = 0; i < e->nkept; i++)
+        symbolic += e->kept[i]->sym != NULL;
+    printf("gpu: %s: %ld kernels (%ld of runtime values), %ld with 16-byte stores; none uses local memory, none "
+           "but those of runtime values divides (%ld plans too large for one launch left out)\n",
+           gpu, e->nkept, symbolic, vector_stores, e->too_large);
     return failures;
 }
 

@@ -30,7 +30,19 @@ bool gpu_engine_has_device(const gpu_engine *engine, const char **why);
 const char *gpu_engine_check(gpu_engine *engine, const sg_plan *plan, int opt_level, const unsigned char *in,
                              const unsigned char *want, size_t guard, const uint64_t cuts[4], long *at);
 
-/* Keeps plan (copied through its text) for the PTX file, until ptx_cases. */
+/* A symbolic plan's GPU kernel (gpu_values.c), emulated on the host and,
+ * with a device, compiled for it: made once, then run per prepared call. */
+typedef struct gpu_values gpu_values;
+/* NULL, with what failed in *why (static storage), when it does not compile. */
+gpu_values *gpu_values_compile(gpu_engine *engine, const sg_plan *plan, int opt_level, const char **why);
+/* One call: in (args->input_bytes), the prepared args; want holds
+ * args->output_bytes framed as for gpu_engine_check. */
+const char *gpu_values_check(gpu_engine *engine, gpu_values *kernel, const unsigned char *in, const sg_args *args,
+                             const unsigned char *want, size_t guard, const uint64_t cuts[4], long *at);
+void gpu_values_destroy(gpu_engine *engine, gpu_values *kernel);
+
+/* Keeps plan (copied through its text; a symbolic one planned again from
+ * its spec) for the PTX file, until ptx_cases. */
 void gpu_engine_keep(gpu_engine *engine, const sg_plan *plan);
 /* Writes the kept plans as one PTX file per GPU name, assembles each with
  * ptxas and checks it; prints what it did. Returns the failures (0 also
