@@ -244,21 +244,6 @@ static void show_progress(void *arg, size_t done, size_t total)
         fputs("\n", stderr);
 }
 
-/* Why a layer whose plan has runtime values or dimensions is skipped for a
- * GPU, in buf (cap bytes). */
-static const char *gpu_skip_reason(const sg_plan *plan, char *buf, size_t cap)
-{
-    size_t n = (size_t)snprintf(buf, cap, "GPU kernels take no runtime values yet (input [");
-    const int64_t *shape = sg_plan_input_shape(plan);
-    for (size_t i = 0; i < sg_plan_input_rank(plan) && n < cap; i++)
-        n += shape[i] < 0 ? (size_t)snprintf(buf + n, cap - n, "%s?", i ? "," : "")
-                          : (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)shape[i]);
-    if (n < cap)
-        snprintf(buf + n, cap - n, "], %zu runtime value%s)", sg_plan_value_count(plan),
-                 sg_plan_value_count(plan) == 1 ? "" : "s");
-    return buf;
-}
-
 /* Appends the line saying why a layer is skipped to *text (*len bytes). */
 static bool skipped(char **text, size_t *len, const sg_model_layer *layer, const char *reason)
 {
@@ -400,13 +385,10 @@ int cmd_aot(sg_context *ctx, const options *o)
             nfusions_used++;
             continue;
         }
-        char gpu_reason[1600];
         const char *reason = layer->skip_reason;
         if (layer->spec != NULL &&
             sg_plan_create(ctx, layer->spec, layer->rank, layer->shape, layer->dtype, &plan) != SG_OK)
             reason = sg_context_last_error(ctx);
-        else if (plan != NULL && sg_plan_is_symbolic(plan) && sg_triple_is_gpu(o->target))
-            reason = gpu_skip_reason(plan, gpu_reason, sizeof gpu_reason);
         if (reason != NULL) {
             sg_plan_destroy(plan);
             if (!skipped(&skips, &skips_len, layer, reason)) {

@@ -84,7 +84,7 @@ static const char run_help[] =
     "  --set NAME=VALUE  the value of a name the spec uses for a number ('[:t]',\n"
     "                 --end 0,t; --fill v: a value of the element type, 1.5): one --set\n"
     "                 per name; the kernel is compiled once for every value (see\n"
-    "                 docs/runtime-values.md; not with --device cuda)\n"
+    "                 docs/runtime-values.md; on the CPU and with --device cuda)\n"
     "\n"
     "example: slicegen run '[::-1, 1:]' --in a.npy --out b.npy\n"
     "         slicegen run '[:, :, :t]' --in cache.npy --out past.npy --set t=17\n"
@@ -477,14 +477,17 @@ static int cmd_run(sg_context *ctx, const options *o)
     int64_t values[SG_MAX_VALUES];
     if ((rc = parse_sets(ctx, o, plan, values)) >= 0)
         goto done;
-    if (sg_plan_is_symbolic(plan) && cuda) {
-        rc = usage_error("GPU kernels take no runtime values yet: give the numbers in the spec for --device cuda");
-        goto done;
-    }
-    if (sg_plan_is_symbolic(plan) && jit) { /* one kernel for every value */
+    bool prepared = false; /* args hold the call of a kernel of runtime values */
+    if (sg_plan_is_symbolic(plan) && cuda) { /* one CUDA kernel for every value, prepared on the host */
+        if ((st = sg_cuda_kernel_compile_with(ctx, plan, NULL, &cuda_kernel)) != SG_OK ||
+            (st = sg_cuda_kernel_prepare(ctx, cuda_kernel, input.shape, values, &args)) != SG_OK)
+            goto report;
+        prepared = true;
+    } else if (sg_plan_is_symbolic(plan) && jit) { /* one kernel for every value */
         if ((st = sg_kernel_compile_with(ctx, plan, &options, &kernel)) != SG_OK ||
             (st = sg_kernel_prepare(ctx, kernel, input.shape, values, &args)) != SG_OK)
             goto report;
+        prepared = true;
     } else if (sg_plan_is_symbolic(plan)) { /* the reference runs the spec with the numbers written in */
         sg_plan *bound = NULL;
         if ((st = sg_plan_specialize(ctx, plan, input.shape, values, &bound)) != SG_OK)
@@ -495,8 +498,9 @@ static int cmd_run(sg_context *ctx, const options *o)
     advise_input(&input, plan);
     output.dtype = input.dtype;
     output.rank = sg_plan_output_rank(plan);
-    memcpy(output.shape, kernel ? args.out_shape : sg_plan_output_shape(plan), output.rank * sizeof *output.shape);
-    output.bytes = kernel ? (uint64_t)args.output_bytes : sg_plan_output_bytes(plan);
+    memcpy(output.shape, prepared ? args.out_shape : sg_plan_output_shape(plan),
+           output.rank * sizeof *output.shape);
+    output.bytes = prepared ? (uint64_t)args.output_bytes : sg_plan_output_bytes(plan);
     output.data = malloc(output.bytes ? output.bytes : 1);
     if (output.data == NULL) {
         fprintf(stderr, "slicegen: error: out of memory for a %llu-byte output\n",
@@ -504,7 +508,10 @@ static int cmd_run(sg_context *ctx, const options *o)
         rc = 1;
         goto done;
     }
-    if (cuda) {
+    if (cuda && prepared) {
+        if ((st = sg_cuda_run_values(ctx, cuda_kernel, input.data, input.shape, values, output.data)) != SG_OK)
+            goto report;
+    } else if (cuda) {
         if ((st = sg_cuda_kernel_compile_with(ctx, plan, NULL, &cuda_kernel)) != SG_OK ||
             (st = sg_cuda_run(ctx, cuda_kernel, input.data, output.data)) != SG_OK)
             goto report;

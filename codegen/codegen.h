@@ -79,6 +79,8 @@
 #ifndef SG_CODEGEN_H
 #define SG_CODEGEN_H
 
+#include <stdio.h>
+
 #include "../planner/planner.h"
 
 /* ---- the canonical nest (no LLVM) ----------------------------------------- */
@@ -556,6 +558,14 @@ sg_status sg_gpu_add_kernel(const sg_plan *plan, const char *symbol, const sg_ta
  *
  * The grid is sg_gpu_launch_for(args.output_bytes). Programs and elements
  * that do not divide 16 bytes are SG_ERR_USAGE. */
+/* A symbolic plan's prologue as C (prologue_c.c): the function
+ * `static inline int NAME_prepare(slicegen_args *args, const int64_t
+ * *in_shape, const int64_t *values)` of the generated headers of GPU
+ * kernels, which also refuses an output too large for one grid
+ * (SLICEGEN_PREPARE_SIZE); it needs slicegen_args, the SLICEGEN_PREPARE_*
+ * codes and sg_prologue_c_helpers before it. */
+void sg_prologue_c(FILE *f, const sg_plan *plan, const char *name);
+extern const char sg_prologue_c_helpers[];
 sg_status sg_gpu_add_values_kernel(const sg_plan *plan, const char *symbol, const sg_target *t,
                                    LLVMModuleRef m, sg_error *err);
 /* Whether t is an NVPTX target (kernels are GPU kernels, output is PTX). */

@@ -233,19 +233,43 @@ static const char how_to_launch[] =
     " *     if (NAME_GRID_X > 0)                      (0: an empty output)\n"
     " *         cuLaunchKernel(f, NAME_GRID_X, 1, 1, NAME_BLOCK_X, 1, 1, 0, stream, args, NULL);\n";
 
-static const char gpu_struct_text[] = "#ifndef SLICEGEN_CUDA_KERNEL_INFO_DEFINED\n"
-                                      "#define SLICEGEN_CUDA_KERNEL_INFO_DEFINED\n"
-                                      "/* A kernel of the .ptx file and its launch. */\n"
-                                      "typedef struct slicegen_cuda_kernel_info {\n"
-                                      "    const char *entry;    /* the PTX entry's name */\n"
-                                      "    uint32_t grid_x;      /* blocks (0: nothing to launch) */\n"
-                                      "    uint32_t block_x;     /* threads per block */\n"
-                                      "    uint64_t input_bytes;\n"
-                                      "    uint64_t output_bytes;\n"
-                                      "    const char *layer;    /* the model's layer name */\n"
-                                      "    int64_t layer_id;     /* the model's layer id */\n"
-                                      "} slicegen_cuda_kernel_info;\n"
-                                      "#endif\n";
+static const char how_to_prepare_gpu[] =
+    " *\n"
+    " * A kernel NAME with runtime values or dimensions (`?`, names) takes them\n"
+    " * per call: NAME_prepare, defined here, checks them on the host and fills a\n"
+    " * slicegen_args, which the launch passes by value as the third parameter;\n"
+    " * the grid is the call's:\n"
+    " *\n"
+    " *     slicegen_args call;\n"
+    " *     int64_t in_shape[] = {...}, values[NAME_VALUE_COUNT] = {...};\n"
+    " *     if (NAME_prepare(&call, in_shape, values) == 0 && slicegen_grid_x(&call) > 0) {\n"
+    " *         void *args[] = {&in, &out, &call};\n"
+    " *         cuLaunchKernel(f, slicegen_grid_x(&call), 1, 1, NAME_BLOCK_X, 1, 1, 0, stream, args, NULL);\n"
+    " *     }\n"
+    " *\n"
+    " * in_shape holds every input dimension (the fixed ones must match), values\n"
+    " * the values in the order the kernel's comment lists them; call then holds\n"
+    " * the output's shape and sizes (call.input_bytes and call.output_bytes are\n"
+    " * the buffers'). A nonzero SLICEGEN_PREPARE_* code means the slice is\n"
+    " * invalid for these numbers.\n";
+
+static const char gpu_struct_text[] =
+    "#ifndef SLICEGEN_CUDA_KERNEL_INFO_2_DEFINED\n"
+    "#define SLICEGEN_CUDA_KERNEL_INFO_2_DEFINED\n"
+    "/* A kernel of the .ptx file and its launch. */\n"
+    "typedef struct slicegen_cuda_kernel_info {\n"
+    "    const char *entry;    /* the PTX entry's name */\n"
+    "    uint32_t grid_x;      /* blocks (0: nothing to launch, or the call's: see prepare) */\n"
+    "    uint32_t block_x;     /* threads per block */\n"
+    "    uint64_t input_bytes; /* (0 where prepare gives them per call) */\n"
+    "    uint64_t output_bytes;\n"
+    "    const char *layer;    /* the model's layer name */\n"
+    "    int64_t layer_id;     /* the model's layer id */\n"
+    "    /* A kernel with runtime values or dimensions (NULL, 0 for others): */\n"
+    "    int (*prepare)(slicegen_args *args, const int64_t *in_shape, const int64_t *values);\n"
+    "    int32_t value_count;\n"
+    "} slicegen_cuda_kernel_info;\n"
+    "#endif\n";
 
 /* The features after the CPU in the opening comment: none for the CPU's
  * own, else the list broken at commas into lines of the comment. */
@@ -398,8 +422,16 @@ static void gpu_kernel_block(FILE *f, const sg_aot_kernel *k)
     const char *n = k->name;
     sg_error err = {0};
     sg_gpu_launch launch = {0};
-    sg_gpu_launch_of(p, &launch, &err);
     describe(f, k, NULL, NULL);
+    if (p->sym) { /* NAME(in, out, args): its prologue for the host */
+        fprintf(f, "#define %s_ENTRY \"%s\"\n", n, n);
+        fprintf(f, "#define %s_BLOCK_X %du\n", n, SG_GPU_BLOCK);
+        fprintf(f, "#define %s_VALUE_COUNT %zu\n", n, p->sym->nvalues);
+        sg_prologue_c(f, p, n);
+        fputc('\n', f);
+        return;
+    }
+    sg_gpu_launch_of(p, &launch, &err);
     fprintf(f, "#define %s_ENTRY \"%s\"\n", n, n);
     fprintf(f, "#define %s_GRID_X %" PRIu32 "u\n", n, launch.grid_x);
     fprintf(f, "#define %s_BLOCK_X %" PRIu32 "u\n", n, launch.block_x);
@@ -442,7 +474,7 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_compile
         numbers = numbers || sg_aot_numbers(&kernels[i], o, code->target) != NULL;
     }
     if (symbolic)
-        fputs(how_to_prepare, f);
+        fputs(gpu ? how_to_prepare_gpu : how_to_prepare, f);
     if (numbers && o->prefix)
         fputs(how_to_use_symbols, f);
     if (!gpu && count > 0)
@@ -454,12 +486,14 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_compile
             GUARD_HASH_HOLE, guard_kind, guard, GUARD_HASH_HOLE);
     fputs("#include <stddef.h>\n#include <stdint.h>\n\n", f);
     fputs("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", f);
-    if (!gpu) {
-        fputs(args_text, f);
-        fputc('\n', f);
-    }
+    fputs(args_text, f);
+    fputc('\n', f);
     fputs(gpu ? gpu_struct_text : struct_text, f);
     fputc('\n', f);
+    if (gpu && symbolic) {
+        fputs(sg_prologue_c_helpers, f);
+        fputc('\n', f);
+    }
     size_t nsymbols = o->model ? o->model->nsymbols : 0;
     const char **symbols = calloc(nsymbols ? nsymbols : 1, sizeof *symbols);
     if (symbols == NULL) {
@@ -501,10 +535,17 @@ char *sg_aot_header(const sg_aot_kernel *kernels, size_t count, const sg_compile
         fprintf(f, "static const slicegen_cuda_kernel_info %s_kernels[] = {\n", o->prefix);
         for (size_t i = 0; i < count; i++) {
             const char *n = kernels[i].name;
-            fprintf(f, "    {%s_ENTRY, %s_GRID_X, %s_BLOCK_X, %s_INPUT_BYTES, %s_OUTPUT_BYTES, ", n, n, n, n,
-                    n);
+            if (kernels[i].plan->sym)
+                fprintf(f, "    {%s_ENTRY, 0, %s_BLOCK_X, 0, 0, ", n, n);
+            else
+                fprintf(f, "    {%s_ENTRY, %s_GRID_X, %s_BLOCK_X, %s_INPUT_BYTES, %s_OUTPUT_BYTES, ", n, n, n, n,
+                        n);
             string_literal(f, kernels[i].layer);
-            fprintf(f, ", %" PRId64 "},\n", kernels[i].layer ? kernels[i].layer_id : -1);
+            fprintf(f, ", %" PRId64 ", ", kernels[i].layer ? kernels[i].layer_id : -1);
+            if (kernels[i].plan->sym)
+                fprintf(f, "%s_prepare, %s_VALUE_COUNT},\n", n, n);
+            else
+                fputs("NULL, 0},\n", f);
         }
         fprintf(f, "};\nstatic const size_t %s_kernel_count = %zu;\n\n", o->prefix, count);
     } else if (o->prefix) {

@@ -4,8 +4,7 @@ compiled into one output file and header, through sg_aot_write_with).
 
 aot follows cli/aot.c's cmd_aot step by step, so that both name, skip and
 fuse the same layers: a layer is skipped for the reader's reason, or the
-planner's when its spec does not plan on its shape (or, for a GPU target,
-because it has runtime values); with fuse, each fusion of sg_model_fusions
+planner's when its spec does not plan on its shape; with fuse, each fusion of sg_model_fusions
 that plans replaces its layers by one kernel at its last layer, and one
 that does not plan leaves its layers to compile alone; kernels are named
 by sg_aot_layer_names after the layer (P_<name>, P_<name>_out<k> for the
@@ -241,13 +240,6 @@ class AotResult:
     layer_count: int
 
 
-def _gpu_skip_reason(plan):
-    shape = _lib.sg_plan_input_shape(plan)
-    dims = ",".join("?" if shape[i] < 0 else str(shape[i]) for i in range(_lib.sg_plan_input_rank(plan)))
-    n = _lib.sg_plan_value_count(plan)
-    return f"GPU kernels take no runtime values yet (input [{dims}], {n} runtime value{'' if n == 1 else 's'})"
-
-
 def _kernel_base(model, i, layer):
     """What layer i's kernel is named after (cli/aot.c's kernel_base): its
     name, and "<name>_out<k>" for output k of a node with several layers."""
@@ -329,7 +321,6 @@ def _aot(c, model, plans, path, fuse, target, prefix, out, header, c_out, c_head
             for j in range(fu.nlayers):
                 fusion_of[fu.layers[j]] = k
     kernels, bases, compiled, skipped = [], [], [], []
-    gpu = target is not None and target.startswith(b"nvptx")
     for i in range(nlayers):
         layer = _lib.sg_model_layer_at(model, i).contents
         k = fusion_of[i]
@@ -348,8 +339,6 @@ def _aot(c, model, plans, path, fuse, target, prefix, out, header, c_out, c_head
                 reason = planned
             else:
                 plans.append(plan)
-                if _lib.sg_plan_is_symbolic(plan) and gpu:
-                    reason = _gpu_skip_reason(plan)
         if reason is not None:
             skipped.append((_text(layer.name), reason))
             continue

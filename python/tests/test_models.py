@@ -392,12 +392,12 @@ class Aot(Folder):
         self.assertEqual(len(result.kernels), 3)
         with open(self.path("m.s")) as f:
             self.assertIn("dynamic_every_other", f.read())
-        # GPU kernels take no runtime values: each layer with some is skipped, here all
-        with self.assertRaises(slicegen.SliceError) as e:
-            slicegen.aot(path, self.path("m.ptx"), target="nvptx64-nvidia-cuda")
-        self.assertEqual([name for name, _ in e.exception.skipped], ["every_other", "rows", "pad"])
-        self.assertEqual(e.exception.skipped[1][1], "GPU kernels take no runtime values yet (input [?,6], "
-                                                    "1 runtime value)")
+        # GPU kernels take runtime values: every layer compiles, its prologue in the header
+        result = slicegen.aot(path, self.path("m.ptx"), target="nvptx64-nvidia-cuda", header=self.path("m.h"))
+        self.assertEqual(len(result.kernels), 3)
+        self.assertEqual(result.skipped, ())
+        with open(self.path("m.h")) as f:
+            self.assertIn("_prepare(slicegen_args *args, const int64_t *in_shape, const int64_t *values)", f.read())
 
     @needs_onnx
     def test_errors(self):

@@ -98,6 +98,22 @@ if [ "$rc" -eq 0 ]; then
 else
     bad "run --device cuda through the fake: exit $rc: $(cat stderr.txt)"
 fi
+# A kernel of runtime values: prepared on the host, its args passed with the launch.
+rm -f launches.txt
+$FAKE FAKE_CUDA_LOG="$PWD/launches.txt" "$SLICEGEN" run '[::-1, t:]' --in a.npy --set t=1 --out out.npy --device cuda \
+    2> stderr.txt
+rc=$?
+if [ "$rc" -eq 0 ]; then
+    ok
+    [ "$(head -c -16 out.npy | od -An -tx1)" = "$(head -c -16 expected.npy | od -An -tx1)" ] && ok ||
+        bad "run --device cuda --set: the .npy header differs from the CPU's"
+    grep -Eq '^launch sg_x4_[^ ]+ grid=1,1,1 block=256,1,1 shared=0 in=0x[0-9a-f]+ out=0x[0-9a-f]+ args.output_bytes=16$' \
+        launches.txt && ok || bad "launches of runtime values: $(cat launches.txt)"
+else
+    bad "run --device cuda --set through the fake: exit $rc: $(cat stderr.txt)"
+fi
+RUN_WITH="$FAKE" expect_error 2 "failed to run kernel: index out of range (step 0: index 5, input dimension 0 has size 2) (i = 5)" \
+    run '[i]' --in a.npy --set i=5 --out keep.npy --device cuda
 RUN_WITH="$FAKE FAKE_CUDA=load-fails" expect_error 1 \
     "CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed: ptxas fatal: fake log line" \
     "${RUN[@]}" --out new.npy --device cuda

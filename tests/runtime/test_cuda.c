@@ -368,6 +368,77 @@ done:
     sg_plan_destroy(large);
 }
 
+/* Kernels of runtime values through the fake: prepared on the host, the
+ * grid each call's, the wrong kind of call refused before the driver. */
+static void values_kernels(sg_context *ctx)
+{
+    int64_t shape[] = {-1, 64}, call_shape[] = {100, 64}, values[] = {3};
+    sg_plan *plan = numpy_plan(ctx, "[t:, ::2]", 2, shape, SG_F32), *fixed = NULL;
+    int64_t fixed_shape[] = {8, 64};
+    fixed = numpy_plan(ctx, "[1:, ::2]", 2, fixed_shape, SG_F32);
+    sg_cuda_kernel *k = NULL, *kf = NULL;
+    sg_args args;
+    uint32_t grid = 9, block = 0;
+    if (!CHECK(&S, plan && fixed && sg_cuda_kernel_compile_with(ctx, plan, NULL, &k) == SG_OK &&
+                       sg_cuda_kernel_compile_with(ctx, fixed, NULL, &kf) == SG_OK,
+               "compile kernels of runtime values: %s", sg_context_last_error(ctx)))
+        goto done;
+    sg_cuda_kernel_geometry(k, &grid, &block);
+    CHECK(&S, grid == 0 && block == 256, "a kernel of runtime values' own geometry %u x %u", grid, block);
+    CHECK(&S, sg_cuda_kernel_prepare(ctx, k, call_shape, values, &args) == SG_OK, "prepare: %s",
+          sg_context_last_error(ctx));
+    /* [3:, ::2] of [100, 64] f32: 97 x 32 x 4 = 12416 bytes, 776 threads, 4 blocks */
+    sg_cuda_args_geometry(&args, &grid, &block);
+    CHECK(&S, args.output_bytes == 12416 && args.out_shape[0] == 97 && grid == 4 && block == 256,
+          "prepared call: %lld bytes, grid %u x %u", (long long)args.output_bytes, grid, block);
+    uint64_t in = 0, out = 0;
+    sg_error err = {0};
+    fake_cuda_launch l;
+    long before = fake_last_launch(&l);
+    if (CHECK(&S, sg_cuda_alloc(ctx, 0, 100 * 64 * 4, &in, &err) == SG_OK &&
+                      sg_cuda_alloc(ctx, 0, 12416, &out, &err) == SG_OK,
+              "alloc: %s", err.message)) {
+        CHECK(&S, sg_cuda_kernel_launch_args(ctx, k, in, out, &args, NULL) == SG_OK, "launch args: %s",
+              sg_context_last_error(ctx));
+        CHECK(&S, fake_last_launch(&l) == before + 1 && l.grid[0] == 4 && l.block[0] == 256 && l.in == in &&
+                      l.out == out,
+              "the launch: grid %u block %u", l.grid[0], l.block[0]);
+        expect(ctx, sg_cuda_kernel_launch(ctx, k, in, out, NULL), SG_ERR_USAGE, "a plain launch of runtime values",
+               "it has runtime values or dimensions", "sg_cuda_kernel_launch_args", (char *)NULL);
+        expect(ctx, sg_cuda_kernel_launch_args(ctx, kf, in, out, &args, NULL), SG_ERR_USAGE,
+               "a launch with args of a static kernel", "every number of it is known", (char *)NULL);
+        expect(ctx, sg_cuda_kernel_launch_args(ctx, k, in + 4, out, &args, NULL), SG_ERR_USAGE,
+               "a misaligned launch of runtime values", "is not aligned to 16 bytes", (char *)NULL);
+        CHECK(&S, fake_last_launch(&l) == before + 1, "a refused launch reached the driver");
+    }
+    sg_cuda_free(ctx, 0, in);
+    sg_cuda_free(ctx, 0, out);
+    expect(ctx, sg_cuda_kernel_prepare(ctx, kf, call_shape, values, &args), SG_ERR_USAGE,
+           "prepare a static kernel", "nothing to prepare", (char *)NULL);
+    int64_t wrong[] = {100, 63};
+    expect(ctx, sg_cuda_kernel_prepare(ctx, k, wrong, values, &args), SG_ERR_USAGE, "a wrong fixed dimension",
+           "failed to run kernel: input dimension 1 has size 63, the kernel's has 64", (char *)NULL);
+    /* host buffers: the marker comes back over exactly the call's output */
+    unsigned char *hin = calloc(1, 100 * 64 * 4), *hout = calloc(1, 12416 + 64);
+    CHECK(&S, sg_cuda_run_values(ctx, k, hin, call_shape, values, hout) == SG_OK, "sg_cuda_run_values: %s",
+          sg_context_last_error(ctx));
+    bool marked = true, spared = true;
+    for (int i = 0; i < 12416; i++)
+        marked = marked && hout[i] == FAKE_CUDA_MARKER;
+    for (int i = 12416; i < 12416 + 64; i++)
+        spared = spared && hout[i] == 0;
+    CHECK(&S, marked && spared, "sg_cuda_run_values: output %d, nothing past it %d", marked, spared);
+    expect(ctx, sg_cuda_run(ctx, k, hin, hout), SG_ERR_USAGE, "sg_cuda_run of runtime values",
+           "it has runtime values", (char *)NULL);
+    free(hin);
+    free(hout);
+done:
+    sg_cuda_kernel_destroy(k);
+    sg_cuda_kernel_destroy(kf);
+    sg_plan_destroy(plan);
+    sg_plan_destroy(fixed);
+}
+
 static void fake(void)
 {
     sg_context *ctx;
@@ -396,6 +467,7 @@ static void fake(void)
 
     sg_plan_destroy(plan);
     with_kernels(ctx);
+    values_kernels(ctx);
 
     sg_context_destroy(ctx);
     fake_cuda_counts c = counts();

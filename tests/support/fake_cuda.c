@@ -18,7 +18,8 @@
  * FAKE_CUDA_DEVICES: how many devices (default 1); FAKE_CUDA_CC: their
  * compute capability, "8.0" by default. FAKE_CUDA_LOG: a file to which
  * each launch appends a line "launch NAME grid=X,Y,Z block=X,Y,Z shared=N
- * in=0x.. out=0x..". */
+ * in=0x.. out=0x.." (and " args.output_bytes=N" for a kernel of runtime
+ * values, whose third parameter is its slicegen_args). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdint.h>
@@ -69,6 +70,7 @@ struct CUctx_st {
 };
 struct CUfunc_st {
     char name[128];
+    int takes_args; /* a third parameter, slicegen_args by value (a kernel of runtime values) */
 };
 struct CUmod_st {
     char *image;
@@ -331,6 +333,9 @@ CUresult cuModuleGetFunction(CUfunction *fn, CUmodule module, const char *name)
     if (strstr(module->image, name) == NULL)
         return NOT_FOUND;
     snprintf(module->function.name, sizeof module->function.name, "%s", name);
+    char param[160];
+    snprintf(param, sizeof param, "%s_param_2", name);
+    module->function.takes_args = strstr(module->image, param) != NULL;
     *fn = &module->function;
     return SUCCESS;
 }
@@ -381,8 +386,14 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     const char *path = getenv("FAKE_CUDA_LOG");
     FILE *log = path ? fopen(path, "a") : NULL;
     if (log != NULL) {
-        fprintf(log, "launch %s grid=%u,%u,%u block=%u,%u,%u shared=%u in=0x%llx out=0x%llx\n", f->name, gx,
-                gy, gz, bx, by, bz, shared, in, out);
+        fprintf(log, "launch %s grid=%u,%u,%u block=%u,%u,%u shared=%u in=0x%llx out=0x%llx", f->name, gx, gy,
+                gz, bx, by, bz, shared, in, out);
+        if (f->takes_args) { /* slicegen_args: output_bytes after out_rank, reserved, out_shape[64], outer_extent, input_bytes */
+            long long output_bytes;
+            memcpy(&output_bytes, (const char *)params[2] + 8 + 64 * 8 + 16, sizeof output_bytes);
+            fprintf(log, " args.output_bytes=%lld", output_bytes);
+        }
+        fputc('\n', log);
         fclose(log);
     }
     pthread_mutex_unlock(&lock);
