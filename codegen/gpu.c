@@ -345,37 +345,6 @@ static LLVMValueRef piece_value(gpu *g, LLVMValueRef in, source src, int64_t byt
     return phi;
 }
 
-/* values[0 .. count) of `piece` bytes each (piece < 16) as the four
- * 32-bit lanes of a chunk: built lane by lane (shifts and ors), which the
- * backend keeps as one vector store, where a vector of bytes would be
- * stored in pieces. */
-static LLVMValueRef chunk_lanes(gpu *g, LLVMValueRef *values, int64_t piece)
-{
-    LLVMValueRef v = LLVMGetUndef(bytes_type(g, CHUNK));
-    for (int64_t lane = 0; lane < 4; lane++) {
-        LLVMValueRef x;
-        if (piece == 8) {
-            LLVMValueRef p = values[lane / 2];
-            if (lane % 2)
-                p = LLVMBuildLShr(g->b, p, LLVMConstInt(g->i64, 32, 0), "");
-            x = LLVMBuildTrunc(g->b, p, g->i32, "");
-        } else {
-            x = NULL;
-            for (int64_t m = 0; m < 4 / piece; m++) {
-                LLVMValueRef p = values[lane * (4 / piece) + m];
-                if (piece < 4)
-                    p = LLVMBuildZExt(g->b, p, g->i32, "");
-                if (m > 0)
-                    p = LLVMBuildShl(g->b, p, LLVMConstInt(g->i32, (unsigned long long)(8 * piece * m), 0),
-                                     "");
-                x = x ? LLVMBuildOr(g->b, x, p, "") : p;
-            }
-        }
-        v = LLVMBuildInsertElement(g->b, v, x, LLVMConstInt(g->i32, (unsigned long long)lane, 0), "");
-    }
-    return v;
-}
-
 /* Writes the chunk's pieces (values[j] for output offset o0 + j * piece):
  * one 16-byte store when all `count` pieces make a whole chunk, else one
  * store per piece (o0 is then a constant). */
@@ -387,7 +356,7 @@ static void store_chunk(gpu *g, LLVMValueRef out, LLVMValueRef o0, LLVMValueRef 
             store(g, values[j], out, add(g, o0, k(g, j * piece)), align_of(j * piece, piece));
         return;
     }
-    store(g, piece == CHUNK ? values[0] : chunk_lanes(g, values, piece), out, o0, CHUNK);
+    store(g, piece == CHUNK ? values[0] : sg_ir_chunk_lanes(g->b, g->c, values, piece), out, o0, CHUNK);
 }
 
 /* A chunk by pieces: each piece's source found from its output offset

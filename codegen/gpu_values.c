@@ -22,7 +22,8 @@
  *     multiple of 16 bytes stores element by element).
  *
  * Index arithmetic is 64-bit. Loads carry the element's alignment, the
- * chunk's store 16 bytes' (outputs are SG_GPU_ALIGN-aligned). */
+ * chunk's store 16 bytes' (outputs are SG_GPU_ALIGN-aligned), as four
+ * 32-bit lanes whatever the element (sg_ir_chunk_lanes). */
 #define SG_CODEGEN_INTERNAL
 #include <string.h>
 
@@ -205,8 +206,7 @@ static void elements_chunk(vgpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValue
 {
     LLVMValueRef i[SG_MAX_RANK];
     memcpy(i, i0, g->nloops * sizeof *i);
-    LLVMTypeRef vector = LLVMVectorType(g->elem_type, (unsigned)g->count);
-    LLVMValueRef lanes = LLVMGetUndef(vector);
+    LLVMValueRef values[CHUNK];
     for (int64_t j = 0; j < g->count; j++) {
         if (!whole && j > 0) {
             LLVMBasicBlockRef more = block(g, "more");
@@ -215,14 +215,14 @@ static void elements_chunk(vgpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValue
         }
         LLVMValueRef v = element(g, in, i, r);
         if (whole)
-            lanes = LLVMBuildInsertElement(g->b, lanes, v, LLVMConstInt(g->i64, (unsigned long long)j, 0), "");
+            values[j] = v;
         else
             store(g, v, out, add(g, o0, k(g, j * g->elem)), (unsigned)g->elem);
         if (j + 1 < g->count)
             advance(g, i, &r);
     }
     if (whole)
-        store(g, lanes, out, o0, CHUNK);
+        store(g, sg_ir_chunk_lanes(g->b, g->c, values, g->elem), out, o0, CHUNK);
     LLVMBuildBr(g->b, done);
 }
 
@@ -230,8 +230,8 @@ static void elements_chunk(vgpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValue
 static void copy_chunk(vgpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef o0, LLVMValueRef from,
                        LLVMBasicBlockRef done)
 {
-    LLVMTypeRef vector = LLVMVectorType(g->elem_type, (unsigned)g->count);
-    store(g, load(g, in, from, vector, (unsigned)g->elem), out, o0, CHUNK);
+    LLVMTypeRef lanes = LLVMVectorType(LLVMInt32TypeInContext(g->c), 4); /* one 16-byte store (ir.h) */
+    store(g, load(g, in, from, lanes, (unsigned)g->elem), out, o0, CHUNK);
     LLVMBuildBr(g->b, done);
 }
 

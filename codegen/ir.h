@@ -95,4 +95,37 @@ static inline LLVMValueRef sg_ir_mode_index(LLVMBuilderRef b, sg_trt_mode mode, 
     return x;
 }
 
+/* A 16-byte chunk of values[0 .. 16 / piece), integers of `piece` bytes
+ * each (piece < 16), as the four 32-bit lanes of a <4 x i32>: built lane
+ * by lane (shifts and ors), which the NVPTX backend keeps as one 16-byte
+ * store, where a vector of bytes or halves is stored in 4- or 8-byte
+ * pieces (and a bitcast of one is folded back into it). */
+static inline LLVMValueRef sg_ir_chunk_lanes(LLVMBuilderRef b, LLVMContextRef c, LLVMValueRef *values,
+                                             int64_t piece)
+{
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(c), i64 = LLVMInt64TypeInContext(c);
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(i32, 4));
+    for (int64_t lane = 0; lane < 4; lane++) {
+        LLVMValueRef x;
+        if (piece == 8) {
+            LLVMValueRef p = values[lane / 2];
+            if (lane % 2)
+                p = LLVMBuildLShr(b, p, LLVMConstInt(i64, 32, 0), "");
+            x = LLVMBuildTrunc(b, p, i32, "");
+        } else {
+            x = NULL;
+            for (int64_t m = 0; m < 4 / piece; m++) {
+                LLVMValueRef p = values[lane * (4 / piece) + m];
+                if (piece < 4)
+                    p = LLVMBuildZExt(b, p, i32, "");
+                if (m > 0)
+                    p = LLVMBuildShl(b, p, LLVMConstInt(i32, (unsigned long long)(8 * piece * m), 0), "");
+                x = x ? LLVMBuildOr(b, x, p, "") : p;
+            }
+        }
+        v = LLVMBuildInsertElement(b, v, x, LLVMConstInt(i32, (unsigned long long)lane, 0), "");
+    }
+    return v;
+}
+
 #endif
