@@ -705,7 +705,10 @@ sg_status sg_bench_run_values(bench *b, sg_error *err)
         if (!sg_bench_selected(b, figure_name(i, r->name)))
             continue;
         if (program_figure(i)) {
-            sg_bench_say(b, "%s: skipped: programs take no runtime values yet (docs/programs.md)\n", r->name);
+            sg_bench_say(b,
+                         "%s: skipped: programs other than chains of indices and np.flip take no runtime "
+                         "values yet (docs/programs.md)\n",
+                         r->name);
             continue;
         }
         if (r->c != NULL && !r->c->tiny && !header) {

@@ -128,7 +128,8 @@ struct sg_prog {
                             an index's '[', a call's "np" */
     size_t nargs;        /* operands: 0 (INPUT), 1, or CONCAT's (at least 1) */
     sg_prog **args;
-    sg_spec *index;      /* INDEX: an SG_OP_NUMPY spec without runtime values */
+    sg_spec *index;      /* INDEX: an SG_OP_NUMPY spec, its runtime values named in its own table
+                            (sg_program_values maps them to the program's) */
     /* FLIP and ROLL: the axes as written (negative counts from the end);
      * axis=None (FLIP: every axis) is all_axes with naxes 0. ROLL: shifts
      * as written; NumPy broadcasts shifts against axes (one of them may
@@ -258,9 +259,8 @@ sg_status sg_spec_parse_numpy(const char *expr, sg_spec **spec, sg_error *err);
 sg_status sg_spec_parse_program(const char *expr, sg_spec **spec, sg_error *err);
 /* One index "[...]" of a program: parses expr from byte `at` (a '[') to
  * its ']', *end the byte after it; messages quote and count columns in the
- * whole expr. *spec is an SG_OP_NUMPY spec without runtime values: a name
- * where a number may stand fails ("runtime values are not supported in
- * programs yet"). */
+ * whole expr. *spec is an SG_OP_NUMPY spec whose names (runtime values)
+ * are its own; the program's spec lists them all (sg_program_values). */
 sg_status sg_numpy_index_parse(const char *expr, size_t at, size_t *end, sg_spec **spec, sg_error *err);
 /* The decimal digits at p, which '_' may separate as in Python, as a
  * magnitude (UINT64_MAX when larger); *end is the byte after them. */
@@ -274,6 +274,18 @@ void sg_prog_free(sg_prog *prog);
  * failure too); `name` is the input's name in its text, where a layer
  * node prints as OP(ARG, "WORDS"), which sg_spec_parse_numpy reads back. */
 sg_status sg_spec_make_program(sg_prog *prog, const char *name, sg_spec **spec, sg_error *err);
+/* The program spec's value number of each runtime value of `index`, an
+ * index of its tree: global[k] for index->values[k] (the program's
+ * values are every name of its indices, once each, in the order of the
+ * text). */
+void sg_program_values(const sg_spec *program, const sg_spec *index, uint16_t *global);
+/* Asserts that a program spec's values are its indices' names, each once,
+ * in the order of the text. */
+void sg_program_check_values(const sg_spec *program);
+/* A program's text with values[k] written in for its value k. */
+void sg_program_print_values(const sg_spec *program, const int64_t *values, FILE *out);
+/* sg_spec_print with values[k] written in for value k. */
+void sg_spec_print_values(const sg_spec *spec, const int64_t *values, FILE *out);
 /* Command-line SPEC words; an identifier item of an L list of --begin --end
  * --stride --start --stop --step --size --pads-begin --pads-end --axes
  * names a runtime value, numbered in

@@ -21,7 +21,6 @@ typedef struct parser {
     const char *p;
     sg_error *err;
     sg_value_table values; /* the runtime values met so far */
-    bool in_program;       /* an index of a program: it takes no runtime values */
 } parser;
 
 /* The expression as a message quotes it: a window around byte `at` when long. */
@@ -130,9 +129,6 @@ static sg_status parse_number(parser *ps, bool saturate, int64_t *value, uint16_
         return parse_int(ps, saturate, value, found);
     if ((len == 4 && strncmp(at, "True", 4) == 0) || (len == 5 && strncmp(at, "False", 5) == 0))
         return syntax_error(ps, "True and False are not slice bounds (write 1 or 0)");
-    if (ps->in_program)
-        return sg_syntax_error(ps->err, "NumPy program", ps->text, (size_t)(at - ps->text),
-                               "runtime values are not supported in programs yet");
     const char *why = NULL;
     sg_status status = sg_value_table_ref(&ps->values, at, len, ref, &why);
     if (status == SG_ERR_NOMEM)
@@ -296,7 +292,7 @@ fail:
 
 sg_status sg_numpy_index_parse(const char *expr, size_t at, size_t *end, sg_spec **spec, sg_error *err)
 {
-    parser ps = {expr, expr + at, err, {0}, true};
+    parser ps = {expr, expr + at, err, {0}};
     sg_status status = parse_index(&ps, spec);
     *end = (size_t)(ps.p - expr);
     return status;
@@ -320,7 +316,7 @@ static bool starts_program(const char *p)
 
 sg_status sg_spec_parse_numpy(const char *expr, sg_spec **out, sg_error *err)
 {
-    parser ps = {expr, expr, err, {0}, false};
+    parser ps = {expr, expr, err, {0}};
     sg_spec *spec;
     bool named = false;
     skip_space(&ps);

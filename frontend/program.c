@@ -5,7 +5,7 @@
  * The grammar, with spaces allowed between any two tokens:
  *
  *   program := expr
- *   expr    := atom index*         index: "[...]", read by sg_numpy_index_parse (no runtime values)
+ *   expr    := atom index*         index: "[...]", read by sg_numpy_index_parse (names: runtime values)
  *   atom    := NAME | '(' expr ')' | call
  *   call    := ('np.' | 'numpy.') FUNC '(' [arg (',' arg)* [',']] ')'
  *   arg     := value | KEYWORD '=' value       bound to parameters as Python binds them
@@ -914,28 +914,56 @@ static void print_scalar(FILE *out, const sg_scalar *value)
     fputs(text, out);
 }
 
-static void print_node(FILE *out, const sg_prog *node, const char *name, size_t name_len)
+/* How a tree prints: the input's name, and the numbers written in for the
+ * names of `program` (values NULL: the names); input_at, once printed, the
+ * byte where the first input's name went (-1 before). */
+typedef struct printer {
+    const char *name;
+    size_t name_len;
+    const sg_spec *program;
+    const int64_t *values;
+    long input_at;
+} printer;
+
+/* An INDEX node's "[...]". */
+static void print_index(FILE *out, const sg_prog *node, const printer *pr)
+{
+    if (pr->values == NULL || node->index->nvalues == 0) {
+        sg_spec_print(node->index, out);
+        return;
+    }
+    uint16_t global[SG_MAX_VALUES];
+    int64_t mine[SG_MAX_VALUES];
+    sg_program_values(pr->program, node->index, global);
+    for (size_t k = 0; k < node->index->nvalues; k++)
+        mine[k] = pr->values[global[k]];
+    sg_spec_print_values(node->index, mine, out);
+}
+
+static void print_node(FILE *out, const sg_prog *node, printer *pr)
 {
     switch (node->kind) {
     case SG_PROG_INPUT:
-        fwrite(name, 1, name_len, out);
+        if (pr->input_at < 0)
+            pr->input_at = ftell(out);
+        fwrite(pr->name, 1, pr->name_len, out);
         return;
     case SG_PROG_INDEX:
-        print_node(out, node->args[0], name, name_len);
-        sg_spec_print(node->index, out);
+        print_node(out, node->args[0], pr);
+        print_index(out, node, pr);
         return;
     case SG_PROG_LAYER: {
         char *words = sg_spec_to_text(node->index);
         const char *rest = words && strncmp(words, "--op ", 5) == 0 ? strchr(words + 5, ' ') : NULL;
         fprintf(out, "%s(", sg_op_name(node->index->op));
-        print_node(out, node->args[0], name, name_len);
+        print_node(out, node->args[0], pr);
         fprintf(out, ", \"%s\")", rest ? rest + 1 : words ? words : "");
         free(words);
         return;
     }
     case SG_PROG_FLIP:
         fputs("np.flip(", out);
-        print_node(out, node->args[0], name, name_len);
+        print_node(out, node->args[0], pr);
         fputs(", axis=", out);
         if (node->all_axes)
             fputs("None", out);
@@ -945,7 +973,7 @@ static void print_node(FILE *out, const sg_prog *node, const char *name, size_t 
         return;
     case SG_PROG_ROLL:
         fputs("np.roll(", out);
-        print_node(out, node->args[0], name, name_len);
+        print_node(out, node->args[0], pr);
         fputs(", shift=", out);
         print_ints(out, node->shifts, node->nshifts);
         fputs(", axis=", out);
@@ -954,7 +982,7 @@ static void print_node(FILE *out, const sg_prog *node, const char *name, size_t 
         return;
     case SG_PROG_PAD:
         fputs("np.pad(", out);
-        print_node(out, node->args[0], name, name_len);
+        print_node(out, node->args[0], pr);
         fputs(", ", out);
         print_widths(out, node);
         fprintf(out, ", mode='%s'", sg_numpy_pad_mode_name(node->pad_mode));
@@ -969,11 +997,27 @@ static void print_node(FILE *out, const sg_prog *node, const char *name, size_t 
         for (size_t i = 0; i < node->nargs; i++) {
             if (i)
                 fputs(", ", out);
-            print_node(out, node->args[i], name, name_len);
+            print_node(out, node->args[i], pr);
         }
         fprintf(out, "], axis=%lld)", (long long)node->axis);
         return;
     }
+}
+
+/* The canonical text of a tree. */
+static void print_program(FILE *f, const sg_prog *prog, printer *pr)
+{
+    if (prog->kind == SG_PROG_INPUT ||
+        (prog->kind == SG_PROG_INDEX && prog->args[0]->kind == SG_PROG_INPUT)) {
+        /* "(x)", "(x)[1:]": sg_spec_parse_numpy reads them as programs again */
+        fputc('(', f);
+        print_node(f, prog->kind == SG_PROG_INPUT ? prog : prog->args[0], pr);
+        fputc(')', f);
+        if (prog->kind == SG_PROG_INDEX)
+            print_index(f, prog, pr);
+        return;
+    }
+    print_node(f, prog, pr);
 }
 
 /* The canonical text, malloc'd; NULL when out of memory. */
@@ -984,22 +1028,70 @@ static char *program_text(const sg_prog *prog, const char *name, size_t name_len
     FILE *f = open_memstream(&text, &len);
     if (f == NULL)
         return NULL;
-    if (prog->kind == SG_PROG_INPUT ||
-        (prog->kind == SG_PROG_INDEX && prog->args[0]->kind == SG_PROG_INPUT)) {
-        /* "(x)", "(x)[1:]": sg_spec_parse_numpy reads them as programs again */
-        fputc('(', f);
-        fwrite(name, 1, name_len, f);
-        fputc(')', f);
-        if (prog->kind == SG_PROG_INDEX)
-            sg_spec_print(prog->index, f);
-    } else {
-        print_node(f, prog, name, name_len);
-    }
+    printer pr = {name, name_len, NULL, NULL, -1};
+    print_program(f, prog, &pr);
     if (fclose(f) != 0) {
         free(text);
         return NULL;
     }
     return text;
+}
+
+void sg_program_print_values(const sg_spec *program, const int64_t *values, FILE *out)
+{
+    /* the input's name: where the tree printed without it puts it */
+    char *bare = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&bare, &len);
+    printer pr = {"", 0, NULL, NULL, -1};
+    if (f != NULL) {
+        print_program(f, program->prog, &pr);
+        fclose(f);
+    }
+    free(bare);
+    const char *name = program->program + (pr.input_at > 0 ? pr.input_at : 0);
+    pr = (printer){name, sg_identifier_length(name), program, values, -1};
+    print_program(out, program->prog, &pr);
+}
+
+/* Adds the names of the indices of node and below to t, in the order of
+ * the text (an operand before what indexes it). */
+static sg_status collect_names(const sg_prog *node, sg_value_table *t, const char **why)
+{
+    for (size_t i = 0; i < node->nargs; i++)
+        if (collect_names(node->args[i], t, why) != SG_OK)
+            return SG_ERR_SPEC;
+    for (size_t k = 0; node->kind == SG_PROG_INDEX && k < node->index->nvalues; k++) {
+        uint16_t ref;
+        const char *name = node->index->values[k];
+        sg_status st = sg_value_table_ref(t, name, strlen(name), &ref, why);
+        if (st != SG_OK)
+            return st;
+    }
+    return SG_OK;
+}
+
+void sg_program_values(const sg_spec *program, const sg_spec *index, uint16_t *global)
+{
+    for (size_t k = 0; k < index->nvalues; k++) {
+        size_t g = 0;
+        while (g < program->nvalues && strcmp(program->values[g], index->values[k]) != 0)
+            g++;
+        assert(g < program->nvalues);
+        global[k] = (uint16_t)g;
+    }
+}
+
+void sg_program_check_values(const sg_spec *program)
+{
+    sg_value_table t = {0};
+    const char *why;
+    sg_status st = collect_names(program->prog, &t, &why);
+    assert(st == SG_OK && t.count == program->nvalues);
+    for (size_t k = 0; k < t.count; k++)
+        assert(strcmp(t.names[k], program->values[k]) == 0);
+    sg_value_table_free(&t);
+    (void)st;
 }
 
 /* ---- the spec ---------------------------------------------------------------------------------------- */
@@ -1024,6 +1116,16 @@ sg_status sg_spec_parse_program(const char *expr, sg_spec **out, sg_error *err)
         goto fail;
     }
     spec->op = SG_OP_PROGRAM;
+    sg_value_table names = {0};
+    const char *why = NULL;
+    if ((status = collect_names(prog, &names, &why)) != SG_OK) {
+        sg_value_table_free(&names);
+        status = status == SG_ERR_NOMEM ? out_of_memory(&ps)
+                                        : sg_fail(err, status, "failed to parse NumPy program: %s", why);
+        goto fail;
+    }
+    spec->nvalues = names.count;
+    spec->values = names.names;
     spec->prog = prog;
     sg_spec_check(spec);
     *out = spec;
@@ -1062,7 +1164,7 @@ static size_t check_node(const sg_prog *node)
     assert(node->nargs == operands && (node->kind != SG_PROG_CONCAT || node->nargs >= 1));
     assert((node->nargs == 0) == (node->args == NULL));
     assert((node->kind == SG_PROG_INDEX || node->kind == SG_PROG_LAYER) == (node->index != NULL));
-    assert(node->index == NULL || node->index->nvalues == 0);
+    assert(node->kind != SG_PROG_LAYER || node->index->nvalues == 0);
     assert(node->kind != SG_PROG_INDEX || node->index->op == SG_OP_NUMPY);
     assert(node->kind != SG_PROG_LAYER || node->index->op != SG_OP_PROGRAM);
     if (node->index != NULL)

@@ -524,6 +524,8 @@ static sg_status copy_program(const sg_spec *spec, sg_spec **out, sg_error *err)
         sg_spec_free(copy);
         return sg_fail(err, SG_ERR_NOMEM, "failed to copy a spec: out of memory");
     }
+    if (copy_names(copy, spec->nvalues, spec->values, err) != SG_OK) /* frees copy */
+        return err->status;
     *out = copy;
     return SG_OK;
 }
@@ -646,10 +648,12 @@ void sg_spec_check(const sg_spec *spec)
             assert(spec->sizes[i].size >= 0);
         break;
     case SG_OP_PROGRAM:
-        assert(spec->len == 0 && spec->nvalues == 0 && spec->prog != NULL && spec->program != NULL);
+        assert(spec->len == 0 && spec->prog != NULL && spec->program != NULL);
         assert(spec->steps == NULL && spec->axes == NULL && spec->dims == NULL && spec->pads == NULL);
+        assert(spec->fill_value == 0);
         sg_prog_check(spec->prog);
-        break;
+        sg_program_check_values(spec); /* its names are its indices' */
+        return;
     }
     check_values(spec);
 }
@@ -829,7 +833,10 @@ static void print_spec(const sg_spec *spec, const int64_t *values, FILE *out)
         return;
     }
     if (spec->op == SG_OP_PROGRAM) {
-        fputs(spec->program, out);
+        if (values != NULL && spec->nvalues > 0)
+            sg_program_print_values(spec, values, out);
+        else
+            fputs(spec->program, out);
         return;
     }
     fprintf(out, "--op %s", sg_op_name(spec->op));
@@ -873,6 +880,11 @@ void sg_spec_print(const sg_spec *spec, FILE *out)
     print_spec(spec, NULL, out);
 }
 
+void sg_spec_print_values(const sg_spec *spec, const int64_t *values, FILE *out)
+{
+    print_spec(spec, values, out);
+}
+
 /* print_spec's text, malloc'd; NULL when out of memory. */
 static char *spec_text(const sg_spec *spec, const int64_t *values)
 {
@@ -906,7 +918,7 @@ sg_status sg_spec_bind(const sg_spec *spec, const int64_t *values, sg_spec **bou
     char **words = NULL;
     int count = 0;
     sg_status status = SG_ERR_NOMEM;
-    if (text != NULL && spec->op == SG_OP_NUMPY) {
+    if (text != NULL && (spec->op == SG_OP_NUMPY || spec->op == SG_OP_PROGRAM)) {
         status = sg_spec_parse_numpy(text, bound, err);
     } else if (text != NULL) {
         size_t spaces = 0;

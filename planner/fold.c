@@ -249,12 +249,16 @@ sg_status sg_plan_fold(sg_plan *p, size_t max_segs, sg_error *err)
 sg_status sg_plan_build(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan **out,
                         sg_error *err)
 {
-    if (spec->op == SG_OP_PROGRAM)
+    bool symbolic = spec->nvalues > 0;
+    for (size_t i = 0; i < rank; i++)
+        symbolic = symbolic || shape[i] < 0;
+    if (spec->op == SG_OP_PROGRAM && !symbolic)
         return sg_plan_build_program(spec, rank, shape, dtype, out, err);
     sg_plan *p = calloc(1, sizeof *p);
     if (p == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
-    if (sg_infer_shape(spec, rank, shape, dtype, p, err) != SG_OK ||
+    if ((spec->op == SG_OP_PROGRAM ? sg_infer_chain(spec, rank, shape, dtype, p, err)
+                                   : sg_infer_shape(spec, rank, shape, dtype, p, err)) != SG_OK ||
         (p->sym ? sg_plan_fold_symbolic(p, err) : sg_plan_fold(p, SIZE_MAX, err)) != SG_OK) {
         sg_plan_free(p);
         return err->status;

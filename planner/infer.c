@@ -17,15 +17,23 @@ typedef struct infer {
     sg_exprs *e;
     sg_error *err;
     const char *op;
+    /* a stage of a chain (sg_infer_chain): the dimensions of what it
+     * indexes, and the chain's number of each value of its spec */
+    const sg_val *dims;
+    const uint16_t *global;
 } infer;
 
 static sg_val num(infer *in, int64_t number, uint16_t value)
 {
-    return value ? sg_x_value(in->e, value - 1u) : sg_const(number);
+    if (value == 0)
+        return sg_const(number);
+    return sg_x_value(in->e, in->global ? in->global[value - 1] : value - 1u);
 }
 
 static sg_val dim(infer *in, int axis)
 {
+    if (in->dims)
+        return in->dims[axis];
     return in->p->in_shape[axis] < 0 ? sg_x_dim(in->e, (size_t)axis) : sg_const(in->p->in_shape[axis]);
 }
 
@@ -616,12 +624,11 @@ static bool has_values(const sg_spec *spec, size_t rank, const int64_t *shape)
     return spec->nvalues > 0;
 }
 
-static sg_status infer_all(infer *in, const sg_spec *spec, size_t rank, const int64_t *shape)
+/* The input's checks and size: each `?` dimension given is not negative,
+ * the input's bytes fit. */
+static sg_status infer_input(infer *in, size_t rank, const int64_t *shape)
 {
-    sg_plan *p = in->p;
     sg_exprs *x = in->e;
-    if (check_values(in, spec) != SG_OK)
-        return in->err->status;
     sg_val in_dims[SG_MAX_RANK];
     for (size_t i = 0; i < rank; i++) {
         in_dims[i] = dim(in, (int)i);
@@ -631,7 +638,13 @@ static sg_status infer_all(infer *in, const sg_spec *spec, size_t rank, const in
                                   "failed to plan slice: input dimension %zu has negative size %%lld", i) != SG_OK)
             return in->err->status;
     }
-    if (count_elements(in, in_dims, rank, "input", &in->s->in_count, &in->s->in_bytes) != SG_OK)
+    return count_elements(in, in_dims, rank, "input", &in->s->in_count, &in->s->in_bytes);
+}
+
+static sg_status infer_all(infer *in, const sg_spec *spec, size_t rank, const int64_t *shape)
+{
+    sg_plan *p = in->p;
+    if (check_values(in, spec) != SG_OK || infer_input(in, rank, shape) != SG_OK)
         return in->err->status;
     sg_status st;
     switch (spec->op) {
@@ -669,7 +682,7 @@ sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape,
     sg_sym *s = calloc(1, sizeof *s);
     if (s == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
-    infer in = {p, s, &s->ex, err, sg_op_name(spec->op)};
+    infer in = {p, s, &s->ex, err, sg_op_name(spec->op), NULL, NULL};
     sg_status st = infer_all(&in, spec, rank, shape);
     if (st == SG_OK && s->ex.nomem)
         st = sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
@@ -702,6 +715,153 @@ sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape,
     sg_exprs_free(&s->ex);
     free(s);
     return st;
+}
+
+/* ---- chains: a program of indices and flips, with runtime values ----------------
+ *
+ * Each stage maps the output dimensions of the one before: an index as
+ * infer_steps infers it over the earlier stage's counts, a flip reverses
+ * its axes. Composed, every output dimension still reads one input axis
+ * at an affine index (or is new), and shrunk axes are fixed: one plan of
+ * an ordinary slice, whose checks are each stage's in the order NumPy
+ * makes them. */
+
+typedef struct chain {
+    size_t rank;
+    int axis[SG_MAX_RANK]; /* input axis, -1 for a new one */
+    sg_val start[SG_MAX_RANK], step[SG_MAX_RANK], count[SG_MAX_RANK];
+    size_t nfixed;
+    int fixed_axis[SG_MAX_RANK];
+    sg_val fixed[SG_MAX_RANK];
+} chain;
+
+/* Index `index` (a node of `program`) of what chain c makes. */
+static sg_status chain_index(infer *in, const sg_spec *program, const sg_spec *index, chain *c)
+{
+    sg_exprs *x = in->e;
+    uint16_t global[SG_MAX_VALUES];
+    sg_program_values(program, index, global);
+    sg_plan stage = {.in_rank = c->rank, .elem_size = in->p->elem_size};
+    sg_sym scratch = {0}; /* its arrays only: the expressions are the plan's */
+    infer at = {&stage, &scratch, x, in->err, in->op, c->count, global};
+    if (check_values(&at, index) != SG_OK || infer_steps(&at, index) != SG_OK)
+        return in->err->status;
+    chain next = *c;
+    for (size_t f = 0; f < stage.nfixed; f++) {
+        int a = stage.fixed[f].in_axis;
+        if (c->axis[a] < 0) /* index 0 of a new axis */
+            continue;
+        next.fixed_axis[next.nfixed] = c->axis[a];
+        next.fixed[next.nfixed++] = sg_x_add(x, c->start[a], sg_x_mul(x, scratch.fixed[f], c->step[a]));
+    }
+    next.rank = stage.out_rank;
+    for (size_t i = 0; i < stage.out_rank; i++) {
+        int a = stage.map[i].in_axis;
+        next.count[i] = scratch.count[i];
+        if (a < 0 || c->axis[a] < 0) {
+            next.axis[i] = -1;
+            next.start[i] = sg_const(0), next.step[i] = sg_const(0);
+        } else {
+            next.axis[i] = c->axis[a];
+            next.start[i] = sg_x_add(x, c->start[a], sg_x_mul(x, scratch.start[i], c->step[a]));
+            next.step[i] = sg_x_mul(x, c->step[a], scratch.step[i]);
+        }
+    }
+    *c = next;
+    return SG_OK;
+}
+
+/* np.flip (`node`) of what chain c makes. */
+static sg_status chain_flip(infer *in, const sg_prog *node, chain *c)
+{
+    sg_exprs *x = in->e;
+    bool flipped[SG_MAX_RANK];
+    if (sg_flip_axes(node, c->rank, flipped, in->err) != SG_OK)
+        return in->err->status;
+    for (size_t a = 0; a < c->rank; a++) {
+        if (!flipped[a] || c->axis[a] < 0)
+            continue;
+        sg_val last = sg_x_add(x, c->start[a], sg_x_mul(x, sg_x_sub(x, c->count[a], sg_const(1)), c->step[a]));
+        c->start[a] = sg_x_select(x, sg_x_lt(x, sg_const(0), c->count[a]), last, c->start[a]);
+        c->step[a] = sg_x_sub(x, sg_const(0), c->step[a]);
+    }
+    return SG_OK;
+}
+
+/* The stages of node and below, innermost first. */
+static sg_status chain_stages(infer *in, const sg_spec *program, const sg_prog *node, chain *c)
+{
+    if (node->kind == SG_PROG_INPUT)
+        return SG_OK;
+    if (chain_stages(in, program, node->args[0], c) != SG_OK)
+        return in->err->status;
+    return node->kind == SG_PROG_INDEX ? chain_index(in, program, node->index, c) : chain_flip(in, node, c);
+}
+
+/* The first form of node and below that a chain lacks, or NULL. */
+static const char *not_chain(const sg_prog *node)
+{
+    switch (node->kind) {
+    case SG_PROG_INPUT: return NULL;
+    case SG_PROG_INDEX:
+    case SG_PROG_FLIP: return not_chain(node->args[0]);
+    case SG_PROG_ROLL: return "np.roll";
+    case SG_PROG_PAD: return "np.pad";
+    case SG_PROG_CONCAT: return "np.concatenate";
+    case SG_PROG_LAYER: return "a model layer";
+    }
+    return "?";
+}
+
+sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan *p,
+                         sg_error *err)
+{
+    const char *form = not_chain(program->prog);
+    if (form != NULL)
+        return sg_fail(err, SG_ERR_USAGE,
+                       "failed to plan program: runtime values and dimensions known only at run time ('?') are "
+                       "supported in chains of indices and np.flip, not in %s yet",
+                       form);
+    if (rank > SG_MAX_RANK)
+        return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: input rank %zu exceeds the limit of %d", rank,
+                       SG_MAX_RANK);
+    for (size_t i = 0; i < rank; i++)
+        if (shape[i] < -1)
+            return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: input dimension %zu has negative size %lld",
+                           i, (long long)shape[i]);
+    p->op = SG_OP_NUMPY;
+    p->dtype = dtype;
+    p->elem_size = sg_dtype_size(dtype);
+    p->in_rank = rank;
+    if (rank)
+        memcpy(p->in_shape, shape, rank * sizeof *shape);
+    sg_sym *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
+    p->sym = s; /* sg_plan_free frees it */
+    infer in = {p, s, &s->ex, err, sg_op_name(SG_OP_NUMPY), NULL, NULL};
+    chain c = {.rank = rank};
+    for (size_t i = 0; i < rank; i++)
+        c.axis[i] = (int)i, c.start[i] = sg_const(0), c.step[i] = sg_const(1), c.count[i] = dim(&in, (int)i);
+    if (infer_input(&in, rank, shape) != SG_OK || chain_stages(&in, program, program->prog, &c) != SG_OK)
+        return err->status;
+    p->out_rank = c.rank;
+    for (size_t i = 0; i < c.rank; i++) {
+        p->map[i].in_axis = c.axis[i];
+        s->start[i] = c.start[i], s->step[i] = c.step[i], s->count[i] = c.count[i];
+        s->window_lo[i] = sg_const(0);
+        s->window[i] = c.axis[i] < 0 ? sg_const(1) : dim(&in, c.axis[i]);
+        p->out_shape[i] = sg_is_const(c.count[i]) ? c.count[i].k : -1;
+    }
+    p->nfixed = c.nfixed;
+    for (size_t f = 0; f < c.nfixed; f++)
+        p->fixed[f].in_axis = c.fixed_axis[f], s->fixed[f] = c.fixed[f];
+    if (count_elements(&in, s->count, p->out_rank, "output", &s->out_count, &s->out_bytes) != SG_OK)
+        return err->status;
+    if (s->ex.nomem)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
+    s->nvalues = program->nvalues;
+    return sg_spec_copy(program, &s->spec, err);
 }
 
 /* The mode's index (sg_mode_index: docs/semantics.md, "TensorRT

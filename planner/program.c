@@ -375,24 +375,36 @@ static sg_status named_axes(program *pr, const sg_prog *node, size_t rank, const
     return SG_OK;
 }
 
-static sg_status eval_flip(program *pr, const sg_prog *node, const value *in, value *out)
+sg_status sg_flip_axes(const sg_prog *node, size_t rank, bool *flipped, sg_error *err)
 {
+    program pr = {.err = err};
     int axes[SG_MAX_RANK];
     size_t n = 0;
     if (node->naxes > SG_MAX_RANK)
-        return sg_fail(pr->err, SG_ERR_SLICE, "failed to plan program: np.flip: repeated axis");
-    if (named_axes(pr, node, in->rank, "np.flip", axes, &n) != SG_OK)
+        return sg_fail(err, SG_ERR_SLICE, "failed to plan program: np.flip: repeated axis");
+    if (named_axes(&pr, node, rank, "np.flip", axes, &n) != SG_OK)
+        return err->status;
+    for (size_t a = 0; a < rank; a++)
+        flipped[a] = false;
+    for (size_t i = 0; i < n; i++) {
+        if (flipped[axes[i]])
+            return sg_fail(err, SG_ERR_SLICE, "failed to plan program: np.flip: repeated axis");
+        flipped[axes[i]] = true;
+    }
+    return SG_OK;
+}
+
+static sg_status eval_flip(program *pr, const sg_prog *node, const value *in, value *out)
+{
+    bool flipped[SG_MAX_RANK];
+    if (sg_flip_axes(node, in->rank, flipped, pr->err) != SG_OK)
         return pr->err->status;
     dim_map maps[SG_MAX_RANK];
     piece pieces[SG_MAX_RANK];
     identity_maps(in, maps, pieces);
-    bool seen[SG_MAX_RANK] = {false};
-    for (size_t i = 0; i < n; i++) {
-        if (seen[axes[i]])
-            return sg_fail(pr->err, SG_ERR_SLICE, "failed to plan program: np.flip: repeated axis");
-        seen[axes[i]] = true;
-        pieces[axes[i]] = (piece){0, in->shape[axes[i]], in->shape[axes[i]] - 1, -1, false};
-    }
+    for (size_t a = 0; a < in->rank; a++)
+        if (flipped[a])
+            pieces[a] = (piece){0, in->shape[a], in->shape[a] - 1, -1, false};
     out->rank = in->rank;
     memcpy(out->shape, in->shape, sizeof out->shape);
     return remap(pr, in, out, maps, 0, NULL, NULL, NULL);

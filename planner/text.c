@@ -113,6 +113,8 @@ void sg_plan_write(const sg_plan *p, FILE *out)
         fputc('\n', out);
     }
     if (p->sym) {
+        if (p->sym->spec->op == SG_OP_PROGRAM) /* a chain (sg_infer_chain) */
+            fprintf(out, "program %s\n", p->sym->spec->program);
         sg_plan_write_symbolic(p, out);
         return;
     }

@@ -2,7 +2,9 @@
 values named in the spec ("[:, :t]", given as kernel(x, t=3)). One kernel
 runs on many input shapes and values, against NumPy (index expressions)
 and against the static kernel of each call (the ops); their attributes,
-errors, out=, threads, Python threads and the reference interpreter.
+errors, out=, threads, Python threads and the reference interpreter; and
+NumPy programs that chain indices and np.flip, with names and None
+dimensions, against NumPy.
 
 The tests of named values skip while the library's spec parser takes no
 names (slicegen.compile("[:t]", (None,), "f32") is a spec error there).
@@ -496,6 +498,92 @@ class NamedValues(unittest.TestCase):
                 counts[run_case(self, rng, kernel, with_numbers(items, values), call, what, values)] += 1
         print(f"symbolic: {SYMBOLIC_CASES} expressions with named values against NumPy: {counts} (seed {SEED})")
         self.assertGreater(counts["ok"], SYMBOLIC_CASES // 2)
+
+
+def random_chain(rng, rank):
+    """A NumPy program chaining two or three indices of x, some of it inside
+    np.flip, with numbers named at random: its text and the names' values."""
+    values = {}
+
+    def number(low, high, nonzero=False):
+        v = rng.randint(low, high)
+        while nonzero and v == 0:
+            v = rng.randint(low, high)
+        if rng.random() < 0.5:
+            return str(v)
+        name = f"v{len(values)}"
+        values[name] = v if rng.random() < 0.9 else rng.choice([0, INT64_MIN, INT64_MAX, 2**62])
+        return name
+
+    text = "x"
+    for _ in range(rng.randint(2, 3)):
+        if rng.random() < 0.25:
+            text = f"np.flip({text}{rng.choice(['', ', axis=0', ', axis=-1'])})"
+        items = []
+        for _ in range(rng.randint(1, max(rank, 1))):
+            kind = rng.random()
+            if kind < 0.1:
+                items.append("None")
+            elif kind < 0.25:
+                items.append(number(-3, 3))
+            else:
+                start = number(-5, 5) if rng.random() < 0.6 else ""
+                stop = number(-5, 7) if rng.random() < 0.6 else ""
+                step = ":" + number(-3, 3, nonzero=True) if rng.random() < 0.5 else ""
+                items.append(f"{start}:{stop}{step}")
+        text += "[" + ", ".join(items) + "]"
+    return text, values
+
+
+class ChainPrograms(unittest.TestCase):
+    def test_chains_against_numpy(self):
+        """Programs that chain indices and np.flip take names and None
+        dimensions: one kernel, called with several shapes and values, gives
+        NumPy's result of the program with the numbers written in, or a
+        SliceError where NumPy raises."""
+        rng = rng_for("symbolic chains")
+        counts = {"ok": 0, "error": 0, "compile error": 0}
+        cases = SYMBOLIC_CASES // 4 + 15  # a compile each: the chains' planning is the index's, run by the cases above
+        for case in range(cases):
+            shape = random_shape(rng)
+            text, values = random_chain(rng, len(shape))
+            sym = symbolic_shape(rng, shape)
+            dtype = DTYPES[rng.choice(list(DTYPES))]
+            what = f"case {case} (SLICEGEN_SEED={SEED}): {text} on {sym} {np.dtype(dtype)} with {values}"
+            typed = text
+            for name, v in sorted(values.items(), key=lambda item: -len(item[0])):
+                typed = typed.replace(name, str(v))
+
+            def numpy_result(x):
+                try:
+                    return np.asarray(eval(typed, {"np": np, "x": x}))
+                except (ValueError, IndexError, TypeError, OverflowError):
+                    return None
+
+            try:
+                kernel = slicegen.compile(text, sym, dtype)
+            except slicegen.SliceError as e:  # what no call can take (too many indices, an index of a 0)
+                x = random_array(rng, concrete_shape(rng, sym), dtype)
+                self.assertIsNone(numpy_result(x), f"{what}: SliceError {e} at compile")
+                counts["compile error"] += 1
+                continue
+            self.assertEqual(kernel.value_names, tuple(values), what)
+            for _ in range(3):
+                call = concrete_shape(rng, sym)
+                x = random_array(rng, call, dtype)
+                want = numpy_result(x)
+                try:
+                    got = kernel(x, **values)
+                except slicegen.SliceError as e:
+                    self.assertIsNone(want, f"{what}, call on {call}: SliceError {e}, NumPy gives {want!r}")
+                    self.assertEqual(len(str(e).splitlines()), 1, what)
+                    counts["error"] += 1
+                    continue
+                self.assertIsNotNone(want, f"{what}, call on {call}: NumPy rejects it, slicegen gives {got!r}")
+                self.assertTrue(same(got, want), f"{what}, call on {call}: got {got!r}, want {want!r}")
+                counts["ok"] += 1
+        print(f"symbolic chains: {cases} programs (seed {SEED}): {counts}")
+        self.assertGreater(counts["ok"], cases)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 /*
  * Runtime values: a random differential test of symbolic kernels.
  *
- * Each case is a random spec of one of the seven sources whose numbers
+ * Each case is a random spec of one of the seven sources, or a NumPy
+ * program that chains indices and np.flip, whose numbers
  * are, at random, written in or named (`[v0:, ::v1]`, `--end 2,v0`; the
  * axes of Slice, OnnxSlice and Pad, the sizes of Split, the fill value
  * of TrtSlice and Pad, given as any 64 bits), over an
@@ -190,6 +191,25 @@ static void make_numpy(suite *s, gen_spec *g, size_t rank)
     }
     strcat(t, n == 0 ? "...]" : "]");
     g->numpy = true;
+}
+
+/* A NumPy program: a chain of two or three indices of x, each as
+ * make_numpy's, what comes before an index flipped now and then
+ * (np.flip over every axis, the first or the last). */
+static void make_chain(suite *s, gen_spec *g, size_t rank)
+{
+    char chain[sizeof g->text] = "x", flipped[sizeof g->text];
+    static const char *const axes[] = {"", ", axis=0", ", axis=-1"};
+    for (int k = 0, n = (int)pick(s, 2, 3); k < n; k++) {
+        if (pick(s, 0, 3) == 0) {
+            snprintf(flipped, sizeof flipped, "np.flip(%s%s)", chain, axes[pick(s, 0, 2)]);
+            strcpy(chain, flipped);
+        }
+        make_numpy(s, g, rank);
+        if (strlen(chain) + strlen(g->text) < sizeof chain)
+            strcat(chain, g->text);
+    }
+    strcpy(g->text, chain);
 }
 
 /* Words "--op Split --split L --axis A --output K" joined by \x1f: sizes
@@ -575,8 +595,11 @@ static void one_case(suite *s, int index)
     int64_t shape[8];
     for (size_t i = 0; i < rank; i++)
         shape[i] = pick(s, 0, 2) ? -1 : pick(s, 0, 6);
-    if (pick(s, 0, 1))
+    int64_t form = pick(s, 0, 4); /* 2 in 5 an index, 1 a chain, 2 words */
+    if (form < 2)
         make_numpy(s, &g, rank);
+    else if (form == 2)
+        make_chain(s, &g, rank);
     else
         make_words(s, &g, rank);
     sg_spec *spec = NULL;

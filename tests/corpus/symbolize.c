@@ -100,9 +100,11 @@ static bool list_symbolized(symbolized *s, const char *list, text *t)
 static bool numpy_symbolized(symbolized *s, const char *expr, text *t)
 {
     char before = '\0'; /* the last byte that is not a space */
+    int brackets = 0;     /* how deep inside [...] */
     for (const char *p = expr; *p;) {
         const char *q = p + (*p == '-' || *p == '+');
-        if ((before == '[' || before == ',' || before == ':') && isdigit((unsigned char)*q)) {
+        brackets += (*p == '[') - (*p == ']');
+        if (brackets > 0 && (before == '[' || before == ',' || before == ':') && isdigit((unsigned char)*q)) {
             while (isdigit((unsigned char)*q) || *q == '_')
                 q++;
             int64_t v;
@@ -130,10 +132,10 @@ bool symbolize(sg_context *ctx, int count, char *const *words, sg_dtype dtype, s
     *why = "the spec does not read";
     if (count > SYMBOLIZE_MAX_WORDS || sg_spec_from_words(ctx, count, words, &spec) != SG_OK)
         return false;
-    bool program = spec->op == SG_OP_PROGRAM;
+    bool takes_values = symbolizable(spec);
     sg_spec_destroy(spec);
-    *why = "a program takes no runtime values";
-    if (program)
+    *why = "a program other than a chain of indices and np.flip takes no runtime values";
+    if (!takes_values)
         return false;
     bool ok = true, numbers_next = false, fill_next = false;
     for (int i = 0; i < count && ok; i++) {
@@ -176,6 +178,18 @@ bool symbolize(sg_context *ctx, int count, char *const *words, sg_dtype dtype, s
         return false;
     }
     return true;
+}
+
+static bool chain(const sg_prog *node)
+{
+    if (node->kind == SG_PROG_INPUT)
+        return true;
+    return (node->kind == SG_PROG_INDEX || node->kind == SG_PROG_FLIP) && chain(node->args[0]);
+}
+
+bool symbolizable(const sg_spec *spec)
+{
+    return spec->op != SG_OP_PROGRAM || chain(spec->prog);
 }
 
 void symbolized_free(symbolized *s)

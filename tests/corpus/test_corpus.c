@@ -25,11 +25,12 @@
  * case's kernel, shape-only ones included, goes into one PTX file that
  * ptxas must accept; with `--symbolize` too, the symbolized kernels
  * instead (gpu_values: emulated on the prepared call, and into the PTX).
- * With `--symbolize` every case that has numbers, but a program's, runs
- * symbolized (symbolize.h: each number a runtime value, each dimension
- * `?`) instead of on the JIT and the command line: compiled once, prepared
- * with its numbers and shape, run on 1 and 3 threads, and with an AOT
- * runner as a call of the AOT object (for the host or another target).
+ * With `--symbolize` every case that has numbers (a program's when it
+ * chains indices and np.flip) runs symbolized (symbolize.h: each number a
+ * runtime value, each dimension `?`) instead of on the JIT and the command
+ * line: compiled once, prepared with its numbers and shape, run on 1 and
+ * 3 threads, and with an AOT runner as a call of the AOT object (for the
+ * host or another target).
  * With `--device cuda` every case runs on CUDA device 0 instead of the JIT
  * (the reference interpreter still makes the expectation): the output
  * buffer on the device has 64 canary bytes before and after it, which must
@@ -417,7 +418,7 @@ static bool run_symbolized(sg_context *ctx, const test_case *c, const sg_spec *g
 {
     symbolized s;
     const char *why;
-    if (given->op == SG_OP_PROGRAM) /* programs take no runtime values */
+    if (!symbolizable(given)) /* programs but chains take no runtime values */
         return false;
     if (!symbolize(ctx, c->nspec, c->spec, c->dtype, &s, &why) && c->in_rank == 0)
         return false; /* nothing to make a runtime value of */

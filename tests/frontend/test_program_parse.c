@@ -62,7 +62,8 @@ static bool same_tree(const sg_prog *a, const sg_prog *b, bool columns)
 }
 
 /* The canonical text of a program reads into the same text and tree; its
- * copy and binding are the same spec, columns included. */
+ * copy, and its binding when it has no values, are the same spec, columns
+ * included. */
 static void check_round_trip(const sg_spec *spec, const char *source)
 {
     char *text = sg_spec_to_text(spec);
@@ -84,7 +85,8 @@ static void check_round_trip(const sg_spec *spec, const char *source)
         CHECK(S, sg_spec_same(spec, copy) && same_tree(spec->prog, copy->prog, true),
               "'%s': the copy differs", source);
     }
-    if (CHECK(S, sg_spec_bind(spec, NULL, &bound, &err) == SG_OK, "'%s': no binding: %s", source,
+    if (spec->nvalues == 0 && /* (with values: test_values) */
+        CHECK(S, sg_spec_bind(spec, NULL, &bound, &err) == SG_OK, "'%s': no binding: %s", source,
               err.message))
         CHECK(S, sg_spec_same(spec, bound) && same_tree(spec->prog, bound->prog, true),
               "'%s': the binding differs", source);
@@ -402,6 +404,64 @@ static void test_single_index(void)
     }
 }
 
+/* ---- runtime values ---------------------------------------------------------------------------------- */
+
+/* The names of a program's indices are its values, once each in the order
+ * of the text; bound, each is written in where it stands. */
+static void test_values(void)
+{
+    static const struct {
+        const char *text, *values, *program;
+        int64_t numbers[3];
+        const char *bound;
+    } cases[] = {
+        {"x[1:][t]", "t", "x[1:][t]", {5}, "x[1:][5]"},
+        {"img[t:]", "t", "[t:]", {-2}, "[-2:]"}, /* one index: not a program */
+        {"(img)[t:]", "t", "(img)[t:]", {-2}, "(img)[-2:]"},
+        {"x[a:b][b:a, ::c]", "a b c", "x[a:b][b:a, ::c]", {1, -1, 2}, "x[1:-1][-1:1, ::2]"},
+        {"np.flip(x[::s], 0)[a:s]",
+         "s a",
+         "np.flip(x[::s], axis=0)[a:s]",
+         {-1, 3},
+         "np.flip(x[::-1], axis=0)[3:-1]"},
+        {"np.roll(x[t], 2, axis=0)",
+         "t",
+         "np.roll(x[t], shift=2, axis=0)",
+         {0},
+         "np.roll(x[0], shift=2, axis=0)"},
+        {"np.concatenate([x[:t], x[t:]], axis=1)[s]",
+         "t s",
+         "np.concatenate([x[:t], x[t:]], axis=1)[s]",
+         {2, 1},
+         "np.concatenate([x[:2], x[2:]], axis=1)[1]"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        sg_spec *spec = NULL, *bound = NULL;
+        sg_error err;
+        if (!CHECK(S, parse(cases[c].text, &spec, &err) == SG_OK, "'%s' does not parse: %s", cases[c].text,
+                   err.message))
+            continue;
+        char names[64] = "", *text = sg_spec_to_text(spec);
+        for (size_t k = 0; k < spec->nvalues; k++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? " " : "",
+                     spec->values[k]);
+        CHECK(S, strcmp(names, cases[c].values) == 0 && strcmp(text, cases[c].program) == 0,
+              "'%s' reads as '%s' with values '%s'", cases[c].text, text, names);
+        if (spec->op == SG_OP_PROGRAM)
+            check_round_trip(spec, cases[c].text);
+        if (CHECK(S, sg_spec_bind(spec, cases[c].numbers, &bound, &err) == SG_OK, "'%s' bound: %s",
+                  cases[c].text, err.message)) {
+            char *again = sg_spec_to_text(bound);
+            CHECK(S, bound->nvalues == 0 && strcmp(again, cases[c].bound) == 0, "'%s' bound reads as '%s'",
+                  cases[c].text, again);
+            free(again);
+        }
+        free(text);
+        sg_spec_free(bound);
+        sg_spec_free(spec);
+    }
+}
+
 /* ---- errors ------------------------------------------------------------------------------------------ */
 
 #define PROGRAM "failed to parse NumPy program '"
@@ -431,10 +491,9 @@ static const struct {
     {"x[1:][1", INDEX "x[1:][1': expected ',' or ']' at column 8 (end of text)"},
     {"x[1:][99999999999999999999]",
      INDEX "x[1:][99999999999999999999]': index 99999999999999999999 at column 7 does not fit in 64 bits"},
-    {"x[1:][t]", PROGRAM "x[1:][t]': runtime values are not supported in programs yet at column 7 ('t')"},
-    {"x[t][1:]", PROGRAM "x[t][1:]': runtime values are not supported in programs yet at column 3 ('t')"},
-    {"np.flip(x[::s], 0)",
-     PROGRAM "np.flip(x[::s], 0)': runtime values are not supported in programs yet at column 13 ('s')"},
+    {"x[1:][t + 1]",
+     INDEX "x[1:][t + 1]': arithmetic on a runtime value is not supported (give its result at "
+           "run time) at column 9 ('+')"},
     /* atoms */
     {"(x", PROGRAM "(x': expected ')' at column 3 (end of text)"},
     {"(x]", PROGRAM "(x]': expected ')' at column 3 (']')"},
@@ -991,6 +1050,7 @@ int main(void)
     test_forms();
     test_trees();
     test_single_index();
+    test_values();
     test_errors();
     test_limits();
     test_random();
