@@ -744,7 +744,7 @@ static sg_status chain_index(infer *in, const sg_spec *program, const sg_spec *i
     sg_plan stage = {.in_rank = c->rank, .elem_size = in->p->elem_size};
     sg_sym scratch = {0}; /* its arrays only: the expressions are the plan's */
     infer at = {&stage, &scratch, x, in->err, in->op, c->count, global};
-    if (check_values(&at, index) != SG_OK || infer_steps(&at, index) != SG_OK)
+    if (infer_steps(&at, index) != SG_OK)
         return in->err->status;
     chain next = *c;
     for (size_t f = 0; f < stage.nfixed; f++) {
@@ -786,6 +786,24 @@ static sg_status chain_flip(infer *in, const sg_prog *node, chain *c)
         c->step[a] = sg_x_sub(x, sg_const(0), c->step[a]);
     }
     return SG_OK;
+}
+
+/* The checks the indices of node and below make of their numbers (a zero
+ * step), innermost first: made when the program is read, so before any
+ * stage's. */
+static sg_status chain_steps(infer *in, const sg_spec *program, const sg_prog *node)
+{
+    if (node->kind == SG_PROG_INPUT)
+        return SG_OK;
+    if (chain_steps(in, program, node->args[0]) != SG_OK)
+        return in->err->status;
+    if (node->kind != SG_PROG_INDEX)
+        return SG_OK;
+    uint16_t global[SG_MAX_VALUES];
+    sg_program_values(program, node->index, global);
+    infer at = *in;
+    at.global = global;
+    return check_values(&at, node->index);
 }
 
 /* The stages of node and below, innermost first. */
@@ -843,7 +861,8 @@ sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *sha
     chain c = {.rank = rank};
     for (size_t i = 0; i < rank; i++)
         c.axis[i] = (int)i, c.start[i] = sg_const(0), c.step[i] = sg_const(1), c.count[i] = dim(&in, (int)i);
-    if (infer_input(&in, rank, shape) != SG_OK || chain_stages(&in, program, program->prog, &c) != SG_OK)
+    if (chain_steps(&in, program, program->prog) != SG_OK || infer_input(&in, rank, shape) != SG_OK ||
+        chain_stages(&in, program, program->prog, &c) != SG_OK)
         return err->status;
     p->out_rank = c.rank;
     for (size_t i = 0; i < c.rank; i++) {

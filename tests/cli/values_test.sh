@@ -80,6 +80,8 @@ run_pair '(x)[t:][None, ::t]' --set=t=1 -- '(x)[1:][None, ::1]'
 # ---- errors ----
 expect_error "an index of a chain out of range" 2 "failed to run kernel: index out of range (step 0: index 3, input dimension 0 has size 3) (t = 1, i = 3)" \
     "$SLICEGEN" run 'x[t:][i]' --in x.npy --out out.npy --set t=1 --set i=3
+expect_error "a chain's zero step before an earlier stage's index" 2 "slice step cannot be zero (step 0: 0) (i = 9, s = 0)" \
+    "$SLICEGEN" run 'x[i][::s]' --in x.npy --out out.npy --set i=9 --set s=0
 expect_error "np.roll of runtime values" 2 "supported in chains of indices and np.flip, not in np.roll yet" \
     "$SLICEGEN" run 'np.roll(x[t:], 1, axis=0)' --in x.npy --out out.npy --set t=1
 expect_error "np.concatenate over ? dimensions" 2 "supported in chains of indices and np.flip, not in np.concatenate yet" \
