@@ -706,8 +706,8 @@ sg_status sg_bench_run_values(bench *b, sg_error *err)
             continue;
         if (program_figure(i)) {
             sg_bench_say(b,
-                         "%s: skipped: programs other than chains of indices and np.flip take no runtime "
-                         "values yet (docs/programs.md)\n",
+                         "%s: skipped: programs have no runtime-values figures yet (of programs, chains of "
+                         "indices, np.flip and np.roll take runtime values: docs/programs.md)\n",
                          r->name);
             continue;
         }

@@ -717,23 +717,37 @@ sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape,
     return st;
 }
 
-/* ---- chains: a program of indices and flips, with runtime values ----------------
+/* ---- chains: a program of indices, flips and rolls, with runtime values ----------
  *
  * Each stage maps the output dimensions of the one before: an index as
  * infer_steps infers it over the earlier stage's counts, a flip reverses
- * its axes. Composed, every output dimension still reads one input axis
- * at an affine index (or is new), and shrunk axes are fixed: one plan of
- * an ordinary slice, whose checks are each stage's in the order NumPy
- * makes them. */
+ * its axes, a roll makes an axis wrap around. Composed, every output
+ * dimension still reads one input axis (or is new) at a coordinate
+ * x = start + y * step: the index itself, or for a rolled axis the index
+ * lo + (x mod n) in the window [lo, lo + n) of the input axis that the
+ * roll's operand read. Shrunk axes are fixed. Without rolls that is one
+ * plan of an ordinary slice; with rolls, one of a WRAP mode over windows
+ * (a Pad's), whose other axes read their coordinates, which lie inside.
+ * Its checks are each stage's, in the order NumPy makes them. */
 
 typedef struct chain {
     size_t rank;
     int axis[SG_MAX_RANK]; /* input axis, -1 for a new one */
     sg_val start[SG_MAX_RANK], step[SG_MAX_RANK], count[SG_MAX_RANK];
+    bool wrapped[SG_MAX_RANK]; /* rolled: index lo + (x mod n) */
+    sg_val lo[SG_MAX_RANK], n[SG_MAX_RANK];
     size_t nfixed;
     int fixed_axis[SG_MAX_RANK];
     sg_val fixed[SG_MAX_RANK];
 } chain;
+
+/* The input index that coordinate x of dimension a of chain c reads. */
+static sg_val chain_index_at(infer *in, const chain *c, size_t a, sg_val x)
+{
+    if (!c->wrapped[a])
+        return x;
+    return sg_x_add(in->e, c->lo[a], sg_x(in->e, SG_X_SREM, x, c->n[a]));
+}
 
 /* Index `index` (a node of `program`) of what chain c makes. */
 static sg_status chain_index(infer *in, const sg_spec *program, const sg_spec *index, chain *c)
@@ -752,12 +766,14 @@ static sg_status chain_index(infer *in, const sg_spec *program, const sg_spec *i
         if (c->axis[a] < 0) /* index 0 of a new axis */
             continue;
         next.fixed_axis[next.nfixed] = c->axis[a];
-        next.fixed[next.nfixed++] = sg_x_add(x, c->start[a], sg_x_mul(x, scratch.fixed[f], c->step[a]));
+        next.fixed[next.nfixed++] =
+            chain_index_at(in, c, (size_t)a, sg_x_add(x, c->start[a], sg_x_mul(x, scratch.fixed[f], c->step[a])));
     }
     next.rank = stage.out_rank;
     for (size_t i = 0; i < stage.out_rank; i++) {
         int a = stage.map[i].in_axis;
         next.count[i] = scratch.count[i];
+        next.wrapped[i] = false;
         if (a < 0 || c->axis[a] < 0) {
             next.axis[i] = -1;
             next.start[i] = sg_const(0), next.step[i] = sg_const(0);
@@ -765,6 +781,7 @@ static sg_status chain_index(infer *in, const sg_spec *program, const sg_spec *i
             next.axis[i] = c->axis[a];
             next.start[i] = sg_x_add(x, c->start[a], sg_x_mul(x, scratch.start[i], c->step[a]));
             next.step[i] = sg_x_mul(x, c->step[a], scratch.step[i]);
+            next.wrapped[i] = c->wrapped[a], next.lo[i] = c->lo[a], next.n[i] = c->n[a];
         }
     }
     *c = next;
@@ -784,6 +801,53 @@ static sg_status chain_flip(infer *in, const sg_prog *node, chain *c)
         sg_val last = sg_x_add(x, c->start[a], sg_x_mul(x, sg_x_sub(x, c->count[a], sg_const(1)), c->step[a]));
         c->start[a] = sg_x_select(x, sg_x_lt(x, sg_const(0), c->count[a]), last, c->start[a]);
         c->step[a] = sg_x_sub(x, sg_const(0), c->step[a]);
+    }
+    return SG_OK;
+}
+
+/* np.roll (`node`) of what chain c makes: each axis rolled by the sum of
+ * its shifts, each modulo the axis (what NumPy does; an empty axis stays).
+ * The axis becomes a window of the input axis its operand reads, in order
+ * (a constant step of 1 or -1), over which its coordinates wrap. */
+static sg_status chain_roll(infer *in, const sg_prog *node, chain *c)
+{
+    sg_exprs *x = in->e;
+    int axis[SG_PROG_MAX_NUMBERS];
+    int64_t shifts[SG_PROG_MAX_NUMBERS];
+    size_t count;
+    if (sg_roll_pairs(node, c->rank, &count, axis, shifts, in->err) != SG_OK)
+        return in->err->status;
+    sg_val shift[SG_MAX_RANK];
+    bool rolled[SG_MAX_RANK] = {false};
+    for (size_t i = 0; i < count; i++) {
+        int a = axis[i];
+        sg_val d = c->count[a], s = sg_x(x, SG_X_SREM, sg_const(shifts[i]), d);
+        shift[a] = rolled[a] ? sg_x(x, SG_X_SREM, sg_x_add(x, shift[a], s), d) : s;
+        rolled[a] = true;
+    }
+    for (size_t a = 0; a < c->rank; a++) {
+        if (!rolled[a] || c->axis[a] < 0) /* a new axis: one element at most */
+            continue;
+        sg_val step = c->step[a], n = c->count[a];
+        bool up = sg_is_const(step) && step.k == 1, down = sg_is_const(step) && step.k == -1;
+        if (c->wrapped[a] || !(up || down))
+            return sg_fail(in->err, SG_ERR_USAGE,
+                           "failed to plan program: np.roll with runtime values or dimensions known only at "
+                           "run time ('?') takes only axes read with a step of 1 or -1 and not rolled before, "
+                           "not axis %zu yet",
+                           a);
+        /* operand element j reads lo + j (up) or lo + (n - 1 - j) (down); the
+         * output's y reads j = (y - shift) mod n */
+        c->wrapped[a] = true;
+        c->n[a] = n;
+        if (up) {
+            c->lo[a] = c->start[a];
+            c->start[a] = sg_x(x, SG_X_SREM, sg_x_sub(x, sg_const(0), shift[a]), n);
+        } else {
+            c->lo[a] = sg_x_select(x, sg_x_lt(x, sg_const(0), n),
+                                   sg_x_sub(x, c->start[a], sg_x_sub(x, n, sg_const(1))), sg_const(0));
+            c->start[a] = sg_x(x, SG_X_SREM, sg_x_sub(x, shift[a], sg_const(1)), n);
+        }
     }
     return SG_OK;
 }
@@ -813,7 +877,11 @@ static sg_status chain_stages(infer *in, const sg_spec *program, const sg_prog *
         return SG_OK;
     if (chain_stages(in, program, node->args[0], c) != SG_OK)
         return in->err->status;
-    return node->kind == SG_PROG_INDEX ? chain_index(in, program, node->index, c) : chain_flip(in, node, c);
+    switch (node->kind) {
+    case SG_PROG_INDEX: return chain_index(in, program, node->index, c);
+    case SG_PROG_FLIP: return chain_flip(in, node, c);
+    default: return chain_roll(in, node, c);
+    }
 }
 
 /* The first form of node and below that a chain lacks, or NULL. */
@@ -822,8 +890,8 @@ static const char *not_chain(const sg_prog *node)
     switch (node->kind) {
     case SG_PROG_INPUT: return NULL;
     case SG_PROG_INDEX:
-    case SG_PROG_FLIP: return not_chain(node->args[0]);
-    case SG_PROG_ROLL: return "np.roll";
+    case SG_PROG_FLIP:
+    case SG_PROG_ROLL: return not_chain(node->args[0]);
     case SG_PROG_PAD: return "np.pad";
     case SG_PROG_CONCAT: return "np.concatenate";
     case SG_PROG_LAYER: return "a model layer";
@@ -838,7 +906,7 @@ sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *sha
     if (form != NULL)
         return sg_fail(err, SG_ERR_USAGE,
                        "failed to plan program: runtime values and dimensions known only at run time ('?') are "
-                       "supported in chains of indices and np.flip, not in %s yet",
+                       "supported in chains of indices, np.flip and np.roll, not in %s yet",
                        form);
     if (rank > SG_MAX_RANK)
         return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: input rank %zu exceeds the limit of %d", rank,
@@ -866,10 +934,12 @@ sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *sha
         return err->status;
     p->out_rank = c.rank;
     for (size_t i = 0; i < c.rank; i++) {
+        if (c.wrapped[i]) /* a roll's: a WRAP mode over windows (planner.h, sg_sym) */
+            p->op = SG_OP_PAD, p->mode = SG_TRT_WRAP;
         p->map[i].in_axis = c.axis[i];
         s->start[i] = c.start[i], s->step[i] = c.step[i], s->count[i] = c.count[i];
-        s->window_lo[i] = sg_const(0);
-        s->window[i] = c.axis[i] < 0 ? sg_const(1) : dim(&in, c.axis[i]);
+        s->window_lo[i] = c.wrapped[i] ? c.lo[i] : sg_const(0);
+        s->window[i] = c.wrapped[i] ? c.n[i] : c.axis[i] < 0 ? sg_const(1) : dim(&in, c.axis[i]);
         p->out_shape[i] = sg_is_const(c.count[i]) ? c.count[i].k : -1;
     }
     p->nfixed = c.nfixed;

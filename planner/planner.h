@@ -266,15 +266,21 @@ sg_status sg_plan_bind(const sg_plan *plan, const int64_t *in_shape, const int64
 sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
                          sg_plan *plan, sg_error *err);
 /* Shape inference of a program with runtime values or `?` dimensions
- * (infer.c): a chain of indices and np.flip, whose stages compose into one
- * symbolic plan of an ordinary slice (op SG_OP_NUMPY, sym->spec the
- * program); other forms are refused (SG_ERR_USAGE). On failure p->sym may
- * be set: sg_plan_free frees it. */
+ * (infer.c): a chain of indices, np.flip and np.roll, whose stages compose
+ * into one symbolic plan (sym->spec the program): of an ordinary slice (op
+ * SG_OP_NUMPY), or with rolls of a WRAP mode over windows (op SG_OP_PAD);
+ * other forms are refused (SG_ERR_USAGE). On failure p->sym may be set:
+ * sg_plan_free frees it. */
 sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan *p,
                          sg_error *err);
 /* np.flip's axes (node) over an operand of `rank`: flipped[a] for each axis
  * named, NumPy's errors for one out of bounds or named twice (program.c). */
 sg_status sg_flip_axes(const sg_prog *node, size_t rank, bool *flipped, sg_error *err);
+/* np.roll's shifts (node) broadcast against its axes over an operand of
+ * `rank`: *count pairs of an axis (in [0, rank)) and a shift as written,
+ * at most SG_PROG_MAX_NUMBERS; NumPy's errors (program.c). */
+sg_status sg_roll_pairs(const sg_prog *node, size_t rank, size_t *count, int *axis, int64_t *shift,
+                        sg_error *err);
 /* The loop nest of a symbolic plan (symbolic.c). */
 sg_status sg_plan_fold_symbolic(sg_plan *plan, sg_error *err);
 

@@ -410,27 +410,43 @@ static sg_status eval_flip(program *pr, const sg_prog *node, const value *in, va
     return remap(pr, in, out, maps, 0, NULL, NULL, NULL);
 }
 
-static sg_status eval_roll(program *pr, const sg_prog *node, const value *in, value *out)
+sg_status sg_roll_pairs(const sg_prog *node, size_t rank, size_t *count, int *axis, int64_t *shift,
+                        sg_error *err)
 {
+    program pr = {.err = err};
     int axes[SG_MAX_RANK];
     if (node->naxes > SG_MAX_RANK)
-        return sg_fail(pr->err, SG_ERR_SLICE, "failed to plan program: np.roll: more than %d axes",
-                       SG_MAX_RANK);
-    size_t n = node->naxes, count = n == 0 || node->nshifts == 0 ? 0 : n > node->nshifts ? n : node->nshifts;
+        return sg_fail(err, SG_ERR_SLICE, "failed to plan program: np.roll: more than %d axes", SG_MAX_RANK);
+    size_t n = node->naxes, pairs = n == 0 || node->nshifts == 0 ? 0 : n > node->nshifts ? n : node->nshifts;
     if (n != node->nshifts && n != 1 && node->nshifts != 1)
         return sg_fail(
-            pr->err, SG_ERR_SLICE,
+            err, SG_ERR_SLICE,
             "failed to plan program: np.roll: shape mismatch: objects cannot be broadcast to a single "
             "shape.  Mismatch is between arg 0 with shape (%zu,) and arg 1 with shape (%zu,).",
             node->nshifts, n);
     for (size_t i = 0; i < n; i++)
-        if (axis_of(pr, node->axes[i], in->rank, "np.roll", &axes[i]) != SG_OK)
-            return pr->err->status;
+        if (axis_of(&pr, node->axes[i], rank, "np.roll", &axes[i]) != SG_OK)
+            return err->status;
+    for (size_t i = 0; i < pairs; i++) {
+        axis[i] = axes[n == 1 ? 0 : i];
+        shift[i] = node->shifts[node->nshifts == 1 ? 0 : i];
+    }
+    *count = pairs;
+    return SG_OK;
+}
+
+static sg_status eval_roll(program *pr, const sg_prog *node, const value *in, value *out)
+{
+    int axis[SG_PROG_MAX_NUMBERS];
+    int64_t shifts[SG_PROG_MAX_NUMBERS];
+    size_t count;
+    if (sg_roll_pairs(node, in->rank, &count, axis, shifts, pr->err) != SG_OK)
+        return pr->err->status;
     /* the shift of each axis, modulo its size (NumPy adds those of an axis named twice) */
     int64_t shift[SG_MAX_RANK] = {0};
     for (size_t i = 0; i < count; i++) {
-        int a = axes[n == 1 ? 0 : i];
-        int64_t d = in->shape[a], s = node->shifts[node->nshifts == 1 ? 0 : i];
+        int a = axis[i];
+        int64_t d = in->shape[a], s = shifts[i];
         if (d > 0)
             shift[a] = (shift[a] + (s % d + d) % d) % d;
     }

@@ -78,6 +78,7 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
     sg_val base = sg_const(0);
     for (size_t f = 0; f < p->nfixed; f++)
         base = sg_x_add(x, base, sg_x_mul(x, s->fixed[f], axis_stride[p->fixed[f].in_axis]));
+    sg_val fixed_base = base;
     sg_val out = sg_const((int64_t)p->elem_size);
     sg_val extent[SG_MAX_RANK], in_stride[SG_MAX_RANK], out_stride[SG_MAX_RANK];
     for (size_t i = p->out_rank; i-- > 0;) {
@@ -91,13 +92,14 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
     }
     sg_val elem = sg_const((int64_t)p->elem_size);
     if (s->mapped) { /* every dimension a mapped loop over its window; the run one element */
-        sg_val window_base = sg_const(0);
+        sg_val window_base = fixed_base; /* (a chain's shrunk axes, planner.h: sg_infer_chain) */
         for (size_t i = 0; i < p->out_rank; i++) {
-            int a = p->map[i].in_axis;
-            s->extent[i] = extent[i], s->out_stride[i] = out_stride[i], s->in_stride[i] = axis_stride[a];
+            int a = p->map[i].in_axis; /* a new axis (a chain's): a window of one element */
+            s->extent[i] = extent[i], s->out_stride[i] = out_stride[i];
+            s->in_stride[i] = a < 0 ? sg_const(0) : axis_stride[a];
             s->map_start[i] = s->start[i], s->map_step[i] = s->step[i];
             s->map_dim[i] = s->window[i];
-            if (!sg_is_const(s->window_lo[i]) || s->window_lo[i].k != 0)
+            if (a >= 0 && (!sg_is_const(s->window_lo[i]) || s->window_lo[i].k != 0))
                 window_base = sg_x_add(x, window_base, sg_x_mul(x, s->window_lo[i], axis_stride[a]));
         }
         p->nloops = p->out_rank;

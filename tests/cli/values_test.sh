@@ -72,19 +72,21 @@ run_pair --op TrtSlice --start p,0 --size 5,7 --mode fill --fill f --set=p=-1 --
     --op TrtSlice --start -1,0 --size 5,7 --mode fill --fill -2.5
 run_pair --op Pad --value c --pads-begin 1,0 --pads-end 0,2 --set=c=-nan -- --op Pad --pads-begin 1,0 --pads-end 0,2 --value -nan
 run_pair --op Pad --pads-begin 1,0 --pads-end 0,2 --value c --set=c=7 -- --op Pad --pads-begin 1,0 --pads-end 0,2 --value 7
-# NumPy programs that chain indices and np.flip
+# NumPy programs that chain indices, np.flip and np.roll
 run_pair 'x[1:, ::s][::-1][i]' --set=s=-1 --set=i=2 -- 'x[1:, ::-1][::-1][2]'
 run_pair 'np.flip(x[a:b], axis=1)[::c, None]' --set=a=-3 --set=b=9 --set=c=2 -- 'np.flip(x[-3:9], axis=1)[::2, None]'
 run_pair '(x)[t:][None, ::t]' --set=t=1 -- '(x)[1:][None, ::1]'
+run_pair 'np.roll(x[a:, ::-1], (5, -1), axis=(1, 0))[:, i]' --set=a=1 --set=i=-2 -- \
+    'np.roll(x[1:, ::-1], (5, -1), axis=(1, 0))[:, -2]'
 
 # ---- errors ----
 expect_error "an index of a chain out of range" 2 "failed to run kernel: index out of range (step 0: index 3, input dimension 0 has size 3) (t = 1, i = 3)" \
     "$SLICEGEN" run 'x[t:][i]' --in x.npy --out out.npy --set t=1 --set i=3
 expect_error "a chain's zero step before an earlier stage's index" 2 "slice step cannot be zero (step 0: 0) (i = 9, s = 0)" \
     "$SLICEGEN" run 'x[i][::s]' --in x.npy --out out.npy --set i=9 --set s=0
-expect_error "np.roll of runtime values" 2 "supported in chains of indices and np.flip, not in np.roll yet" \
-    "$SLICEGEN" run 'np.roll(x[t:], 1, axis=0)' --in x.npy --out out.npy --set t=1
-expect_error "np.concatenate over ? dimensions" 2 "supported in chains of indices and np.flip, not in np.concatenate yet" \
+expect_error "np.roll of an axis read by a step of 2" 2 "takes only axes read with a step of 1 or -1 and not rolled before, not axis 0 yet" \
+    "$SLICEGEN" run 'np.roll(x[::2], 1, axis=0)[t:]' --in x.npy --out out.npy --set t=1
+expect_error "np.concatenate over ? dimensions" 2 "supported in chains of indices, np.flip and np.roll, not in np.concatenate yet" \
     "$SLICEGEN" plan 'np.concatenate([x[:1], x[1:]])' --shape ?,6 --dtype f32
 expect_error "missing --set" 2 "the spec's runtime value 't' needs --set t=VALUE" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy
 expect_error "unknown --set" 2 "--set names 'u', which the spec does not use" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy --set t=1 --set u=2

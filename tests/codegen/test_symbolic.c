@@ -2,7 +2,7 @@
  * Runtime values: a random differential test of symbolic kernels.
  *
  * Each case is a random spec of one of the seven sources, or a NumPy
- * program that chains indices and np.flip, whose numbers
+ * program that chains indices, np.flip and np.roll, whose numbers
  * are, at random, written in or named (`[v0:, ::v1]`, `--end 2,v0`; the
  * axes of Slice, OnnxSlice and Pad, the sizes of Split, the fill value
  * of TrtSlice and Pad, given as any 64 bits), over an
@@ -194,16 +194,23 @@ static void make_numpy(suite *s, gen_spec *g, size_t rank)
 }
 
 /* A NumPy program: a chain of two or three indices of x, each as
- * make_numpy's, what comes before an index flipped now and then
- * (np.flip over every axis, the first or the last). */
+ * make_numpy's, what comes before an index flipped or rolled now and then
+ * (np.flip over every axis, the first or the last; np.roll of the first
+ * or the last axis, or both, by shifts that may exceed them). */
 static void make_chain(suite *s, gen_spec *g, size_t rank)
 {
-    char chain[sizeof g->text] = "x", flipped[sizeof g->text];
+    char chain[sizeof g->text] = "x", wrapped[sizeof g->text];
     static const char *const axes[] = {"", ", axis=0", ", axis=-1"};
+    static const char *const rolls[] = {"axis=0", "axis=-1", "axis=(0, -1)"};
     for (int k = 0, n = (int)pick(s, 2, 3); k < n; k++) {
-        if (pick(s, 0, 3) == 0) {
-            snprintf(flipped, sizeof flipped, "np.flip(%s%s)", chain, axes[pick(s, 0, 2)]);
-            strcpy(chain, flipped);
+        int64_t form = pick(s, 0, 5);
+        if (form == 0) {
+            snprintf(wrapped, sizeof wrapped, "np.flip(%s%s)", chain, axes[pick(s, 0, 2)]);
+            strcpy(chain, wrapped);
+        } else if (form == 1) {
+            snprintf(wrapped, sizeof wrapped, "np.roll(%s, %" PRId64 ", %s)", chain, pick(s, -9, 9),
+                     rolls[pick(s, 0, 2)]);
+            strcpy(chain, wrapped);
         }
         make_numpy(s, g, rank);
         if (strlen(chain) + strlen(g->text) < sizeof chain)

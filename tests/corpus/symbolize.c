@@ -99,12 +99,17 @@ static bool list_symbolized(symbolized *s, const char *list, text *t)
  * an integer is where an index or bound may start, after '[', ',' or ':'. */
 static bool numpy_symbolized(symbolized *s, const char *expr, text *t)
 {
-    char before = '\0'; /* the last byte that is not a space */
-    int brackets = 0;     /* how deep inside [...] */
+    char before = '\0';        /* the last byte that is not a space */
+    bool index[64] = {false};  /* per bracket open: an index's (after a name, ']' or ')'), not a list's */
+    int depth = 0;
     for (const char *p = expr; *p;) {
         const char *q = p + (*p == '-' || *p == '+');
-        brackets += (*p == '[') - (*p == ']');
-        if (brackets > 0 && (before == '[' || before == ',' || before == ':') && isdigit((unsigned char)*q)) {
+        if (*p == '[' && depth < 64)
+            index[depth++] = isalnum((unsigned char)before) || before == '_' || before == ']' || before == ')';
+        else if (*p == ']' && depth > 0)
+            depth--;
+        bool in_index = depth > 0 && index[depth - 1];
+        if (in_index && (before == '[' || before == ',' || before == ':') && isdigit((unsigned char)*q)) {
             while (isdigit((unsigned char)*q) || *q == '_')
                 q++;
             int64_t v;
@@ -134,7 +139,7 @@ bool symbolize(sg_context *ctx, int count, char *const *words, sg_dtype dtype, s
         return false;
     bool takes_values = symbolizable(spec);
     sg_spec_destroy(spec);
-    *why = "a program other than a chain of indices and np.flip takes no runtime values";
+    *why = "a program other than a chain of indices, np.flip and np.roll takes no runtime values";
     if (!takes_values)
         return false;
     bool ok = true, numbers_next = false, fill_next = false;
@@ -184,7 +189,8 @@ static bool chain(const sg_prog *node)
 {
     if (node->kind == SG_PROG_INPUT)
         return true;
-    return (node->kind == SG_PROG_INDEX || node->kind == SG_PROG_FLIP) && chain(node->args[0]);
+    return (node->kind == SG_PROG_INDEX || node->kind == SG_PROG_FLIP || node->kind == SG_PROG_ROLL) &&
+           chain(node->args[0]);
 }
 
 bool symbolizable(const sg_spec *spec)

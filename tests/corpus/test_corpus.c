@@ -26,7 +26,7 @@
  * ptxas must accept; with `--symbolize` too, the symbolized kernels
  * instead (gpu_values: emulated on the prepared call, and into the PTX).
  * With `--symbolize` every case that has numbers (a program's when it
- * chains indices and np.flip) runs symbolized (symbolize.h: each number a
+ * chains indices, np.flip and np.roll) runs symbolized (symbolize.h: each number a
  * runtime value, each dimension `?`) instead of on the JIT and the command
  * line: compiled once, prepared with its numbers and shape, run on 1 and
  * 3 threads, and with an AOT runner as a call of the AOT object (for the
