@@ -136,6 +136,8 @@ struct sg_prog {
      * be a single number). */
     size_t naxes, nshifts;
     int64_t *axes, *shifts;
+    char **shift_names;  /* ROLL: NULL, or nshifts entries: the runtime value's name where a shift
+                            is one (its number then 0), else NULL */
     bool all_axes;
     int64_t axis;        /* CONCAT, as written */
     /* PAD: pad_width as written, width_rows x width_cols numbers in row
@@ -276,9 +278,11 @@ void sg_prog_free(sg_prog *prog);
 sg_status sg_spec_make_program(sg_prog *prog, const char *name, sg_spec **spec, sg_error *err);
 /* The program spec's value number of each runtime value of `index`, an
  * index of its tree: global[k] for index->values[k] (the program's
- * values are every name of its indices, once each, in the order of the
- * text). */
+ * values are every name of its indices and of np.roll's shifts, once
+ * each, in the order of the text). */
 void sg_program_values(const sg_spec *program, const sg_spec *index, uint16_t *global);
+/* The program spec's value number of the runtime value `name` (one of them). */
+size_t sg_program_value(const sg_spec *program, const char *name);
 /* Asserts that a program spec's values are its indices' names, each once,
  * in the order of the text. */
 void sg_program_check_values(const sg_spec *program);

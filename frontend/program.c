@@ -11,7 +11,8 @@
  *   arg     := value | KEYWORD '=' value       bound to parameters as Python binds them
  *
  *   np.flip(m, axis=None)                      axis: None, an integer or a tuple of them
- *   np.roll(a, shift, axis=None)               shift, axis: an integer or a tuple; axis is required
+ *   np.roll(a, shift, axis=None)               shift, axis: an integer or a tuple; axis is required;
+ *                                              a shift may be a name (a runtime value)
  *   np.pad(array, pad_width, mode='constant', *, constant_values=0, reflect_type='even')
  *       pad_width: n, (n,), (before, after), ((before, after),) or ((b0, a0), (b1, a1), ...), or
  *       ((n0,), (n1,), ...); mode: 'constant', 'edge', 'reflect', 'symmetric' or 'wrap';
@@ -223,11 +224,50 @@ typedef struct shape {
 typedef struct numbers {
     size_t count;
     int64_t *values; /* SG_PROG_MAX_NUMBERS of room */
+    char **names;    /* NULL: integers only; else SG_PROG_MAX_NUMBERS of room, a name where a
+                        runtime value stands (its number 0), else NULL */
 } numbers;
 
-/* An integer, appended to n; `what` says what was expected instead. */
+/* A runtime value's name where n takes names (an identifier but True,
+ * False and None), appended to n; false where there is none. */
+static bool read_name(parser *ps, numbers *n, sg_status *status)
+{
+    size_t len = sg_identifier_length(ps->p);
+    static const char *const words[] = {"True", "False", "None"};
+    if (n->names == NULL || len == 0)
+        return false;
+    for (size_t k = 0; k < 3; k++)
+        if (len == strlen(words[k]) && strncmp(ps->p, words[k], len) == 0)
+            return false;
+    if (n->count == SG_PROG_MAX_NUMBERS) {
+        *status = fail_at(ps, ps->p, "too many numbers (more than %d)", SG_PROG_MAX_NUMBERS);
+        return true;
+    }
+    if (len > SG_VALUE_NAME_MAX) {
+        *status = fail_at(ps, ps->p, "a value's name is longer than %d bytes", SG_VALUE_NAME_MAX);
+        return true;
+    }
+    char *name = malloc(len + 1);
+    if (name == NULL) {
+        *status = out_of_memory(ps);
+        return true;
+    }
+    memcpy(name, ps->p, len);
+    name[len] = '\0';
+    n->names[n->count] = name;
+    n->values[n->count++] = 0;
+    ps->p += len;
+    *status = SG_OK;
+    return true;
+}
+
+/* An integer (or where n takes them a name), appended to n; `what` says
+ * what was expected instead. */
 static sg_status read_int(parser *ps, numbers *n, const char *what)
 {
+    sg_status named;
+    if (read_name(ps, n, &named))
+        return named;
     const char *start = ps->p;
     bool neg = *ps->p == '-';
     if (*ps->p == '-' || *ps->p == '+') {
@@ -314,21 +354,42 @@ static sg_status read_element(parser *ps, size_t levels, numbers *n, shape *s, c
     return SG_OK;
 }
 
-/* Numbers of at most `levels` levels into *values (malloc'd, the node's to
- * keep), *count of them, their shape in *s. */
-static sg_status read_numbers(parser *ps, size_t levels, const char *what, int64_t **values, size_t *count,
-                              shape *s)
+static void free_names(char **names, size_t count)
 {
-    numbers n = {0, malloc(SG_PROG_MAX_NUMBERS * sizeof *n.values)};
-    if (n.values == NULL)
+    for (size_t i = 0; names != NULL && i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* Numbers of at most `levels` levels into *values (malloc'd, the node's to
+ * keep), *count of them, their shape in *s; where names is not NULL, names
+ * of runtime values may stand for them: *names then gets an entry per
+ * number (NULL for a number), or NULL when none is a name. */
+static sg_status read_numbers(parser *ps, size_t levels, const char *what, int64_t **values, size_t *count,
+                              shape *s, char ***names)
+{
+    numbers n = {0, malloc(SG_PROG_MAX_NUMBERS * sizeof *n.values),
+                 names ? calloc(SG_PROG_MAX_NUMBERS, sizeof *n.names) : NULL};
+    if (n.values == NULL || (names && n.names == NULL)) {
+        free(n.values);
+        free(n.names);
         return out_of_memory(ps);
+    }
     sg_status status = read_element(ps, levels, &n, s, what);
+    bool named = false;
+    for (size_t i = 0; i < n.count && n.names; i++)
+        named = named || n.names[i] != NULL;
     if (status != SG_OK) {
         free(n.values);
+        free_names(n.names, n.count);
         return status;
     }
     *values = n.values;
     *count = n.count;
+    if (names)
+        *names = named ? n.names : NULL;
+    if (!named)
+        free(n.names);
     return SG_OK;
 }
 
@@ -500,7 +561,7 @@ static sg_status parse_widths(parser *ps, sg_prog *node)
     shape s;
     sg_status status =
         read_numbers(ps, 2, "expected pad widths: n, (before, after) or ((before, after), ...)",
-                     &node->widths, &count, &s);
+                     &node->widths, &count, &s, NULL);
     if (status != SG_OK)
         return status;
     node->width_dims = s.ndim;
@@ -537,18 +598,18 @@ static sg_status parse_value(parser *ps, call *c, size_t i)
                                 node->kind == SG_PROG_FLIP
                                     ? "expected None, an integer or a tuple of integers"
                                     : "expected an integer or a tuple of integers",
-                                &node->axes, &node->naxes, &s);
+                                &node->axes, &node->naxes, &s, NULL);
         if (node->kind == SG_PROG_ROLL)
             return fail_at(ps, at, "%s", roll_without_axis);
         node->all_axes = true;
         return SG_OK;
     case ARG_SHIFTS:
         return read_numbers(ps, 1, "expected an integer or a tuple of integers", &node->shifts,
-                            &node->nshifts, &s);
+                            &node->nshifts, &s, &node->shift_names); /* names: runtime shifts */
     case ARG_AXIS:
         if (accept_none(ps))
             return fail_at(ps, at, "np.concatenate with axis=None (flattened arrays) is not supported");
-        if ((status = read_numbers(ps, 0, "expected an integer", &axis, &count, &s)) != SG_OK)
+        if ((status = read_numbers(ps, 0, "expected an integer", &axis, &count, &s, NULL)) != SG_OK)
             return status;
         node->axis = axis[0];
         free(axis);
@@ -925,6 +986,31 @@ typedef struct printer {
     long input_at;
 } printer;
 
+/* A ROLL node's shifts: one, or a tuple; a runtime value's name, or its
+ * value where the printer writes values in. */
+static void print_shifts(FILE *out, const sg_prog *node, const printer *pr)
+{
+    if (node->shift_names == NULL) {
+        print_ints(out, node->shifts, node->nshifts);
+        return;
+    }
+    if (node->nshifts != 1)
+        fputc('(', out);
+    for (size_t i = 0; i < node->nshifts; i++) {
+        const char *name = node->shift_names[i];
+        if (i)
+            fputs(", ", out);
+        if (name == NULL)
+            fprintf(out, "%lld", (long long)node->shifts[i]);
+        else if (pr->values == NULL)
+            fputs(name, out);
+        else
+            fprintf(out, "%lld", (long long)pr->values[sg_program_value(pr->program, name)]);
+    }
+    if (node->nshifts != 1)
+        fputc(')', out);
+}
+
 /* An INDEX node's "[...]". */
 static void print_index(FILE *out, const sg_prog *node, const printer *pr)
 {
@@ -975,7 +1061,7 @@ static void print_node(FILE *out, const sg_prog *node, printer *pr)
         fputs("np.roll(", out);
         print_node(out, node->args[0], pr);
         fputs(", shift=", out);
-        print_ints(out, node->shifts, node->nshifts);
+        print_shifts(out, node, pr);
         fputs(", axis=", out);
         print_ints(out, node->axes, node->naxes);
         fputc(')', out);
@@ -1068,18 +1154,29 @@ static sg_status collect_names(const sg_prog *node, sg_value_table *t, const cha
         if (st != SG_OK)
             return st;
     }
+    for (size_t k = 0; node->shift_names && k < node->nshifts; k++) {
+        uint16_t ref;
+        const char *name = node->shift_names[k];
+        sg_status st = name ? sg_value_table_ref(t, name, strlen(name), &ref, why) : SG_OK;
+        if (st != SG_OK)
+            return st;
+    }
     return SG_OK;
+}
+
+size_t sg_program_value(const sg_spec *program, const char *name)
+{
+    size_t g = 0;
+    while (g < program->nvalues && strcmp(program->values[g], name) != 0)
+        g++;
+    assert(g < program->nvalues);
+    return g;
 }
 
 void sg_program_values(const sg_spec *program, const sg_spec *index, uint16_t *global)
 {
-    for (size_t k = 0; k < index->nvalues; k++) {
-        size_t g = 0;
-        while (g < program->nvalues && strcmp(program->values[g], index->values[k]) != 0)
-            g++;
-        assert(g < program->nvalues);
-        global[k] = (uint16_t)g;
-    }
+    for (size_t k = 0; k < index->nvalues; k++)
+        global[k] = (uint16_t)sg_program_value(program, index->values[k]);
 }
 
 void sg_program_check_values(const sg_spec *program)
@@ -1173,6 +1270,8 @@ static size_t check_node(const sg_prog *node)
     assert(!node->all_axes || (node->kind == SG_PROG_FLIP && node->naxes == 0));
     assert(node->naxes == 0 || node->axes != NULL);
     assert(node->kind == SG_PROG_ROLL || (node->nshifts == 0 && node->shifts == NULL));
+    for (size_t i = 0; node->shift_names && i < node->nshifts; i++)
+        assert(node->shift_names[i] == NULL || node->shifts[i] == 0);
     assert(node->nshifts == 0 || node->shifts != NULL);
     assert(node->kind == SG_PROG_CONCAT || node->axis == 0);
     if (pad) {
@@ -1213,6 +1312,20 @@ static bool copy_ints(int64_t **to, const int64_t *from, size_t n)
     return *to != NULL;
 }
 
+/* A copy of names[0, n) (entries may be NULL; names NULL: none). */
+static bool copy_names(char ***to, char *const *from, size_t n)
+{
+    *to = NULL;
+    if (from == NULL)
+        return true;
+    if ((*to = calloc(n ? n : 1, sizeof **to)) == NULL)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (from[i] != NULL && ((*to)[i] = strdup(from[i])) == NULL)
+            return false;
+    return true;
+}
+
 sg_prog *sg_prog_copy(const sg_prog *prog)
 {
     sg_prog *copy = malloc(sizeof *copy);
@@ -1223,9 +1336,11 @@ sg_prog *sg_prog_copy(const sg_prog *prog)
     copy->args = NULL;
     copy->index = NULL;
     copy->axes = copy->shifts = copy->widths = NULL;
+    copy->shift_names = NULL;
     sg_error err = {0};
     bool ok = copy_ints(&copy->axes, prog->axes, prog->naxes) &&
               copy_ints(&copy->shifts, prog->shifts, prog->nshifts) &&
+              copy_names(&copy->shift_names, prog->shift_names, prog->nshifts) &&
               copy_ints(&copy->widths, prog->widths, prog->width_rows * prog->width_cols) &&
               (prog->index == NULL || sg_spec_copy(prog->index, &copy->index, &err) == SG_OK) &&
               (prog->nargs == 0 || (copy->args = calloc(prog->nargs, sizeof *copy->args)) != NULL);
@@ -1250,6 +1365,7 @@ void sg_prog_free(sg_prog *prog)
     sg_spec_free(prog->index);
     free(prog->axes);
     free(prog->shifts);
+    free_names(prog->shift_names, prog->nshifts);
     free(prog->widths);
     free(prog);
 }

@@ -806,22 +806,25 @@ static sg_status chain_flip(infer *in, const sg_prog *node, chain *c)
 }
 
 /* np.roll (`node`) of what chain c makes: each axis rolled by the sum of
- * its shifts, each modulo the axis (what NumPy does; an empty axis stays).
+ * its shifts (runtime values of `program` where named), each modulo the
+ * axis (what NumPy does; an empty axis stays).
  * The axis becomes a window of the input axis its operand reads, in order
  * (a constant step of 1 or -1), over which its coordinates wrap. */
-static sg_status chain_roll(infer *in, const sg_prog *node, chain *c)
+static sg_status chain_roll(infer *in, const sg_spec *program, const sg_prog *node, chain *c)
 {
     sg_exprs *x = in->e;
     int axis[SG_PROG_MAX_NUMBERS];
     int64_t shifts[SG_PROG_MAX_NUMBERS];
+    const char *names[SG_PROG_MAX_NUMBERS];
     size_t count;
-    if (sg_roll_pairs(node, c->rank, &count, axis, shifts, in->err) != SG_OK)
+    if (sg_roll_pairs(node, c->rank, &count, axis, shifts, names, in->err) != SG_OK)
         return in->err->status;
     sg_val shift[SG_MAX_RANK];
     bool rolled[SG_MAX_RANK] = {false};
     for (size_t i = 0; i < count; i++) {
         int a = axis[i];
-        sg_val d = c->count[a], s = sg_x(x, SG_X_SREM, sg_const(shifts[i]), d);
+        sg_val given = names[i] ? sg_x_value(x, sg_program_value(program, names[i])) : sg_const(shifts[i]);
+        sg_val d = c->count[a], s = sg_x(x, SG_X_SREM, given, d);
         shift[a] = rolled[a] ? sg_x(x, SG_X_SREM, sg_x_add(x, shift[a], s), d) : s;
         rolled[a] = true;
     }
@@ -880,7 +883,7 @@ static sg_status chain_stages(infer *in, const sg_spec *program, const sg_prog *
     switch (node->kind) {
     case SG_PROG_INDEX: return chain_index(in, program, node->index, c);
     case SG_PROG_FLIP: return chain_flip(in, node, c);
-    default: return chain_roll(in, node, c);
+    default: return chain_roll(in, program, node, c);
     }
 }
 

@@ -277,10 +277,11 @@ sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *sha
  * named, NumPy's errors for one out of bounds or named twice (program.c). */
 sg_status sg_flip_axes(const sg_prog *node, size_t rank, bool *flipped, sg_error *err);
 /* np.roll's shifts (node) broadcast against its axes over an operand of
- * `rank`: *count pairs of an axis (in [0, rank)) and a shift as written,
- * at most SG_PROG_MAX_NUMBERS; NumPy's errors (program.c). */
+ * `rank`: *count pairs of an axis (in [0, rank)) and a shift as written
+ * (name[i]: the runtime value's name where it is one, else NULL), at most
+ * SG_PROG_MAX_NUMBERS; NumPy's errors (program.c). */
 sg_status sg_roll_pairs(const sg_prog *node, size_t rank, size_t *count, int *axis, int64_t *shift,
-                        sg_error *err);
+                        const char **name, sg_error *err);
 /* The loop nest of a symbolic plan (symbolic.c). */
 sg_status sg_plan_fold_symbolic(sg_plan *plan, sg_error *err);
 

@@ -411,7 +411,7 @@ static sg_status eval_flip(program *pr, const sg_prog *node, const value *in, va
 }
 
 sg_status sg_roll_pairs(const sg_prog *node, size_t rank, size_t *count, int *axis, int64_t *shift,
-                        sg_error *err)
+                        const char **name, sg_error *err)
 {
     program pr = {.err = err};
     int axes[SG_MAX_RANK];
@@ -428,8 +428,10 @@ sg_status sg_roll_pairs(const sg_prog *node, size_t rank, size_t *count, int *ax
         if (axis_of(&pr, node->axes[i], rank, "np.roll", &axes[i]) != SG_OK)
             return err->status;
     for (size_t i = 0; i < pairs; i++) {
+        size_t k = node->nshifts == 1 ? 0 : i;
         axis[i] = axes[n == 1 ? 0 : i];
-        shift[i] = node->shifts[node->nshifts == 1 ? 0 : i];
+        shift[i] = node->shifts[k];
+        name[i] = node->shift_names ? node->shift_names[k] : NULL;
     }
     *count = pairs;
     return SG_OK;
@@ -439,8 +441,9 @@ static sg_status eval_roll(program *pr, const sg_prog *node, const value *in, va
 {
     int axis[SG_PROG_MAX_NUMBERS];
     int64_t shifts[SG_PROG_MAX_NUMBERS];
+    const char *names[SG_PROG_MAX_NUMBERS]; /* none: a program of names is a chain's (infer.c) */
     size_t count;
-    if (sg_roll_pairs(node, in->rank, &count, axis, shifts, pr->err) != SG_OK)
+    if (sg_roll_pairs(node, in->rank, &count, axis, shifts, names, pr->err) != SG_OK)
         return pr->err->status;
     /* the shift of each axis, modulo its size (NumPy adds those of an axis named twice) */
     int64_t shift[SG_MAX_RANK] = {0};

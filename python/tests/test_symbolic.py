@@ -522,7 +522,7 @@ def random_chain(rng, rank):
         if form < 0.2:
             text = f"np.flip({text}{rng.choice(['', ', axis=0', ', axis=-1'])})"
         elif form < 0.4:
-            text = f"np.roll({text}, {rng.randint(-9, 9)}, {rng.choice(['axis=0', 'axis=-1', 'axis=(0, -1)'])})"
+            text = f"np.roll({text}, {number(-9, 9)}, {rng.choice(['axis=0', 'axis=-1', 'axis=(0, -1)'])})"
         items = []
         for _ in range(rng.randint(1, max(rank, 1))):
             kind = rng.random()

@@ -78,6 +78,7 @@ run_pair 'np.flip(x[a:b], axis=1)[::c, None]' --set=a=-3 --set=b=9 --set=c=2 -- 
 run_pair '(x)[t:][None, ::t]' --set=t=1 -- '(x)[1:][None, ::1]'
 run_pair 'np.roll(x[a:, ::-1], (5, -1), axis=(1, 0))[:, i]' --set=a=1 --set=i=-2 -- \
     'np.roll(x[1:, ::-1], (5, -1), axis=(1, 0))[:, -2]'
+run_pair 'np.roll(x, (s, t), axis=(1, 0))' --set=s=-9223372036854775808 --set=t=7 -- 'np.roll(x, (-9223372036854775808, 7), axis=(1, 0))'
 
 # ---- errors ----
 expect_error "an index of a chain out of range" 2 "failed to run kernel: index out of range (step 0: index 3, input dimension 0 has size 3) (t = 1, i = 3)" \

@@ -196,7 +196,7 @@ static void make_numpy(suite *s, gen_spec *g, size_t rank)
 /* A NumPy program: a chain of two or three indices of x, each as
  * make_numpy's, what comes before an index flipped or rolled now and then
  * (np.flip over every axis, the first or the last; np.roll of the first
- * or the last axis, or both, by shifts that may exceed them). */
+ * or the last axis, or both, by a shift that may exceed them or be named). */
 static void make_chain(suite *s, gen_spec *g, size_t rank)
 {
     char chain[sizeof g->text] = "x", wrapped[sizeof g->text];
@@ -208,8 +208,9 @@ static void make_chain(suite *s, gen_spec *g, size_t rank)
             snprintf(wrapped, sizeof wrapped, "np.flip(%s%s)", chain, axes[pick(s, 0, 2)]);
             strcpy(chain, wrapped);
         } else if (form == 1) {
-            snprintf(wrapped, sizeof wrapped, "np.roll(%s, %" PRId64 ", %s)", chain, pick(s, -9, 9),
-                     rolls[pick(s, 0, 2)]);
+            char shift[32] = "";
+            number(s, g, shift, sizeof shift, pick(s, -9, 9), false, true);
+            snprintf(wrapped, sizeof wrapped, "np.roll(%s, %s, %s)", chain, shift, rolls[pick(s, 0, 2)]);
             strcpy(chain, wrapped);
         }
         make_numpy(s, g, rank);
