@@ -660,28 +660,39 @@ static sg_status infer_all(infer *in, const sg_spec *spec, size_t rank, const in
     return count_elements(in, in->s->count, p->out_rank, "output", &in->s->out_count, &in->s->out_bytes);
 }
 
-sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan *p,
-                         sg_error *err)
+/* A plan's input (op, element type, rank and shape; -1 dimensions only
+ * where `symbolic`) checked and set, and its expressions' sg_sym
+ * allocated into *sym. */
+static sg_status start_plan(sg_plan *p, sg_op op, size_t rank, const int64_t *shape, sg_dtype dtype,
+                            bool symbolic, sg_sym **sym, sg_error *err)
 {
     if (sg_dtype_size(dtype) == 0)
         return sg_fail(err, SG_ERR_USAGE, "failed to plan slice: unknown element type %d", (int)dtype);
     if (rank > SG_MAX_RANK)
         return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: input rank %zu exceeds the limit of %d", rank,
                        SG_MAX_RANK);
-    bool symbolic = has_values(spec, rank, shape);
     for (size_t i = 0; i < rank; i++)
         if (shape[i] < -1 || (shape[i] == -1 && !symbolic))
             return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: input dimension %zu has negative size %lld",
                            i, (long long)shape[i]);
-    p->op = spec->op;
+    p->op = op;
     p->dtype = dtype;
     p->elem_size = sg_dtype_size(dtype);
     p->in_rank = rank;
     if (rank)
         memcpy(p->in_shape, shape, rank * sizeof *shape);
-    sg_sym *s = calloc(1, sizeof *s);
-    if (s == NULL)
+    if ((*sym = calloc(1, sizeof **sym)) == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
+    return SG_OK;
+}
+
+sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan *p,
+                         sg_error *err)
+{
+    bool symbolic = has_values(spec, rank, shape);
+    sg_sym *s;
+    if (start_plan(p, spec->op, rank, shape, dtype, symbolic, &s, err) != SG_OK)
+        return err->status;
     infer in = {p, s, &s->ex, err, sg_op_name(spec->op), NULL, NULL};
     sg_status st = infer_all(&in, spec, rank, shape);
     if (st == SG_OK && s->ex.nomem)
@@ -911,22 +922,9 @@ sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *sha
                        "failed to plan program: runtime values and dimensions known only at run time ('?') are "
                        "supported in chains of indices, np.flip and np.roll, not in %s yet",
                        form);
-    if (rank > SG_MAX_RANK)
-        return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: input rank %zu exceeds the limit of %d", rank,
-                       SG_MAX_RANK);
-    for (size_t i = 0; i < rank; i++)
-        if (shape[i] < -1)
-            return sg_fail(err, SG_ERR_SLICE, "failed to plan slice: input dimension %zu has negative size %lld",
-                           i, (long long)shape[i]);
-    p->op = SG_OP_NUMPY;
-    p->dtype = dtype;
-    p->elem_size = sg_dtype_size(dtype);
-    p->in_rank = rank;
-    if (rank)
-        memcpy(p->in_shape, shape, rank * sizeof *shape);
-    sg_sym *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
+    sg_sym *s;
+    if (start_plan(p, SG_OP_NUMPY, rank, shape, dtype, true, &s, err) != SG_OK)
+        return err->status;
     p->sym = s; /* sg_plan_free frees it */
     infer in = {p, s, &s->ex, err, sg_op_name(SG_OP_NUMPY), NULL, NULL};
     chain c = {.rank = rank};
