@@ -292,8 +292,9 @@ sg_status sg_plan_fold_symbolic(sg_plan *plan, sg_error *err);
  * (SG_ERR_SLICE) rather than make more than max_segs + 1 segments. */
 sg_status sg_plan_fold(sg_plan *plan, size_t max_segs, sg_error *err);
 
-/* The plan of a program (SG_OP_PROGRAM spec) on a static input shape
- * (program.c); dimensions known only at run time are refused. */
+/* The plan of a program (SG_OP_PROGRAM spec) without runtime values on a
+ * static input shape (program.c); sg_plan_build gives the others to
+ * sg_infer_chain. */
 sg_status sg_plan_build_program(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
                                 sg_plan **plan, sg_error *err);
 

@@ -26,6 +26,7 @@
  * each remaining box becomes a part (sg_part), planned and folded as a
  * slice whose output strides are those of the whole output. NumPy's
  * errors come with NumPy's words. */
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -977,12 +978,7 @@ sg_status sg_plan_build_program(const sg_spec *spec, size_t rank, const int64_t 
                   .in_rank = rank,
                   .in_shape = shape};
     for (size_t i = 0; i < rank; i++)
-        if (shape[i] < 0)
-            return sg_fail(
-                err, SG_ERR_USAGE,
-                "failed to plan program: dimensions known only at run time ('?') are not supported in "
-                "programs yet (input dimension %zu)",
-                i);
+        assert(shape[i] >= 0); /* the others' programs are chains' (sg_plan_build) */
     if (check_size(&pr, shape, rank, "the input") != SG_OK)
         return err->status;
     pr.in_count = 1;
