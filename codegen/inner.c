@@ -78,6 +78,16 @@ static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMV
     st->block(g, v, out, align);
 }
 
+/* Iterations [lo, hi) of the innermost loop of constant stride s, run by
+ * run with ordinary stores. */
+static void emit_runs(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLVMValueRef lo, LLVMValueRef hi)
+{
+    loop l;
+    loop_begin(g, &l, lo, hi, 1, in, ci(g, s), out, ci(g, g->run_k));
+    sg_emit_copy_bytes(g, l.in, l.out, ci(g, g->run_k));
+    loop_end(g, &l, false);
+}
+
 /* A shuffled innermost loop over [lo, hi) with streaming stores:
  * ordinary iterations until the output reaches a line boundary, then whole
  * blocks stored non-temporally at line-aligned addresses, then ordinary
@@ -87,9 +97,13 @@ static void emit_shuffle_block(gen *g, const shuffle *sh, LLVMValueRef in, LLVMV
  * boundary; k iterations reach it when r k = gap (mod LINE), which with p
  * = gcd(r, LINE) needs p | gap and gives k = gap / p * (r / p)^-1 mod (LINE
  * / p): 3-byte pixels reach a boundary within 64 iterations wherever they
- * start, 4-byte elements only from a 4-byte aligned address. */
+ * start, 4-byte elements only from a 4-byte aligned address. The ordinary
+ * iterations (fewer than a line's worth before the blocks, fewer than a
+ * block after them, or every one of an output that never reaches a
+ * boundary) are copied run by run: a streamed output is large, and these
+ * ends are a few dozen bytes of each of its rows. */
 static void emit_shuffled_streaming(gen *g, const shuffle *sh, LLVMValueRef in, int64_t s, LLVMValueRef out,
-                                    LLVMValueRef lo, LLVMValueRef hi, int64_t extent)
+                                    LLVMValueRef lo, LLVMValueRef hi)
 {
     int64_t r = g->run_k, bytes = sh->VL * r, p = sg_gcd(r, LINE), shift = 0, inverse = 1;
     while ((INT64_C(1) << shift) < p)
@@ -107,9 +121,9 @@ static void emit_shuffled_streaming(gen *g, const shuffle *sh, LLVMValueRef in, 
     LLVMBasicBlockRef done = block(g, "shuffled");
     LLVMBuildCondBr(g->b, reachable, streamed, cached);
     const sg_store_strategy *streaming = g->stores;
-    g->stores = &sg_stores_cached; /* the ordinary parts, emitted as without streaming */
+    g->stores = &sg_stores_cached; /* the ordinary parts */
     LLVMPositionBuilderAtEnd(g->b, cached);
-    sg_emit_inner(g, in, s, out, lo, hi, extent);
+    emit_runs(g, in, s, out, lo, hi);
     LLVMBuildBr(g->b, done);
     LLVMPositionBuilderAtEnd(g->b, streamed);
     loop v;
@@ -124,18 +138,18 @@ static void emit_shuffled_streaming(gen *g, const shuffle *sh, LLVMValueRef in, 
         LLVMValueRef span = smax(g, sub(g, lim, mid), ci(g, 0));
         LLVMValueRef blocks = LLVMBuildUDiv(g->b, add(g, span, ci(g, sh->VL - 1)), ci(g, sh->VL), "");
         LLVMValueRef after = add(g, mid, mul(g, blocks, ci(g, sh->VL)));
-        sg_emit_inner(g, in, s, out, after, hi, extent);
+        emit_runs(g, in, s, out, after, hi);
         loop_begin_backwards(g, &v, ci(g, 0), blocks, gep(g, in, mul(g, mid, ci(g, s))), ci(g, sh->VL * s),
                              gep(g, out, mul(g, mid, ci(g, r))), ci(g, sh->VL * r));
         emit_shuffle_block(g, sh, v.in, v.out, streaming, align);
         loop_end(g, &v, false);
-        sg_emit_inner(g, in, s, out, lo, mid, extent);
+        emit_runs(g, in, s, out, lo, mid);
     } else {
-        sg_emit_inner(g, in, s, out, lo, mid, extent);
+        emit_runs(g, in, s, out, lo, mid);
         loop_begin(g, &v, mid, lim, sh->VL, in, ci(g, s), out, ci(g, r));
         emit_shuffle_block(g, sh, v.in, v.out, streaming, align);
         LLVMValueRef after = loop_end(g, &v, true);
-        sg_emit_inner(g, in, s, out, after, hi, extent);
+        emit_runs(g, in, s, out, after, hi);
     }
     g->stores = streaming;
     LLVMBuildBr(g->b, done);
@@ -177,7 +191,7 @@ void sg_emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLVMVal
         return;
     }
     if (shuffled && g->stores->streams && (n < 0 || n * r >= 4 * LINE)) {
-        emit_shuffled_streaming(g, &sh, in, s, out, lo, hi, extent);
+        emit_shuffled_streaming(g, &sh, in, s, out, lo, hi);
         return;
     }
     if (shuffled) {
@@ -217,11 +231,21 @@ void sg_emit_inner(gen *g, LLVMValueRef in, int64_t s, LLVMValueRef out, LLVMVal
 
 /* The innermost loop with a stride or run known only at run time
  * (segment tables, symbolic plans): one memcpy when contiguous, else run
- * by run. */
+ * by run. In a symbolic nest of long runs (gen.long_runs: the streamed
+ * calls, whose runs are at least a line) one body serves both: each run
+ * stored whole, and prefetching the offset of the call (0: the line it
+ * reads, which costs one instruction a vector in a loop bound by memory). */
 void sg_emit_inner_dynamic(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValueRef out, LLVMValueRef lo,
                            LLVMValueRef hi)
 {
     LLVMValueRef r = g->run;
+    if (g->long_runs) {
+        loop l;
+        loop_begin(g, &l, lo, hi, 1, in, s, out, r);
+        sg_emit_copy_run(g, l.in, l.out, r, g->sym_ahead_runs);
+        loop_end(g, &l, false);
+        return;
+    }
     LLVMBasicBlockRef dense = block(g, "dense"), runs = block(g, "runs"), done = block(g, "done");
     LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, s, r, ""), dense, runs);
     LLVMPositionBuilderAtEnd(g->b, dense);
@@ -230,7 +254,9 @@ void sg_emit_inner_dynamic(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValueRef
     LLVMPositionBuilderAtEnd(g->b, runs);
     loop l;
     loop_begin(g, &l, lo, hi, 1, in, s, out, r);
-    if (g->sym_ahead_runs != NULL) { /* runs of whole lines (else the offset is 0): the run of a row ahead */
+    int64_t run = 0;
+    if (g->sym_ahead_runs != NULL && !(is_const(r, &run) && run < LINE)) {
+        /* runs of whole lines (else the offset is 0): the run of a row ahead */
         LLVMBasicBlockRef fetch = block(g, "prefetch"), plain = block(g, "plain"),
                           copied = block(g, "copied");
         LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, g->sym_ahead_runs, ci(g, 0), ""), fetch, plain);
@@ -279,12 +305,17 @@ void sg_emit_inner_by_stride(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValueR
 
 /* The innermost loop with a run known only at run time (a symbolic plan
  * whose inner dimension is `?`): runs of 1 to 4 elements (pixels, small
- * vectors) switch to bodies of that constant run, by stride as above; the
- * others copy run by run. */
+ * vectors) switch to bodies of that constant run, the others copy run by
+ * run. Within a body of constant run, the stride is the constant the plan
+ * says it is in runs (SG_STRIDE_RUNS: one body each), or chosen as above
+ * when it is a step given at run time (SG_STRIDE_ANY); a multiple of an
+ * input axis's stride (SG_STRIDE_AXIS: a crop's rows) is copied run by
+ * run, as it is rarely a stride the shuffles serve. */
 void sg_emit_inner_by_run(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValueRef out, LLVMValueRef lo,
                           LLVMValueRef hi)
 {
-    int64_t e = (int64_t)g->plan->elem_size, stride;
+    int64_t e = (int64_t)g->plan->elem_size, stride, multiple = 0;
+    sg_stride_kind kind = sg_sym_inner_stride(g->plan, &multiple);
     LLVMValueRef run = g->run;
     LLVMBasicBlockRef other = block(g, "any_run"), done = block(g, "runs_done");
     LLVMValueRef sw = LLVMBuildSwitch(g->b, run, other, 4);
@@ -295,6 +326,10 @@ void sg_emit_inner_by_run(gen *g, LLVMValueRef in, LLVMValueRef s, LLVMValueRef 
         g->run = ci(g, k * e), g->run_k = k * e;
         if (is_const(s, &stride))
             sg_emit_inner(g, in, stride, out, lo, hi, LONG_UNKNOWN);
+        else if (kind == SG_STRIDE_RUNS)
+            sg_emit_inner(g, in, multiple * k * e, out, lo, hi, LONG_UNKNOWN);
+        else if (kind == SG_STRIDE_AXIS)
+            sg_emit_inner_dynamic(g, in, s, out, lo, hi);
         else
             sg_emit_inner_by_stride(g, in, s, out, lo, hi);
         LLVMBuildBr(g->b, done);

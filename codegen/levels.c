@@ -42,10 +42,11 @@ static void emit_affine(gen *g, size_t level, LLVMValueRef in, LLVMValueRef s, L
      * part whose box is narrower than the output: then a loop of runs */
     bool dense_out = !p->part || (is_const(g->out_stride[level], &out_stride) && out_stride == g->run_k);
     if (level + 1 == p->nloops && dense_out) {
+        int64_t multiple;
         if (is_const(s, &stride) && g->run_k >= 0)
             sg_emit_inner(g, in, stride, out, lo, hi, extent);
-        else if (p->sym && g->run_k > 0)
-            sg_emit_inner_by_stride(g, in, s, out, lo, hi);
+        else if (p->sym && g->run_k > 0 && sg_sym_inner_stride(p, &multiple) != SG_STRIDE_AXIS)
+            sg_emit_inner_by_stride(g, in, s, out, lo, hi); /* (a crop's rows: run by run, below) */
         else if (p->sym && g->run_k < 0 && !g->long_runs)
             sg_emit_inner_by_run(g, in, s, out, lo, hi);
         else

@@ -157,7 +157,10 @@ static void prep_init(prep *p, LLVMModuleRef m)
 }
 
 /* p->fn: a function `name` returning `ret` of three pointer parameters
- * (each noalias, nocapture), compiled for t's CPU, and p->b at its entry. */
+ * (each noalias, nocapture), compiled for t's CPU, and p->b at its entry.
+ * It is straight-line arithmetic run once a call, so it is left
+ * unoptimized (optnone: no IR passes, the fast instruction selector),
+ * which keeps it a small part of a kernel's compile. */
 static void add_function(prep *p, const char *name, LLVMTypeRef ret, const char *const names[3],
                          const sg_target *t)
 {
@@ -180,8 +183,11 @@ static void add_function(prep *p, const char *name, LLVMTypeRef ret, const char 
                                     LLVMCreateStringAttribute(p->c, fn_attrs[i],
                                                               (unsigned)strlen(fn_attrs[i]), fn_values[i],
                                                               (unsigned)strlen(fn_values[i])));
-    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
-    LLVMAddAttributeAtIndex(p->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(p->c, nounwind, 0));
+    static const char *const enum_attrs[] = {"nounwind", "optnone", "noinline"};
+    for (size_t i = 0; i < 3; i++) {
+        unsigned kind = LLVMGetEnumAttributeKindForName(enum_attrs[i], strlen(enum_attrs[i]));
+        LLVMAddAttributeAtIndex(p->fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(p->c, kind, 0));
+    }
     p->b = LLVMCreateBuilderInContext(p->c);
     LLVMPositionBuilderAtEnd(p->b, LLVMAppendBasicBlockInContext(p->c, p->fn, "entry"));
 }

@@ -337,6 +337,32 @@ sg_val sg_x_select(sg_exprs *e, sg_val cond, sg_val then, sg_val otherwise)
     return intern(e, SG_X_SELECT, cond, then, otherwise, 0);
 }
 
+void sg_exprs_factor(const sg_exprs *e, sg_val v, sg_val *base, int64_t *k)
+{
+    if (!sg_is_const(v) && node_of(e, v)->op == SG_X_MUL && sg_is_const(node_of(e, v)->b)) {
+        *base = node_of(e, v)->a, *k = node_of(e, v)->b.k;
+        return;
+    }
+    *base = v, *k = 1;
+}
+
+bool sg_exprs_is_dim_product(const sg_exprs *e, sg_val v)
+{
+    if (sg_is_const(v))
+        return true;
+    const sg_xnode *x = node_of(e, v);
+    switch (x->op) {
+    case SG_X_DIM:
+        return true;
+    case SG_X_MAX: /* sg_x_dim's max(given, 0) */
+        return sg_is_const(x->b) && sg_exprs_is_dim_product(e, x->a);
+    case SG_X_MUL:
+        return sg_exprs_is_dim_product(e, x->a) && sg_exprs_is_dim_product(e, x->b);
+    default:
+        return false;
+    }
+}
+
 void sg_exprs_free(sg_exprs *e)
 {
     for (size_t i = 0; i < e->nchecks; i++)

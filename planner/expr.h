@@ -181,6 +181,13 @@ static inline int64_t sg_val_of(sg_val v, const int64_t *nodes)
     return v.node ? nodes[v.node - 1] : v.k;
 }
 
+/* v as base * k with k a constant: (a, k) for a node a * k, else (v, 1). */
+void sg_exprs_factor(const sg_exprs *e, sg_val v, sg_val *base, int64_t *k);
+/* Whether v is a product of input dimensions and constants only (no
+ * runtime value in it): an input axis's stride, or a constant multiple of
+ * one. */
+bool sg_exprs_is_dim_product(const sg_exprs *e, sg_val v);
+
 /* Copies the expressions `from` gives for roots[0..n) into `to` (the
  * nodes they use, leaves and operations alike, node for node), writing
  * each root's counterpart to out[i]. Checks are not copied. False when out

@@ -245,6 +245,19 @@ typedef struct sg_sym {
  * with its slot (values and slots hold SG_ARG_COUNT). */
 size_t sg_sym_slots(const sg_plan *plan, sg_val *values, int *slots);
 
+/* How the innermost loop's input stride of a symbolic affine nest relates
+ * to its run, which decides the bodies the code generator specializes for
+ * a stride or run known only per call (codegen/inner.c):
+ *   SG_STRIDE_RUNS  the stride is *multiple times the run for every call
+ *                   (a constant step over the row the run is: a mirror's
+ *                   -1, a subsample's 2);
+ *   SG_STRIDE_AXIS  the stride is a constant multiple of an input axis's
+ *                   stride and the run is not (a crop's rows): a small
+ *                   multiple of the run only by chance;
+ *   SG_STRIDE_ANY   anything else (a step given at run time). */
+typedef enum sg_stride_kind { SG_STRIDE_ANY, SG_STRIDE_RUNS, SG_STRIDE_AXIS } sg_stride_kind;
+sg_stride_kind sg_sym_inner_stride(const sg_plan *plan, int64_t *multiple);
+
 /* Evaluates a symbolic plan for one call: in_shape (every dimension; the
  * fixed ones must match) and values (sym->nvalues). SG_OK and args filled
  * (SG_ARG_COUNT slots), or the error of the spec with these numbers

@@ -155,6 +155,22 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
     return SG_OK;
 }
 
+sg_stride_kind sg_sym_inner_stride(const sg_plan *p, int64_t *multiple)
+{
+    const sg_sym *s = p->sym;
+    if (s->mapped || p->nloops == 0)
+        return SG_STRIDE_ANY;
+    sg_val stride = s->in_stride[p->nloops - 1], stride_base, run_base;
+    int64_t stride_k, run_k;
+    sg_exprs_factor(&s->ex, stride, &stride_base, &stride_k);
+    sg_exprs_factor(&s->ex, s->run_bytes, &run_base, &run_k);
+    if (sg_same(stride_base, run_base) && run_k > 0 && stride_k % run_k == 0) {
+        *multiple = stride_k / run_k;
+        return SG_STRIDE_RUNS;
+    }
+    return sg_exprs_is_dim_product(&s->ex, stride) ? SG_STRIDE_AXIS : SG_STRIDE_ANY;
+}
+
 size_t sg_sym_slots(const sg_plan *p, sg_val *values, int *slots)
 {
     const sg_sym *s = p->sym;
