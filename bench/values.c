@@ -707,7 +707,7 @@ sg_status sg_bench_run_values(bench *b, sg_error *err)
         if (program_figure(i)) {
             sg_bench_say(b,
                          "%s: skipped: programs have no runtime-values figures yet (of programs, chains of "
-                         "indices, np.flip and np.roll take runtime values: docs/programs.md)\n",
+                         "indices, np.flip, np.roll and np.pad take runtime values: docs/programs.md)\n",
                          r->name);
             continue;
         }

@@ -238,7 +238,9 @@ static void copy_chunk(vgpu *g, LLVMValueRef in, LLVMValueRef out, LLVMValueRef 
 /* Whether a whole chunk at indices i, byte r is one copy, and from where:
  * inside one run; or, in a mapped nest, inside the interior of one row of
  * the innermost loop, whose step is 1 (every mode reads its coordinate
- * there), and no outer coordinate reads the fill value. NULL: never. */
+ * there) over input elements one after another (a stride of one element:
+ * not a chain's loop over an outer axis or a strided window), and no
+ * outer coordinate reads the fill value. NULL: never. */
 static LLVMValueRef copyable(vgpu *g, const LLVMValueRef *i, LLVMValueRef r, LLVMValueRef *from)
 {
     if (!g->mapped) {
@@ -252,7 +254,8 @@ static LLVMValueRef copyable(vgpu *g, const LLVMValueRef *i, LLVMValueRef r, LLV
         return NULL;
     size_t last = g->nloops - 1;
     const sg_sym *s = g->sym;
-    if (sg_is_const(s->map_step[last]) && s->map_step[last].k != 1)
+    if ((sg_is_const(s->map_step[last]) && s->map_step[last].k != 1) ||
+        (sg_is_const(s->in_stride[last]) && s->in_stride[last].k != g->elem))
         return NULL;
     LLVMValueRef fill = NULL, offset = g->base;
     for (size_t l = 0; l < last; l++)
@@ -263,6 +266,8 @@ static LLVMValueRef copyable(vgpu *g, const LLVMValueRef *i, LLVMValueRef r, LLV
                                    cmp(g, LLVMIntSLE, add(g, i[last], k(g, g->count)), g->interior[1]), "");
     if (!sg_is_const(s->map_step[last]))
         ok = LLVMBuildAnd(g->b, ok, cmp(g, LLVMIntEQ, g->step[last], k(g, 1)), "");
+    if (!sg_is_const(s->in_stride[last]))
+        ok = LLVMBuildAnd(g->b, ok, cmp(g, LLVMIntEQ, g->stride[last], k(g, g->elem)), "");
     if (fill != NULL)
         ok = LLVMBuildAnd(g->b, ok, LLVMBuildNot(g->b, fill, ""), "");
     return ok;

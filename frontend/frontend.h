@@ -146,6 +146,8 @@ struct sg_prog {
     size_t width_rows, width_cols;
     size_t width_dims;   /* how pad_width was written: 0 a number, 1 a tuple of numbers, 2 of tuples */
     int64_t *widths;
+    char **width_names;  /* PAD: NULL, or width_rows x width_cols entries: the runtime value's name
+                            where a width is one (its number then 0), else NULL */
     sg_trt_mode pad_mode; /* PAD: np.pad's mode (a row of common/modes.def with a NumPy name:
                              SG_TRT_FILL for 'constant', the default); others: SG_TRT_STRICT */
     sg_scalar fill;      /* PAD constant: constant_values (0 when not given) */

@@ -561,7 +561,7 @@ static sg_status parse_widths(parser *ps, sg_prog *node)
     shape s;
     sg_status status =
         read_numbers(ps, 2, "expected pad widths: n, (before, after) or ((before, after), ...)",
-                     &node->widths, &count, &s, NULL);
+                     &node->widths, &count, &s, &node->width_names); /* names: runtime widths */
     if (status != SG_OK)
         return status;
     node->width_dims = s.ndim;
@@ -944,26 +944,6 @@ static void print_ints(FILE *out, const int64_t *v, size_t n)
     fputc(')', out);
 }
 
-/* pad_width in the shape it was written in. */
-static void print_widths(FILE *out, const sg_prog *node)
-{
-    size_t rows = node->width_rows, cols = node->width_cols;
-    if (node->width_dims == 0) {
-        fprintf(out, "%lld", (long long)node->widths[0]);
-        return;
-    }
-    if (node->width_dims == 2)
-        fputc('(', out);
-    for (size_t r = 0; r < rows; r++) {
-        fputs(r ? ", (" : "(", out);
-        for (size_t k = 0; k < cols; k++)
-            fprintf(out, "%s%lld", k ? ", " : "", (long long)node->widths[r * cols + k]);
-        fputs(cols == 1 ? ",)" : ")", out);
-    }
-    if (node->width_dims == 2)
-        fputs(rows == 1 ? ",)" : ")", out);
-}
-
 /* A scalar as Python writes it: sg_scalar_format's text, booleans as True and False. */
 static void print_scalar(FILE *out, const sg_scalar *value)
 {
@@ -985,6 +965,42 @@ typedef struct printer {
     const int64_t *values;
     long input_at;
 } printer;
+
+/* Number i of a list whose entries names[i] (names NULL: none) may be
+ * runtime values: the number, the name, or its value where the printer
+ * writes values in. */
+static void print_number(FILE *out, const int64_t *numbers, char *const *names, size_t i, const printer *pr)
+{
+    const char *name = names ? names[i] : NULL;
+    if (name == NULL)
+        fprintf(out, "%lld", (long long)numbers[i]);
+    else if (pr->values == NULL)
+        fputs(name, out);
+    else
+        fprintf(out, "%lld", (long long)pr->values[sg_program_value(pr->program, name)]);
+}
+
+/* pad_width in the shape it was written in. */
+static void print_widths(FILE *out, const sg_prog *node, const printer *pr)
+{
+    size_t rows = node->width_rows, cols = node->width_cols;
+    if (node->width_dims == 0) {
+        print_number(out, node->widths, node->width_names, 0, pr);
+        return;
+    }
+    if (node->width_dims == 2)
+        fputc('(', out);
+    for (size_t r = 0; r < rows; r++) {
+        fputs(r ? ", (" : "(", out);
+        for (size_t k = 0; k < cols; k++) {
+            fputs(k ? ", " : "", out);
+            print_number(out, node->widths, node->width_names, r * cols + k, pr);
+        }
+        fputs(cols == 1 ? ",)" : ")", out);
+    }
+    if (node->width_dims == 2)
+        fputs(rows == 1 ? ",)" : ")", out);
+}
 
 /* A ROLL node's shifts: one, or a tuple; a runtime value's name, or its
  * value where the printer writes values in. */
@@ -1070,7 +1086,7 @@ static void print_node(FILE *out, const sg_prog *node, printer *pr)
         fputs("np.pad(", out);
         print_node(out, node->args[0], pr);
         fputs(", ", out);
-        print_widths(out, node);
+        print_widths(out, node, pr);
         fprintf(out, ", mode='%s'", sg_numpy_pad_mode_name(node->pad_mode));
         if (node->fill_given) {
             fputs(", constant_values=", out);
@@ -1157,6 +1173,13 @@ static sg_status collect_names(const sg_prog *node, sg_value_table *t, const cha
     for (size_t k = 0; node->shift_names && k < node->nshifts; k++) {
         uint16_t ref;
         const char *name = node->shift_names[k];
+        sg_status st = name ? sg_value_table_ref(t, name, strlen(name), &ref, why) : SG_OK;
+        if (st != SG_OK)
+            return st;
+    }
+    for (size_t k = 0; node->width_names && k < node->width_rows * node->width_cols; k++) {
+        uint16_t ref;
+        const char *name = node->width_names[k];
         sg_status st = name ? sg_value_table_ref(t, name, strlen(name), &ref, why) : SG_OK;
         if (st != SG_OK)
             return st;
@@ -1280,9 +1303,11 @@ static size_t check_node(const sg_prog *node)
         assert(node->width_dims == 2 || node->width_rows == 1);
         assert(node->width_dims != 0 || node->width_cols == 1);
         assert(sg_numpy_pad_mode_name(node->pad_mode) != NULL);
+        for (size_t i = 0; node->width_names && i < node->width_rows * node->width_cols; i++)
+            assert(node->width_names[i] == NULL || node->widths[i] == 0);
     } else {
-        assert(node->widths == NULL && node->width_rows == 0 && node->width_cols == 0 &&
-               node->width_dims == 0);
+        assert(node->widths == NULL && node->width_names == NULL && node->width_rows == 0 &&
+               node->width_cols == 0 && node->width_dims == 0);
         assert(node->pad_mode == SG_TRT_STRICT);
     }
     assert(!node->fill_given || (pad && node->pad_mode == SG_TRT_FILL));
@@ -1336,12 +1361,13 @@ sg_prog *sg_prog_copy(const sg_prog *prog)
     copy->args = NULL;
     copy->index = NULL;
     copy->axes = copy->shifts = copy->widths = NULL;
-    copy->shift_names = NULL;
+    copy->shift_names = copy->width_names = NULL;
     sg_error err = {0};
     bool ok = copy_ints(&copy->axes, prog->axes, prog->naxes) &&
               copy_ints(&copy->shifts, prog->shifts, prog->nshifts) &&
               copy_names(&copy->shift_names, prog->shift_names, prog->nshifts) &&
               copy_ints(&copy->widths, prog->widths, prog->width_rows * prog->width_cols) &&
+              copy_names(&copy->width_names, prog->width_names, prog->width_rows * prog->width_cols) &&
               (prog->index == NULL || sg_spec_copy(prog->index, &copy->index, &err) == SG_OK) &&
               (prog->nargs == 0 || (copy->args = calloc(prog->nargs, sizeof *copy->args)) != NULL);
     if (ok)
@@ -1367,5 +1393,6 @@ void sg_prog_free(sg_prog *prog)
     free(prog->shifts);
     free_names(prog->shift_names, prog->nshifts);
     free(prog->widths);
+    free_names(prog->width_names, prog->width_rows * prog->width_cols);
     free(prog);
 }

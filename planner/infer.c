@@ -150,7 +150,7 @@ static sg_status push_dim(infer *in, int axis, range r)
     in->s->start[i] = r.start;
     in->s->step[i] = r.step;
     in->s->count[i] = r.count;
-    in->s->window_lo[i] = sg_const(0);
+    in->s->window_lo[i] = sg_const(0), in->s->window_step[i] = sg_const(1);
     in->s->window[i] = axis < 0 ? sg_const(1) : dim(in, axis);
     return SG_OK;
 }
@@ -728,36 +728,121 @@ sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape,
     return st;
 }
 
-/* ---- chains: a program of indices, flips and rolls, with runtime values ----------
+/* ---- chains: a program of indices, flips, rolls and pads, with runtime values ----
  *
  * Each stage maps the output dimensions of the one before: an index as
  * infer_steps infers it over the earlier stage's counts, a flip reverses
- * its axes, a roll makes an axis wrap around. Composed, every output
- * dimension still reads one input axis (or is new) at a coordinate
- * x = start + y * step: the index itself, or for a rolled axis the index
- * lo + (x mod n) in the window [lo, lo + n) of the input axis that the
- * roll's operand read. Shrunk axes are fixed. Without rolls that is one
- * plan of an ordinary slice; with rolls, one of a WRAP mode over windows
- * (a Pad's), whose other axes read their coordinates, which lie inside.
- * Its checks are each stage's, in the order NumPy makes them. */
+ * its axes, a roll makes an axis wrap around, a pad widens an axis with
+ * the coordinates beyond its ends passed through np.pad's mode. Composed,
+ * every output dimension still reads one input axis (or is new) at a
+ * coordinate x = start + y * step: the index itself, or for a rolled or
+ * padded axis the index lo + mode(x) of the window [lo, lo + n) of the
+ * input axis that the roll's or pad's operand read (a roll's mode is
+ * WRAP). Shrunk axes are fixed. Without rolls and pads that is one plan
+ * of an ordinary slice; with them, one of a border mode over windows (a
+ * Pad's), whose other axes read their coordinates, which lie inside: so
+ * a chain has one mode (and one constant_values). Its checks are each
+ * stage's, in the order NumPy makes them. */
 
 typedef struct chain {
     size_t rank;
     int axis[SG_MAX_RANK]; /* input axis, -1 for a new one */
     sg_val start[SG_MAX_RANK], step[SG_MAX_RANK], count[SG_MAX_RANK];
-    bool wrapped[SG_MAX_RANK]; /* rolled: index lo + (x mod n) */
-    sg_val lo[SG_MAX_RANK], n[SG_MAX_RANK];
+    bool moded[SG_MAX_RANK]; /* rolled or padded: index lo + mode(x) * wstep */
+    sg_val lo[SG_MAX_RANK], n[SG_MAX_RANK], wstep[SG_MAX_RANK];
+    sg_trt_mode mode;     /* of the moded axes: SG_TRT_STRICT while there are none */
+    const char *mode_by;  /* what set it: "np.roll", "np.pad" */
+    uint8_t fill[8];      /* FILL: constant_values in the element type */
     size_t nfixed;
     int fixed_axis[SG_MAX_RANK];
     sg_val fixed[SG_MAX_RANK];
 } chain;
 
-/* The input index that coordinate x of dimension a of chain c reads. */
-static sg_val chain_index_at(infer *in, const chain *c, size_t a, sg_val x)
+/* The input index that coordinate x of dimension a of chain c reads
+ * (mode(x) of a moded axis over its window of n >= 1 elements, n = 0
+ * being refused by the pad's or never read). */
+static sg_status chain_index_at(infer *in, const chain *c, size_t a, sg_val x, sg_val *index)
 {
-    if (!c->wrapped[a])
-        return x;
-    return sg_x_add(in->e, c->lo[a], sg_x(in->e, SG_X_SREM, x, c->n[a]));
+    sg_exprs *e = in->e;
+    sg_val n = c->n[a], zero = sg_const(0), mode_x;
+    if (!c->moded[a]) {
+        *index = x;
+        return SG_OK;
+    }
+    switch (c->mode) {
+    case SG_TRT_WRAP:
+        mode_x = sg_x(e, SG_X_SREM, x, n);
+        break;
+    case SG_TRT_CLAMP:
+        mode_x = sg_x_max(e, sg_x_min(e, x, sg_x_sub(e, n, sg_const(1))), zero);
+        break;
+    case SG_TRT_REFLECT: { /* c = |x| mod (2n - 2): below n, c; else 2n - 2 - c (0 for n = 1) */
+        sg_val period = sg_x_sub(e, sg_x_add(e, n, n), sg_const(2));
+        sg_val rem = sg_x(e, SG_X_SREM, sg_x_max(e, x, sg_x_sub(e, zero, x)), period);
+        mode_x = sg_x_select(e, sg_x_lt(e, rem, n), rem, sg_x_sub(e, period, rem));
+        break;
+    }
+    default:
+        return sg_fail(in->err, SG_ERR_USAGE,
+                       "failed to plan program: an integer index into an axis that %s pads with a constant "
+                       "is not supported with runtime values or dimensions known only at run time ('?') yet "
+                       "(axis %zu)",
+                       c->mode_by, a);
+    }
+    *index = sg_x_add(e, c->lo[a], sg_x_mul(e, mode_x, c->wstep[a]));
+    return SG_OK;
+}
+
+/* Makes axis a of chain c the window of n elements of the input axis it
+ * reads, operand element j at index lo + j * wstep, its coordinate x of
+ * operand element j: j + first (the step 1 or any step known only at run
+ * time: the window's elements the view's), or n - 1 - j + first_down (the
+ * step -1: the window's elements ascending, so that its runs are copies;
+ * the modes are symmetric under reversal of the window). */
+static void chain_window(infer *in, chain *c, size_t a, sg_val first, sg_val first_down)
+{
+    sg_exprs *x = in->e;
+    sg_val n = c->count[a], step = c->step[a];
+    bool down = sg_is_const(step) && step.k == -1;
+    c->moded[a] = true;
+    c->n[a] = n;
+    c->wstep[a] = down || c->axis[a] < 0 ? sg_const(1) : step;
+    if (c->axis[a] < 0) /* a new axis: a window of one element (or none), read at stride 0 */
+        c->lo[a] = sg_const(0);
+    else
+        c->lo[a] = !down ? c->start[a]
+                         : sg_x_select(x, sg_x_lt(x, sg_const(0), n),
+                                       sg_x_sub(x, c->start[a], sg_x_sub(x, n, sg_const(1))), sg_const(0));
+    c->start[a] = down ? first_down : first;
+    c->step[a] = sg_const(down ? -1 : 1);
+}
+
+/* Whether axis a of chain c can become a window: not one already; else
+ * the refusal naming `what`. */
+static sg_status chain_windowable(infer *in, const chain *c, size_t a, const char *what)
+{
+    if (!c->moded[a])
+        return SG_OK;
+    return sg_fail(in->err, SG_ERR_USAGE,
+                   "failed to plan program: %s with runtime values or dimensions known only at run time ('?') "
+                   "takes only axes not rolled or padded before, not axis %zu yet",
+                   what, a);
+}
+
+/* Sets the chain's one border mode to `mode` of `what` (FILL: its value
+ * `fill`), or refuses a second. */
+static sg_status chain_mode(infer *in, chain *c, sg_trt_mode mode, const char *what, const uint8_t fill[8])
+{
+    bool same = c->mode == mode && (mode != SG_TRT_FILL || memcmp(c->fill, fill, sizeof c->fill) == 0);
+    if (c->mode != SG_TRT_STRICT && !same)
+        return sg_fail(in->err, SG_ERR_USAGE,
+                       "failed to plan program: with runtime values or dimensions known only at run time ('?') "
+                       "a chain takes one border mode, not %s's '%s' and %s's '%s' (nor two constant_values) yet",
+                       c->mode_by, sg_numpy_pad_mode_name(c->mode), what, sg_numpy_pad_mode_name(mode));
+    c->mode = mode, c->mode_by = what;
+    if (fill != NULL)
+        memcpy(c->fill, fill, sizeof c->fill);
+    return SG_OK;
 }
 
 /* Index `index` (a node of `program`) of what chain c makes. */
@@ -774,25 +859,27 @@ static sg_status chain_index(infer *in, const sg_spec *program, const sg_spec *i
     chain next = *c;
     for (size_t f = 0; f < stage.nfixed; f++) {
         int a = stage.fixed[f].in_axis;
-        if (c->axis[a] < 0) /* index 0 of a new axis */
+        if (c->axis[a] < 0 && !(c->moded[a] && c->mode == SG_TRT_FILL)) /* an index of a new axis: 0, or
+                                                                            of its window of one element */
             continue;
         next.fixed_axis[next.nfixed] = c->axis[a];
-        next.fixed[next.nfixed++] =
-            chain_index_at(in, c, (size_t)a, sg_x_add(x, c->start[a], sg_x_mul(x, scratch.fixed[f], c->step[a])));
+        if (chain_index_at(in, c, (size_t)a, sg_x_add(x, c->start[a], sg_x_mul(x, scratch.fixed[f], c->step[a])),
+                           &next.fixed[next.nfixed++]) != SG_OK)
+            return in->err->status;
     }
     next.rank = stage.out_rank;
     for (size_t i = 0; i < stage.out_rank; i++) {
         int a = stage.map[i].in_axis;
         next.count[i] = scratch.count[i];
-        next.wrapped[i] = false;
-        if (a < 0 || c->axis[a] < 0) {
+        next.moded[i] = false;
+        if (a < 0 || (c->axis[a] < 0 && !c->moded[a])) {
             next.axis[i] = -1;
             next.start[i] = sg_const(0), next.step[i] = sg_const(0);
-        } else {
+        } else { /* (a padded new axis keeps its window's coordinates) */
             next.axis[i] = c->axis[a];
             next.start[i] = sg_x_add(x, c->start[a], sg_x_mul(x, scratch.start[i], c->step[a]));
             next.step[i] = sg_x_mul(x, c->step[a], scratch.step[i]);
-            next.wrapped[i] = c->wrapped[a], next.lo[i] = c->lo[a], next.n[i] = c->n[a];
+            next.moded[i] = c->moded[a], next.lo[i] = c->lo[a], next.n[i] = c->n[a], next.wstep[i] = c->wstep[a];
         }
     }
     *c = next;
@@ -807,7 +894,7 @@ static sg_status chain_flip(infer *in, const sg_prog *node, chain *c)
     if (sg_flip_axes(node, c->rank, flipped, in->err) != SG_OK)
         return in->err->status;
     for (size_t a = 0; a < c->rank; a++) {
-        if (!flipped[a] || c->axis[a] < 0)
+        if (!flipped[a] || (c->axis[a] < 0 && !c->moded[a]))
             continue;
         sg_val last = sg_x_add(x, c->start[a], sg_x_mul(x, sg_x_sub(x, c->count[a], sg_const(1)), c->step[a]));
         c->start[a] = sg_x_select(x, sg_x_lt(x, sg_const(0), c->count[a]), last, c->start[a]);
@@ -819,8 +906,8 @@ static sg_status chain_flip(infer *in, const sg_prog *node, chain *c)
 /* np.roll (`node`) of what chain c makes: each axis rolled by the sum of
  * its shifts (runtime values of `program` where named), each modulo the
  * axis (what NumPy does; an empty axis stays).
- * The axis becomes a window of the input axis its operand reads, in order
- * (a constant step of 1 or -1), over which its coordinates wrap. */
+ * The axis becomes the window of the input axis its operand reads
+ * (chain_window), over which its coordinates wrap. */
 static sg_status chain_roll(infer *in, const sg_spec *program, const sg_prog *node, chain *c)
 {
     sg_exprs *x = in->e;
@@ -840,30 +927,102 @@ static sg_status chain_roll(infer *in, const sg_spec *program, const sg_prog *no
         rolled[a] = true;
     }
     for (size_t a = 0; a < c->rank; a++) {
-        if (!rolled[a] || c->axis[a] < 0) /* a new axis: one element at most */
+        if (!rolled[a] || (c->axis[a] < 0 && !c->moded[a])) /* a new axis: one element at most */
             continue;
-        sg_val step = c->step[a], n = c->count[a];
-        bool up = sg_is_const(step) && step.k == 1, down = sg_is_const(step) && step.k == -1;
-        if (c->wrapped[a] || !(up || down))
-            return sg_fail(in->err, SG_ERR_USAGE,
-                           "failed to plan program: np.roll with runtime values or dimensions known only at "
-                           "run time ('?') takes only axes read with a step of 1 or -1 and not rolled before, "
-                           "not axis %zu yet",
-                           a);
-        /* operand element j reads lo + j (up) or lo + (n - 1 - j) (down); the
-         * output's y reads j = (y - shift) mod n */
-        c->wrapped[a] = true;
-        c->n[a] = n;
-        if (up) {
-            c->lo[a] = c->start[a];
-            c->start[a] = sg_x(x, SG_X_SREM, sg_x_sub(x, sg_const(0), shift[a]), n);
-        } else {
-            c->lo[a] = sg_x_select(x, sg_x_lt(x, sg_const(0), n),
-                                   sg_x_sub(x, c->start[a], sg_x_sub(x, n, sg_const(1))), sg_const(0));
-            c->start[a] = sg_x(x, SG_X_SREM, sg_x_sub(x, shift[a], sg_const(1)), n);
-        }
+        if (chain_windowable(in, c, a, "np.roll") != SG_OK || chain_mode(in, c, SG_TRT_WRAP, "np.roll", NULL) != SG_OK)
+            return in->err->status;
+        /* the output's y reads operand element j = (y - shift) mod n */
+        sg_val n = c->count[a];
+        chain_window(in, c, a, sg_x(x, SG_X_SREM, sg_x_sub(x, sg_const(0), shift[a]), n),
+                     sg_x(x, SG_X_SREM, sg_x_sub(x, shift[a], sg_const(1)), n));
     }
     return SG_OK;
+}
+
+/* np.pad (`node`) of what chain c makes: each padded axis becomes the
+ * window its operand read (chain_window), its coordinates beyond the
+ * window's ends passed through the pad's mode (a chain has one: np.pad's
+ * 'symmetric' is not a mode a kernel of runtime values has yet), its
+ * count the operand's and the widths (numbers, or runtime values of
+ * `program` where named). NumPy's errors: the widths' (their broadcast
+ * when the program is read, a negative one per call), an empty axis
+ * extended by a mode other than constant (per call). Wrap repeats as NumPy 1.25
+ * and later do (docs/programs.md); reflect wider than the axis less one
+ * is refused per call (NumPy's rounds are not the mode's period). */
+static sg_status chain_pad(infer *in, const sg_spec *program, const sg_prog *node, chain *c)
+{
+    sg_exprs *x = in->e;
+    int64_t numbers[SG_MAX_RANK][2];
+    const char *names[SG_MAX_RANK][2];
+    uint8_t fill[8] = {0};
+    sg_trt_mode mode = node->pad_mode;
+    sg_val zero = sg_const(0);
+    if (sg_pad_pairs(node, c->rank, numbers, names, in->err) != SG_OK ||
+        (mode == SG_TRT_FILL && sg_pad_fill(&node->fill, in->p->dtype, fill, in->err) != SG_OK))
+        return in->err->status;
+    if (mode != SG_TRT_FILL && mode != SG_TRT_CLAMP && mode != SG_TRT_REFLECT && mode != SG_TRT_WRAP)
+        return sg_fail(in->err, SG_ERR_USAGE,
+                       "failed to plan program: np.pad's mode '%s' with runtime values or dimensions known "
+                       "only at run time ('?') is not supported yet (constant, edge, reflect and wrap are)",
+                       sg_numpy_pad_mode_name(mode));
+    /* NumPy's check of the widths as written (of an array of no axes too),
+     * before any axis is padded */
+    sg_val widths[SG_MAX_RANK][2], negative = zero;
+    for (size_t k = 0; node->width_names && k < node->width_rows * node->width_cols; k++)
+        if (node->width_names[k] != NULL)
+            negative = sg_x_or(x, negative,
+                               sg_x_lt(x, sg_x_value(x, sg_program_value(program, node->width_names[k])), zero));
+    for (size_t a = 0; a < c->rank; a++)
+        for (int side = 0; side < 2; side++) {
+            const char *name = names[a][side];
+            widths[a][side] = name ? sg_x_value(x, sg_program_value(program, name)) : sg_const(numbers[a][side]);
+        }
+    if (check(in, negative, SG_XC_STEP, SG_ERR_SLICE, zero, zero, zero,
+              "failed to plan program: np.pad: index can't contain negative values") != SG_OK)
+        return in->err->status;
+    for (size_t a = 0; a < c->rank; a++) {
+        sg_val before = widths[a][0], after = widths[a][1];
+        if (sg_is_const(before) && sg_is_const(after) && before.k == 0 && after.k == 0)
+            continue;
+        sg_val n = c->count[a], wide = sg_x_add(x, n, before), some = sg_x_lt(x, zero, sg_x_add(x, before, after));
+        if (chain_windowable(in, c, a, "np.pad") != SG_OK || chain_mode(in, c, mode, "np.pad", fill) != SG_OK ||
+            check(in, sg_x_or(x, sg_x(x, SG_X_ADD_OVF, n, before), sg_x(x, SG_X_ADD_OVF, wide, after)), SG_XC_SIZE,
+                  SG_ERR_SLICE, zero, zero, zero,
+                  "failed to plan program: np.pad: axis %zu would have more than 2^63 - 1 elements", a) != SG_OK ||
+            (mode != SG_TRT_FILL &&
+             check(in, sg_x_and(x, sg_x_eq(x, n, zero), some), SG_XC_EMPTY, SG_ERR_SLICE, zero, zero, zero,
+                   "failed to plan program: np.pad: can't extend empty axis %zu using modes other than "
+                   "'constant' or 'empty'",
+                   a) != SG_OK))
+            return in->err->status;
+        /* NumPy pads by reflect in rounds, each mirroring at most what is
+         * there (less the edge): the periodic mirror of the REFLECT mode
+         * where one round does, both widths below the axis (or an axis of
+         * one, repeated) */
+        sg_val most = sg_x_sub(x, n, sg_const(1));
+        if (mode == SG_TRT_REFLECT &&
+            check(in,
+                  sg_x_and(x, sg_x_lt(x, sg_const(1), n), sg_x_or(x, sg_x_lt(x, most, before), sg_x_lt(x, most, after))),
+                  SG_XC_INDEX, SG_ERR_SLICE, n, before, after,
+                  "failed to plan program: np.pad: reflect by more than an axis's size less one (axis %zu: "
+                  "size %%lld, widths %%lld and %%lld) mirrors in rounds, which kernels of runtime values "
+                  "do not yet",
+                  a) != SG_OK)
+            return in->err->status;
+        /* the output's y reads operand element j = y - before */
+        chain_window(in, c, a, sg_x_sub(x, zero, before), sg_x_add(x, most, before));
+        c->count[a] = sg_x_add(x, wide, after);
+    }
+    /* the pad's result, which NumPy makes whole, fits (empty, any size) */
+    sg_val bytes = sg_const((int64_t)in->p->elem_size), overflow = zero, empty = zero;
+    for (size_t a = 0; a < c->rank; a++) {
+        sg_val factor = sg_x_max(x, c->count[a], sg_const(1));
+        empty = sg_x_or(x, empty, sg_x_eq(x, c->count[a], zero));
+        overflow = sg_x_or(x, overflow, sg_x(x, SG_X_MUL_OVF, bytes, factor));
+        bytes = sg_x_mul(x, bytes, factor);
+    }
+    return check(in, sg_x_and(x, overflow, sg_x_not(x, empty)), SG_XC_SIZE, SG_ERR_SLICE, zero, zero, zero,
+                 "failed to plan program: np.pad's result has more than 2^63 - 1 bytes");
 }
 
 /* The checks the indices of node and below make of their numbers (a zero
@@ -894,6 +1053,7 @@ static sg_status chain_stages(infer *in, const sg_spec *program, const sg_prog *
     switch (node->kind) {
     case SG_PROG_INDEX: return chain_index(in, program, node->index, c);
     case SG_PROG_FLIP: return chain_flip(in, node, c);
+    case SG_PROG_PAD: return chain_pad(in, program, node, c);
     default: return chain_roll(in, program, node, c);
     }
 }
@@ -905,8 +1065,8 @@ static const char *not_chain(const sg_prog *node)
     case SG_PROG_INPUT: return NULL;
     case SG_PROG_INDEX:
     case SG_PROG_FLIP:
-    case SG_PROG_ROLL: return not_chain(node->args[0]);
-    case SG_PROG_PAD: return "np.pad";
+    case SG_PROG_ROLL:
+    case SG_PROG_PAD: return not_chain(node->args[0]);
     case SG_PROG_CONCAT: return "np.concatenate";
     case SG_PROG_LAYER: return "a model layer";
     }
@@ -920,27 +1080,30 @@ sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *sha
     if (form != NULL)
         return sg_fail(err, SG_ERR_USAGE,
                        "failed to plan program: runtime values and dimensions known only at run time ('?') are "
-                       "supported in chains of indices, np.flip and np.roll, not in %s yet",
+                       "supported in chains of indices, np.flip, np.roll and np.pad, not in %s yet",
                        form);
     sg_sym *s;
     if (start_plan(p, SG_OP_NUMPY, rank, shape, dtype, true, &s, err) != SG_OK)
         return err->status;
     p->sym = s; /* sg_plan_free frees it */
     infer in = {p, s, &s->ex, err, sg_op_name(SG_OP_NUMPY), NULL, NULL};
-    chain c = {.rank = rank};
+    chain c = {.rank = rank, .mode = SG_TRT_STRICT};
     for (size_t i = 0; i < rank; i++)
         c.axis[i] = (int)i, c.start[i] = sg_const(0), c.step[i] = sg_const(1), c.count[i] = dim(&in, (int)i);
     if (chain_steps(&in, program, program->prog) != SG_OK || infer_input(&in, rank, shape) != SG_OK ||
         chain_stages(&in, program, program->prog, &c) != SG_OK)
         return err->status;
     p->out_rank = c.rank;
+    if (c.mode != SG_TRT_STRICT) { /* a roll's or a pad's: a border mode over windows (planner.h, sg_sym) */
+        p->op = SG_OP_PAD, p->mode = c.mode;
+        memcpy(p->fill, c.fill, sizeof p->fill);
+    }
     for (size_t i = 0; i < c.rank; i++) {
-        if (c.wrapped[i]) /* a roll's: a WRAP mode over windows (planner.h, sg_sym) */
-            p->op = SG_OP_PAD, p->mode = SG_TRT_WRAP;
         p->map[i].in_axis = c.axis[i];
         s->start[i] = c.start[i], s->step[i] = c.step[i], s->count[i] = c.count[i];
-        s->window_lo[i] = c.wrapped[i] ? c.lo[i] : sg_const(0);
-        s->window[i] = c.wrapped[i] ? c.n[i] : c.axis[i] < 0 ? sg_const(1) : dim(&in, c.axis[i]);
+        s->window_lo[i] = c.moded[i] ? c.lo[i] : sg_const(0);
+        s->window_step[i] = c.moded[i] ? c.wstep[i] : sg_const(1);
+        s->window[i] = c.moded[i] ? c.n[i] : c.axis[i] < 0 ? sg_const(1) : dim(&in, c.axis[i]);
         p->out_shape[i] = sg_is_const(c.count[i]) ? c.count[i].k : -1;
     }
     p->nfixed = c.nfixed;

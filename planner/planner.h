@@ -215,6 +215,8 @@ typedef struct sg_sym {
     sg_val start[SG_MAX_RANK], step[SG_MAX_RANK], count[SG_MAX_RANK]; /* per output dimension */
     sg_val window_lo[SG_MAX_RANK], window[SG_MAX_RANK]; /* per output dimension: the mode's window
                                                            (sg_axis_map.crop_*): first index, size */
+    sg_val window_step[SG_MAX_RANK]; /* input indices between a window's elements: 1, or a chain's
+                                        step where it rolls or pads a strided view (infer.c) */
     sg_val fixed[SG_MAX_RANK]; /* index of plan->fixed[i] */
     sg_val in_count, out_count, in_bytes, out_bytes;
     sg_val fill; /* FILL mode: the fill value's bits when they are a runtime value (else 0: plan->fill) */
@@ -279,9 +281,10 @@ sg_status sg_plan_bind(const sg_plan *plan, const int64_t *in_shape, const int64
 sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
                          sg_plan *plan, sg_error *err);
 /* Shape inference of a program with runtime values or `?` dimensions
- * (infer.c): a chain of indices, np.flip and np.roll, whose stages compose
- * into one symbolic plan (sym->spec the program): of an ordinary slice (op
- * SG_OP_NUMPY), or with rolls of a WRAP mode over windows (op SG_OP_PAD);
+ * (infer.c): a chain of indices, np.flip, np.roll and np.pad, whose stages
+ * compose into one symbolic plan (sym->spec the program): of an ordinary
+ * slice (op SG_OP_NUMPY), or with rolls or pads of their border mode over
+ * windows (op SG_OP_PAD);
  * other forms are refused (SG_ERR_USAGE). On failure p->sym may be set:
  * sg_plan_free frees it. */
 sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan *p,
@@ -295,6 +298,19 @@ sg_status sg_flip_axes(const sg_prog *node, size_t rank, bool *flipped, sg_error
  * SG_PROG_MAX_NUMBERS; NumPy's errors (program.c). */
 sg_status sg_roll_pairs(const sg_prog *node, size_t rank, size_t *count, int *axis, int64_t *shift,
                         const char **name, sg_error *err);
+/* np.pad's (`node`) widths for an operand of `rank` axes, broadcast to
+ * one (before, after) pair per axis as NumPy's _as_pairs does, and where
+ * names is not NULL the runtime value's name of each (NULL: a number);
+ * NumPy's errors for the numbers (program.c). */
+sg_status sg_pad_pairs(const sg_prog *node, size_t rank, int64_t (*widths)[2], const char *(*names)[2],
+                       sg_error *err);
+/* np.pad's constant_values v as NumPy stores it in an array of type t
+ * (bytes, little-endian): an integer wraps modulo the type's width, a
+ * float into an integer type is truncated toward zero, anything but 0 is
+ * True, floats round to nearest. A float no integer of the type holds
+ * once truncated (NaN, an infinity, out of range) is refused: NumPy's
+ * result is then the platform's. */
+sg_status sg_pad_fill(const sg_scalar *v, sg_dtype t, uint8_t bytes[8], sg_error *err);
 /* The loop nest of a symbolic plan (symbolic.c). */
 sg_status sg_plan_fold_symbolic(sg_plan *plan, sg_error *err);
 

@@ -470,26 +470,29 @@ static sg_status eval_roll(program *pr, const sg_prog *node, const value *in, va
     return remap(pr, in, out, maps, 0, NULL, NULL, NULL);
 }
 
-/* np.pad's widths broadcast to one (before, after) pair per axis, as
- * NumPy's _as_pairs does. */
-static sg_status pad_widths(program *pr, const sg_prog *node, size_t rank, int64_t (*widths)[2])
+sg_status sg_pad_pairs(const sg_prog *node, size_t rank, int64_t (*widths)[2], const char *(*names)[2],
+                       sg_error *err)
 {
     size_t rows = node->width_rows, cols = node->width_cols;
     bool one = rows * cols == 1, pair = rows == 1 && cols == 2;
     if (!one && !pair && !((rows == 1 || rows == rank) && (cols == 1 || cols == 2)))
         return sg_fail(
-            pr->err, SG_ERR_SLICE,
+            err, SG_ERR_SLICE,
             "failed to plan program: np.pad: operands could not be broadcast together with remapped "
             "shapes [original->remapped]: (%zu,%zu)  and requested shape (%zu,2)",
             rows, cols, rank);
     for (size_t i = 0; i < rows * cols; i++)
         if (node->widths[i] < 0)
-            return sg_fail(pr->err, SG_ERR_SLICE,
+            return sg_fail(err, SG_ERR_SLICE,
                            "failed to plan program: np.pad: index can't contain negative "
                            "values");
     for (size_t i = 0; i < rank; i++)
-        for (size_t c = 0; c < 2; c++)
-            widths[i][c] = node->widths[(rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : c)];
+        for (size_t c = 0; c < 2; c++) {
+            size_t k = (rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : c);
+            widths[i][c] = node->widths[k];
+            if (names != NULL)
+                names[i][c] = node->width_names ? node->width_names[k] : NULL;
+        }
     return SG_OK;
 }
 
@@ -608,23 +611,17 @@ static sg_status axis_pieces(program *pr, sg_trt_mode mode, int64_t d, int64_t b
     return SG_OK;
 }
 
-/* constant_values as NumPy stores it in an array of the element type: an
- * integer wraps modulo the type's width, a float into an integer type is
- * truncated toward zero, anything but 0 is True, floats round to nearest.
- * A float no integer of the type holds once truncated (NaN, an infinity,
- * out of range) is refused: NumPy's result is then the platform's. */
-static sg_status fill_bytes(program *pr, const sg_scalar *v, uint8_t bytes[8])
+sg_status sg_pad_fill(const sg_scalar *v, sg_dtype t, uint8_t bytes[8], sg_error *err)
 {
-    sg_dtype t = pr->dtype;
     if (sg_dtype_kind_of(t) == SG_KIND_FLOAT) /* nearest, never refused */
-        return sg_scalar_to_bytes(v, t, bytes, pr->err);
+        return sg_scalar_to_bytes(v, t, bytes, err);
     if (t == SG_BOOL) {
         bytes[0] = v->kind == SG_SCALAR_FLOAT ? v->f != 0 : v->kind == SG_SCALAR_UINT ? v->u != 0 : v->i != 0;
         return SG_OK;
     }
     uint64_t bits = v->kind == SG_SCALAR_UINT ? v->u : (uint64_t)v->i;
     if (v->kind == SG_SCALAR_FLOAT) {
-        int width = 8 * (int)pr->elem_size;
+        int width = 8 * (int)sg_dtype_size(t);
         bool is_signed = sg_dtype_kind_of(t) == SG_KIND_SINT;
         double lo = is_signed ? -ldexp(1, width - 1) : 0,
                hi = is_signed ? ldexp(1, width - 1) : ldexp(1, width);
@@ -633,7 +630,7 @@ static sg_status fill_bytes(program *pr, const sg_scalar *v, uint8_t bytes[8])
         sg_scalar_format(v, text);
         if (!(whole >= lo && whole < hi))
             return sg_fail(
-                pr->err, SG_ERR_SLICE,
+                err, SG_ERR_SLICE,
                 "failed to plan program: np.pad: constant_values %s does not fit in %s once truncated", text,
                 sg_dtype_name(t));
         bits = whole < 0 ? (uint64_t)(int64_t)whole : (uint64_t)whole;
@@ -651,7 +648,7 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
     sg_status st = SG_OK;
     if (widths == NULL)
         return sg_fail(pr->err, SG_ERR_NOMEM, "failed to plan program: out of memory");
-    if (pad_widths(pr, node, in->rank, widths) != SG_OK)
+    if (sg_pad_pairs(node, in->rank, widths, NULL, pr->err) != SG_OK) /* (names: a chain's, infer.c) */
         goto done;
     out->rank = in->rank;
     for (size_t j = 0; j < in->rank; j++) {
@@ -692,7 +689,7 @@ static sg_status eval_pad(program *pr, const sg_prog *node, const value *in, val
          * coordinates before and after the interior, with the axes
          * before j inside the interior and those after j whole. */
         uint8_t bytes[8] = {0};
-        if (fill_bytes(pr, &node->fill, bytes) != SG_OK)
+        if (sg_pad_fill(&node->fill, pr->dtype, bytes, pr->err) != SG_OK)
             goto done;
         for (size_t j = 0; j < in->rank; j++) {
             for (int side = 0; side < 2; side++) {

@@ -96,7 +96,7 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
         for (size_t i = 0; i < p->out_rank; i++) {
             int a = p->map[i].in_axis; /* a new axis (a chain's): a window of one element */
             s->extent[i] = extent[i], s->out_stride[i] = out_stride[i];
-            s->in_stride[i] = a < 0 ? sg_const(0) : axis_stride[a];
+            s->in_stride[i] = a < 0 ? sg_const(0) : sg_x_mul(x, s->window_step[i], axis_stride[a]);
             s->map_start[i] = s->start[i], s->map_step[i] = s->step[i];
             s->map_dim[i] = s->window[i];
             if (a >= 0 && (!sg_is_const(s->window_lo[i]) || s->window_lo[i].k != 0))

@@ -95,3 +95,34 @@ class CliFiles(unittest.TestCase):
 
     def tearDown(self):
         self.tmp.cleanup()
+
+
+# NumPy before 1.25 pads mode='wrap' with widths larger than the dimension
+# in a way that does not repeat (numpy/numpy#22464, fixed by #22575):
+# np.pad(np.arange(4), (5, 2), mode='wrap') starts 1, 0, 1, 2, 3, ... there,
+# 3, 0, 1, 2, 3, ... since. The programs are checked against the fix.
+WRAP_REPEATS = np.pad(np.arange(4), (5, 2), mode="wrap")[0] == 3
+
+
+def _pad(array, pad_width, mode="constant", **kwargs):
+    """np.pad, with mode='wrap' as NumPy 1.25 and later have it."""
+    padded = np.pad(array, pad_width, mode, **kwargs)  # NumPy's checks and errors
+    if mode != "wrap" or WRAP_REPEATS:
+        return padded
+    array = np.asarray(array)
+    for axis, (before, after) in enumerate(np.broadcast_to(np.asarray(pad_width), (array.ndim, 2)).tolist()):
+        if before or after:
+            n = array.shape[axis]
+            array = np.take(array, np.arange(-before, n + after) % n, axis=axis)
+    return array
+
+
+class _NumPy:
+    """np for the programs: NumPy, its pad as _pad."""
+    pad = staticmethod(_pad)
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+NUMPY = np if WRAP_REPEATS else _NumPy()

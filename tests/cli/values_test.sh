@@ -72,22 +72,51 @@ run_pair --op TrtSlice --start p,0 --size 5,7 --mode fill --fill f --set=p=-1 --
     --op TrtSlice --start -1,0 --size 5,7 --mode fill --fill -2.5
 run_pair --op Pad --value c --pads-begin 1,0 --pads-end 0,2 --set=c=-nan -- --op Pad --pads-begin 1,0 --pads-end 0,2 --value -nan
 run_pair --op Pad --pads-begin 1,0 --pads-end 0,2 --value c --set=c=7 -- --op Pad --pads-begin 1,0 --pads-end 0,2 --value 7
-# NumPy programs that chain indices, np.flip and np.roll
+# NumPy programs that chain indices, np.flip, np.roll and np.pad
 run_pair 'x[1:, ::s][::-1][i]' --set=s=-1 --set=i=2 -- 'x[1:, ::-1][::-1][2]'
 run_pair 'np.flip(x[a:b], axis=1)[::c, None]' --set=a=-3 --set=b=9 --set=c=2 -- 'np.flip(x[-3:9], axis=1)[::2, None]'
 run_pair '(x)[t:][None, ::t]' --set=t=1 -- '(x)[1:][None, ::1]'
 run_pair 'np.roll(x[a:, ::-1], (5, -1), axis=(1, 0))[:, i]' --set=a=1 --set=i=-2 -- \
     'np.roll(x[1:, ::-1], (5, -1), axis=(1, 0))[:, -2]'
 run_pair 'np.roll(x, (s, t), axis=(1, 0))' --set=s=-9223372036854775808 --set=t=7 -- 'np.roll(x, (-9223372036854775808, 7), axis=(1, 0))'
+run_pair 'np.roll(x[::2], 1, axis=0)[t:]' --set=t=1 -- 'np.roll(x[::2], 1, axis=0)[1:]'
+run_pair "np.pad(x[t:, ::-1], ((1, 2), (3, 0)), mode='edge')[:, 1:]" --set=t=1 -- \
+    "np.pad(x[1:, ::-1], ((1, 2), (3, 0)), mode='edge')[:, 1:]"
+run_pair "np.pad(x[t::2, ::s], (1, 1), mode='reflect')[::-1]" --set=t=1 --set=s=-2 -- \
+    "np.pad(x[1::2, ::-2], (1, 1), mode='reflect')[::-1]"
+run_pair "np.pad(x[:, ::s], 2, constant_values=-3.5)[i:]" --set=s=3 --set=i=-3 -- "np.pad(x[:, ::3], 2, constant_values=-3.5)[-3:]"
+run_pair "np.roll(np.pad(x[t:], ((0, 0), (5, 5)), mode='wrap'), 2, axis=0)[:, 4]" --set=t=1 -- \
+    "np.roll(np.pad(x[1:], ((0, 0), (5, 5)), mode='wrap'), 2, axis=0)[:, 4]"
+run_pair "np.pad(x[t:], ((a, 0), (1, b)), mode='wrap')[::-1]" --set=t=1 --set=a=2 --set=b=9 -- \
+    "np.pad(x[1:], ((2, 0), (1, 9)), mode='wrap')[::-1]"
+run_pair "np.pad(x[t:][None], 1, mode='reflect')[:, 0, i]" --set=t=2 --set=i=7 -- "np.pad(x[2:][None], 1, mode='reflect')[:, 0, 7]"
 
 # ---- errors ----
 expect_error "an index of a chain out of range" 2 "failed to run kernel: index out of range (step 0: index 3, input dimension 0 has size 3) (t = 1, i = 3)" \
     "$SLICEGEN" run 'x[t:][i]' --in x.npy --out out.npy --set t=1 --set i=3
 expect_error "a chain's zero step before an earlier stage's index" 2 "slice step cannot be zero (step 0: 0) (i = 9, s = 0)" \
     "$SLICEGEN" run 'x[i][::s]' --in x.npy --out out.npy --set i=9 --set s=0
-expect_error "np.roll of an axis read by a step of 2" 2 "takes only axes read with a step of 1 or -1 and not rolled before, not axis 0 yet" \
-    "$SLICEGEN" run 'np.roll(x[::2], 1, axis=0)[t:]' --in x.npy --out out.npy --set t=1
-expect_error "np.concatenate over ? dimensions" 2 "supported in chains of indices, np.flip and np.roll, not in np.concatenate yet" \
+expect_error "np.roll of a rolled axis" 2 "np.roll with runtime values or dimensions known only at run time ('?') takes only axes not rolled or padded before, not axis 0 yet" \
+    "$SLICEGEN" run 'np.roll(np.roll(x, 1, axis=0)[t:], 1, axis=0)' --in x.npy --out out.npy --set t=1
+expect_error "np.pad of a padded axis" 2 "np.pad with runtime values or dimensions known only at run time ('?') takes only axes not rolled or padded before, not axis 1 yet" \
+    "$SLICEGEN" plan "np.pad(np.pad(x, ((0, 0), (1, 1)))[t:], ((0, 0), (2, 0)))" --shape 4,6 --dtype f32
+expect_error "two border modes in a chain" 2 "a chain takes one border mode, not np.roll's 'wrap' and np.pad's 'reflect'" \
+    "$SLICEGEN" plan "np.pad(np.roll(x, 1, axis=1), ((1, 1), (0, 0)), mode='reflect')" --shape ?,6 --dtype f32
+expect_error "two constant_values in a chain" 2 "(nor two constant_values) yet" \
+    "$SLICEGEN" plan "np.pad(np.pad(x, ((1, 1), (0, 0)))[t:], ((0, 0), (1, 1)), constant_values=1)" --shape 4,6 --dtype f32
+expect_error "np.pad's symmetric mode over ? dimensions" 2 "np.pad's mode 'symmetric' with runtime values or dimensions known only at run time ('?') is not supported yet" \
+    "$SLICEGEN" plan "np.pad(x, 1, mode='symmetric')" --shape ?,6 --dtype f32
+expect_error "an integer index into a constant border" 2 "an integer index into an axis that np.pad pads with a constant is not supported" \
+    "$SLICEGEN" plan "np.pad(x, 1)[t]" --shape 4,6 --dtype f32
+expect_error "np.pad of an empty axis by edge, per call" 2 "np.pad: can't extend empty axis 0 using modes other than 'constant' or 'empty' (t = 4)" \
+    "$SLICEGEN" run "np.pad(x[t:], 1, mode='edge')" --in x.npy --out out.npy --set t=4
+expect_error "np.pad by reflect wider than an axis less one, per call" 2 "np.pad: reflect by more than an axis's size less one (axis 1: size 3, widths 3 and 0) mirrors in rounds, which kernels of runtime values do not yet (t = 3)" \
+    "$SLICEGEN" run "np.pad(x[:, t:], ((0, 0), (3, 0)), mode='reflect')" --in x.npy --out out.npy --set t=3
+expect_error "a negative pad width, per call" 2 "failed to run kernel: np.pad: index can't contain negative values (t = 1, w = -1)" \
+    "$SLICEGEN" run "np.pad(x[t:], (2, w))" --in x.npy --out out.npy --set t=1 --set w=-1
+expect_error "np.pad's result past 2^63 - 1 bytes, per call" 2 "failed to run kernel: np.pad's result has more than 2^63 - 1 bytes (w = 4611686018427387904)" \
+    "$SLICEGEN" run "np.pad(x, ((0, 0), (0, w)))[:, :2]" --in x.npy --out out.npy --set w=4611686018427387904
+expect_error "np.concatenate over ? dimensions" 2 "supported in chains of indices, np.flip, np.roll and np.pad, not in np.concatenate yet" \
     "$SLICEGEN" plan 'np.concatenate([x[:1], x[1:]])' --shape ?,6 --dtype f32
 expect_error "missing --set" 2 "the spec's runtime value 't' needs --set t=VALUE" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy
 expect_error "unknown --set" 2 "--set names 'u', which the spec does not use" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy --set t=1 --set u=2

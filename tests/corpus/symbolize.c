@@ -139,7 +139,7 @@ bool symbolize(sg_context *ctx, int count, char *const *words, sg_dtype dtype, s
         return false;
     bool takes_values = symbolizable(spec);
     sg_spec_destroy(spec);
-    *why = "a program other than a chain of indices, np.flip and np.roll takes no runtime values";
+    *why = "a program other than a chain of indices, np.flip, np.roll and np.pad takes no runtime values";
     if (!takes_values)
         return false;
     bool ok = true, numbers_next = false, fill_next = false;
@@ -185,11 +185,15 @@ bool symbolize(sg_context *ctx, int count, char *const *words, sg_dtype dtype, s
     return true;
 }
 
+/* np.pad by reflect is refused per call where NumPy mirrors in rounds
+ * (wider than the axis less one), and by symmetric always: left static. */
 static bool chain(const sg_prog *node)
 {
     if (node->kind == SG_PROG_INPUT)
         return true;
-    return (node->kind == SG_PROG_INDEX || node->kind == SG_PROG_FLIP || node->kind == SG_PROG_ROLL) &&
+    bool pad = node->kind == SG_PROG_PAD &&
+               (node->pad_mode == SG_TRT_FILL || node->pad_mode == SG_TRT_CLAMP || node->pad_mode == SG_TRT_WRAP);
+    return (node->kind == SG_PROG_INDEX || node->kind == SG_PROG_FLIP || node->kind == SG_PROG_ROLL || pad) &&
            chain(node->args[0]);
 }
 

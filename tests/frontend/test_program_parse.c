@@ -440,6 +440,18 @@ static void test_values(void)
          "np.concatenate([x[:t], x[t:]], axis=1)[s]",
          {2, 1},
          "np.concatenate([x[:2], x[2:]], axis=1)[1]"},
+        /* np.pad's widths, in the order of the text after its operand's names */
+        {"np.pad(x[t:], ((a, 0), (1, b)), mode='edge')",
+         "t a b",
+         "np.pad(x[t:], ((a, 0), (1, b)), mode='edge')",
+         {1, 2, 3},
+         "np.pad(x[1:], ((2, 0), (1, 3)), mode='edge')"},
+        {"np.pad(x, w)[w:]", "w", "np.pad(x, w, mode='constant')[w:]", {4}, "np.pad(x, 4, mode='constant')[4:]"},
+        {"np.pad(x, (w,), constant_values=2)",
+         "w",
+         "np.pad(x, (w,), mode='constant', constant_values=2)",
+         {0},
+         "np.pad(x, (0,), mode='constant', constant_values=2)"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         sg_spec *spec = NULL, *bound = NULL;
