@@ -213,13 +213,14 @@ static void emit_function(gen *g, const char *symbol, const sg_target *t)
                 LLVMConstInt(LLVMTypeOf(run), (unsigned long long)sg_codegen_stream_min_run(p, t), 1), ""),
             "");
         if (sg_codegen_stream_whole_rows(p, t) && p->nloops > 0) {
-            /* the innermost row's pieces (borders, interior, the row) whole nt_min units */
-            LLVMValueRef ends = LLVMBuildOr(g->b, LLVMBuildOr(g->b, g->interior[0], g->interior[1], ""),
-                                            g->extent[p->nloops - 1], "");
+            /* the innermost row's pieces (borders, interior, the row: counts of runs) whole nt_min
+             * units (nt_min a power of two: their bytes' bits below it, or'ed, are 0) */
             LLVMValueRef bytes_mask = ci(g, t->nt_min_bytes - 1);
-            LLVMValueRef whole = LLVMBuildICmp(g->b, LLVMIntEQ,
-                                               LLVMBuildAnd(g->b, mul(g, ends, ci(g, (int64_t)p->elem_size)),
-                                                            bytes_mask, ""),
+            LLVMValueRef ends = LLVMBuildOr(
+                g->b,
+                LLVMBuildOr(g->b, mul(g, g->interior[0], g->run), mul(g, g->interior[1], g->run), ""),
+                mul(g, g->extent[p->nloops - 1], g->run), "");
+            LLVMValueRef whole = LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, ends, bytes_mask, ""),
                                                ci(g, 0), "");
             large = LLVMBuildAnd(g->b, large, whole, "");
         }

@@ -275,7 +275,9 @@ static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
         LLVMPositionBuilderAtEnd(g->b, done);
         return;
     }
-    if (mode != SG_TRT_FILL && mode != SG_TRT_CLAMP) {
+    int64_t unit = g->run_k;
+    bool pattern = unit == 1 || unit == 2 || unit == 4 || unit == 8; /* CLAMP's edge run, repeated */
+    if (mode != SG_TRT_FILL && !(mode == SG_TRT_CLAMP && pattern)) {
         emit_mapped_each(g, level, in, out, lo, hi);
         return;
     }
@@ -291,7 +293,6 @@ static void emit_border(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
         LLVMValueRef index = mode_index(g, x, g->map_dim[level], NULL);
         if (LLVMGetIntTypeWidth(g->ix) < 64)
             index = LLVMBuildTrunc(g->b, index, g->ix, "");
-        int64_t unit = g->run_k;
         LLVMValueRef edge = load(g, int_type(g, unit), gep(g, in, mul(g, index, g->in_stride[level])));
         sg_emit_store_pattern(g, at, edge, unit, bytes);
     }
@@ -323,7 +324,9 @@ static void emit_mapped(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
     /* the element of iteration k is in + start * in_stride + k * s (read only for k in [a, b)) */
     LLVMValueRef first = gep(g, in, mul(g, start, g->in_stride[level]));
     int64_t stride;
-    if (is_const(s, &stride))
+    if (g->run_k < 0) /* a run of trailing dimensions known per call */
+        sg_emit_inner_dynamic(g, first, s, out, a, b);
+    else if (is_const(s, &stride))
         sg_emit_inner(g, first, stride, out, a, b, LONG_UNKNOWN);
     else
         sg_emit_inner_by_stride(g, first, s, out, a, b);

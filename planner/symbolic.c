@@ -65,6 +65,22 @@ static void interior(sg_exprs *x, sg_val start, sg_val step, sg_val d, sg_val n,
     range[1] = sg_x_select(x, inside, sg_x_min(x, sg_x_add(x, lo, more), n), lo);
 }
 
+/* Whether output dimension i of a mapped plan reads input axis `axis`
+ * whole, in order, for every call (its coordinates 0, 1, ... all inside
+ * the window, which is the axis), its input axis being `axis` and the
+ * dimensions after it so too: then they are contiguous in the input as in
+ * the output, and the mode never applies to them. */
+static bool whole_axis(sg_plan *p, size_t i, size_t axis)
+{
+    sg_sym *s = p->sym;
+    sg_val one = sg_const(1), zero = sg_const(0);
+    if (p->map[i].in_axis != (int)axis || axis >= p->in_rank)
+        return false;
+    sg_val d = p->in_shape[axis] < 0 ? sg_x_dim(&s->ex, axis) : sg_const(p->in_shape[axis]);
+    return sg_same(s->start[i], zero) && sg_same(s->step[i], one) && sg_same(s->window_lo[i], zero) &&
+           sg_same(s->window_step[i], one) && sg_same(s->window[i], d) && sg_same(s->count[i], d);
+}
+
 sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
 {
     sg_sym *s = p->sym;
@@ -91,8 +107,12 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
             base = sg_x_add(x, base, sg_x_mul(x, s->start[i], axis_stride[a]));
     }
     sg_val elem = sg_const((int64_t)p->elem_size);
-    if (s->mapped) { /* every dimension a mapped loop over its window; the run one element */
+    if (s->mapped) { /* every dimension a mapped loop over its window; the run one element, or the
+                        trailing dimensions the mode leaves as they are */
         sg_val window_base = fixed_base; /* (a chain's shrunk axes, planner.h: sg_infer_chain) */
+        size_t whole = p->out_rank; /* dimensions [whole, out_rank): the run */
+        while (whole > 1 && whole_axis(p, whole - 1, p->in_rank - (p->out_rank - (whole - 1))))
+            whole--;
         for (size_t i = 0; i < p->out_rank; i++) {
             int a = p->map[i].in_axis; /* a new axis (a chain's): a window of one element */
             s->extent[i] = extent[i], s->out_stride[i] = out_stride[i];
@@ -102,12 +122,14 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
             if (a >= 0 && (!sg_is_const(s->window_lo[i]) || s->window_lo[i].k != 0))
                 window_base = sg_x_add(x, window_base, sg_x_mul(x, s->window_lo[i], axis_stride[a]));
         }
-        p->nloops = p->out_rank;
+        p->nloops = whole;
         if (p->nloops > 0)
             interior(x, s->map_start[p->nloops - 1], s->map_step[p->nloops - 1], s->map_dim[p->nloops - 1],
                      s->extent[p->nloops - 1], s->interior);
         s->base = window_base;
         s->run_bytes = elem;
+        for (size_t i = whole; i < p->out_rank; i++)
+            s->run_bytes = sg_x_mul(x, s->run_bytes, s->count[i]);
         s->outer_extent = p->nloops
                               ? sg_x_select(x, sg_x_eq(x, s->out_count, sg_const(0)), sg_const(0), extent[0])
                               : sg_const(1);

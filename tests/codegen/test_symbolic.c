@@ -582,8 +582,8 @@ static void regressions(suite *s)
 {
     static const struct {
         const char *words; /* separated by spaces */
-        int64_t dims[2];   /* -1: ? */
-        int64_t call[2];
+        int64_t dims[3];   /* -1: ? */
+        int64_t call[3];
         int64_t values[2];
         size_t rank;
         sg_dtype dtype;
@@ -602,6 +602,12 @@ static void regressions(suite *s)
          * not one copy of the elements after the first */
         {"np.roll(x,0,axis=0)[:,v0]", {-1, 8}, {9, 8}, {2}, 2, SG_F32},
         {"np.pad(x[:,::v0],(0,1),mode='edge')", {-1, -1}, {3, 40}, {2}, 2, SG_U8},
+        /* the dimensions a mode leaves whole are the run: pixels of 3 bytes
+         * (an edge's border no pattern of one store), of a count known per
+         * call (the interior copied as such) */
+        {"--op Pad --pads-begin 1,2,0 --pads-end 2,1,0 --mode edge", {-1, -1, 3}, {4, 5, 3}, {0}, 3, SG_U8},
+        {"--op Pad --pads-begin 0,v0,0 --pads-end 1,2,0 --mode reflect", {-1, -1, -1}, {2, 6, 5}, {3}, 3, SG_I16},
+        {"--op Pad --pads-begin v0,2,0 --pads-end 0,1,0 --value 7", {-1, -1, -1}, {3, 4, 6}, {1}, 3, SG_F32},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         gen_spec g = {0};

@@ -17,7 +17,7 @@
  *            (its size at the call: the low bits mod 8), else the size
  *            (mod 8)
  *   then     the spec's text up to a NUL: a NumPy expression if it starts
- *            with '[' or 'x', else command-line words split at spaces
+ *            with '[', 'x' or "np.", else command-line words split at spaces
  *   then     an int per runtime value, in order
  * Calls whose input or output exceeds 64 KiB are not run.
  */
@@ -42,7 +42,7 @@ static unsigned char *fenced(size_t bytes, void **map, size_t *len)
 
 static sg_status parse(sg_context *ctx, char *text, sg_spec **spec)
 {
-    if (text[0] == '[' || text[0] == 'x')
+    if (text[0] == '[' || text[0] == 'x' || strncmp(text, "np.", 3) == 0)
         return sg_spec_numpy(ctx, text, spec);
     char *words[MAX_WORDS];
     int n = 0;
