@@ -33,12 +33,35 @@ static const char *figure_name(int i, char name[48])
     return name;
 }
 
-/* Whether figure i is that of a program case, which is not measured. */
-static bool program_figure(int i)
+/* Whether figure i is that of a program the planner refuses over `?`
+ * dimensions (its kernel of runtime values not made: a note), and why in
+ * why[0, size) when not NULL. */
+static bool program_refused(int i, char *why, size_t size)
 {
     int ncases;
     const bench_case *suite = sg_bench_cases(&ncases);
-    return i < ncases && suite[i].program;
+    if (i >= ncases || !suite[i].program)
+        return false;
+    sg_context *ctx = NULL;
+    sg_spec *spec = NULL;
+    sg_plan *plan = NULL;
+    int64_t unknown[SG_MAX_RANK];
+    for (size_t d = 0; d < suite[i].rank; d++)
+        unknown[d] = -1;
+    sg_status st = sg_context_create(&ctx);
+    if (st == SG_OK && (st = sg_spec_numpy(ctx, suite[i].expr, &spec)) == SG_OK)
+        st = sg_plan_create(ctx, spec, suite[i].rank, unknown, suite[i].dtype, &plan);
+    if (st != SG_OK && why != NULL)
+        snprintf(why, size, "%s", ctx ? sg_context_last_error(ctx) : "out of memory");
+    sg_plan_destroy(plan);
+    sg_spec_destroy(spec);
+    sg_context_destroy(ctx);
+    return st != SG_OK;
+}
+
+static bool program_figure(int i)
+{
+    return program_refused(i, NULL, 0);
 }
 
 int sg_bench_values_selected(const bench *b)
@@ -380,9 +403,15 @@ static sg_status run_case(bench *b, sg_context *ctx, values_result *r, sg_error 
     calls[0] = (call){.o = {ctx, kernels[0], plans[0], NULL, NULL, r->bytes, 1, SG_OK},
                       .fn = sg_kernel_function(kernels[0]),
                       .extent = sg_kernel_outer_extent(kernels[0])};
-    if ((st = name_spec(r, false, &r->bounds, err)) != SG_OK ||
-        (st = name_spec(r, true, &r->steps, err)) != SG_OK)
+    if (r->c->program) { /* its dimensions -1, its numbers as written (a program's are not all indices) */
+        if ((r->bounds.spec = strdup(r->spec)) == NULL || (r->steps.spec = strdup(r->spec)) == NULL) {
+            st = sg_fail(err, SG_ERR_NOMEM, "failed to benchmark '%s': out of memory", r->name);
+            goto done;
+        }
+    } else if ((st = name_spec(r, false, &r->bounds, err)) != SG_OK ||
+               (st = name_spec(r, true, &r->steps, err)) != SG_OK) {
         goto done;
+    }
     n = strcmp(r->bounds.spec, r->steps.spec) != 0 ? 3 : 2;
     for (int k = 1; k < n; k++)
         if ((st = symbolic_call(ctx, r, k == 1 ? &r->bounds : &r->steps, &plans[k], &kernels[k], &calls[k],
@@ -695,8 +724,9 @@ sg_status sg_bench_run_values(bench *b, sg_error *err)
         sg_bench_say(
             b,
             "runtime values: each case compiled once with every input dimension -1 and every integer of "
-            "its spec a value (v0, v1, ...) but the steps, then the steps too; sg_kernel_run_args of values "
-            "prepared once, in turn with the static kernel on the same buffers\n");
+            "its spec a value (v0, v1, ...) but the steps, then the steps too (programs: with their numbers "
+            "as written); sg_kernel_run_args of values prepared once, in turn with the static kernel on the "
+            "same buffers\n");
     for (int i = 0; i <= ncases && st == SG_OK; i++) {
         values_result *r = &b->values[b->nvalues];
         *r = (values_result){.c = i < ncases ? &suite[i] : NULL};
@@ -704,11 +734,9 @@ sg_status sg_bench_run_values(bench *b, sg_error *err)
             say_summary(b);
         if (!sg_bench_selected(b, figure_name(i, r->name)))
             continue;
-        if (program_figure(i)) {
-            sg_bench_say(b,
-                         "%s: skipped: programs have no runtime-values figures yet (of programs, chains of "
-                         "indices, np.flip, np.roll and np.pad take runtime values: docs/programs.md)\n",
-                         r->name);
+        char why[512];
+        if (program_refused(i, why, sizeof why)) {
+            sg_bench_say(b, "%s: skipped: %s\n", r->name, why);
             continue;
         }
         if (r->c != NULL && !r->c->tiny && !header) {
