@@ -54,9 +54,10 @@ typedef struct sg_bench_options {
  * options->out as soon as it is measured, the compile figures, the
  * runtime-values figures (not with `cuda`), then the JSON and PNG files,
  * each written whole or not at all (a temporary file renamed over the
- * path; both are renamed only once both are complete). Program cases
- * have no runtime-values figures and, with `cuda`, are not run: a line
- * says so for each selected. Checked before
+ * path; both are renamed only once both are complete). A program case
+ * whose kernel over `?` dimensions the planner refuses has no
+ * runtime-values figure, and with `cuda` no program is run: a line says
+ * so for each selected. Checked before
  * anything is measured: a filter that matches no case (the message names
  * it and lists the cases), --plot without gnuplot on PATH or with only
  * compile or runtime-values figures selected, or with `cuda` only
