@@ -194,15 +194,16 @@ static void emit_mode_runs(gen *g, size_t level, LLVMValueRef in, LLVMValueRef o
     LLVMPositionBuilderAtEnd(b, body);
     LLVMValueRef d = g->map_dim[level];
     LLVMValueRef x = LLVMBuildAdd(b, g->map_start[level], narrow ? LLVMBuildZExt(b, y, i64, "") : y, "");
-    LLVMValueRef index = mode_index(g, x, d, NULL), room, ascending = NULL;
+    LLVMValueRef index, room, ascending = NULL;
     if (reflect) {
-        /* c = |x| mod (2d - 2): below d, index c; else 2d - 2 - c (mode_index) */
+        /* c = |x| mod (2d - 2) (d > 1): below d, index c; else 2d - 2 - c (mode_index) */
         LLVMValueRef zero = LLVMConstInt(i64, 0, 0), one = LLVMConstInt(i64, 1, 0);
         LLVMValueRef period = LLVMBuildSub(b, LLVMBuildAdd(b, d, d, ""), LLVMConstInt(i64, 2, 0), "");
         LLVMValueRef negative = LLVMBuildICmp(b, LLVMIntSLT, x, zero, "");
         LLVMValueRef mag = LLVMBuildSelect(b, negative, LLVMBuildSub(b, zero, x, ""), x, "");
-        LLVMValueRef c = LLVMBuildURem(b, mag, period, "");
+        LLVMValueRef c = sg_ir_urem_below(b, mag, period);
         LLVMValueRef low = LLVMBuildICmp(b, LLVMIntULT, c, d, "");
+        index = LLVMBuildSelect(b, low, c, LLVMBuildSub(b, period, c, ""), "");
         ascending = LLVMBuildXor(b, negative, low, "");
         /* x >= 0: up to d - 1 (d - c) or down to 1 (2d - 2 - c); x < 0:
          * down to 0 (c + 1) or up to d - 1 (c - d + 2) */
@@ -212,6 +213,7 @@ static void emit_mode_runs(gen *g, size_t level, LLVMValueRef in, LLVMValueRef o
                                             "");
         room = LLVMBuildSelect(b, negative, down, up, "");
     } else {
+        index = mode_index(g, x, d, NULL);
         room = LLVMBuildSub(b, d, index, ""); /* to the window's end: 1..d */
     }
     if (narrow) { /* inside the input: they fit */
