@@ -497,7 +497,9 @@ int64_t sg_host_stream_threshold(void);
  * (TensorRT's border modes, Pad), whose rows meet their borders, only
  * where every piece streams whole (for u8 and f16 on x86, the calls whose
  * rows are whole pieces: sg_codegen_stream_whole_rows), and never a nest
- * whose runs are constant and shorter than that minimum.
+ * whose runs are constant and shorter than that minimum, nor one whose
+ * output no call makes larger than the threshold (the largest value of
+ * its byte count: a crop of an input of static size).
  * sg_codegen_streams says false for a symbolic plan. */
 enum { SG_STREAM_MIN_RUN = SG_STREAM_LINES_PER_MIXED * SG_LINE_BYTES };
 int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t);

@@ -602,7 +602,10 @@ int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t)
     if ((plan->sym->mapped && !whole_pieces(plan, t) && !sg_codegen_stream_whole_rows(plan, t)) ||
         (sg_is_const(*run) && run->k < sg_codegen_stream_min_run(plan, t)))
         return -1;
-    return sg_codegen_stream_threshold(t);
+    /* an output that no call makes larger than the threshold (a crop of an
+     * input of static size) never streams: no nest for it */
+    int64_t threshold = sg_codegen_stream_threshold(t);
+    return sg_exprs_most(&plan->sym->ex, plan->sym->out_bytes) <= threshold ? -1 : threshold;
 }
 
 int64_t sg_codegen_stream_min_run(const sg_plan *plan, const sg_target *t)

@@ -181,6 +181,13 @@ static inline int64_t sg_val_of(sg_val v, const int64_t *nodes)
     return v.node ? nodes[v.node - 1] : v.k;
 }
 
+/* The largest value v takes, for every value of the leaves (the node's
+ * range, which folding keeps: INT64_MAX where unbounded). */
+static inline int64_t sg_exprs_most(const sg_exprs *e, sg_val v)
+{
+    return v.node ? e->nodes[v.node - 1].hi : v.k;
+}
+
 /* v as base * k with k a constant: (a, k) for a node a * k, else (v, 1). */
 void sg_exprs_factor(const sg_exprs *e, sg_val v, sg_val *base, int64_t *k);
 /* Whether v is a product of input dimensions and constants only (no

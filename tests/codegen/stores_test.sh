@@ -204,7 +204,9 @@ for c in "small auto 0" "large auto 1" "small streaming 1" "large cached 0"; do
 done
 # Under auto, where every piece of the elements streams whole (x86, f32)
 # a call streams constant runs of any length and runtime-valued runs of a
-# line or more; else runs of 21 lines or more (AArch64; x86 u8).
+# line or more; else runs of 21 lines or more (AArch64; x86 u8). An output
+# no call makes larger than the threshold (of an input of static size)
+# never streams.
 while read -r stores above min_run dtype target values_spec values_shape; do
     "$SLICEGEN" emit "$values_spec" --shape "$values_shape" --dtype "$dtype" --target "$target" --stores "$stores" --name k \
         -o k.o --header k.h &&
@@ -219,6 +221,8 @@ auto 16777216 1344 u8 x86_64-linux-gnu [v0:,3:-5] ?,4096
 auto 16777216 1344 f32 aarch64-linux-gnu [v0:,3:-5] ?,4096
 streaming 0 0 f32 x86_64-linux-gnu [v0:,3:-5] ?,4096
 cached -1 0 f32 x86_64-linux-gnu [v0:,3:-5] ?,4096
+auto -1 0 f32 x86_64-linux-gnu [v0:,3:-5] 224,4096
+auto 16777216 0 f32 x86_64-linux-gnu [v0:,3:-5] 4096,4096
 CASES
 # A mapped nest of runtime values (a border mode) streams under auto only
 # where every piece streams whole: on x86 (f32; u8 and f16 on the calls
