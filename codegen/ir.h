@@ -56,34 +56,42 @@ static inline LLVMBasicBlockRef sg_ir_block(LLVMContextRef c, LLVMValueRef fn, c
     return LLVMAppendBasicBlockInContext(c, fn, name);
 }
 
-/* The input index that border mode `mode` reads for coordinate x of a
- * dimension of d > 0 elements (both i64): sg_mode_index (planner/modes.c)
- * computed at run time, for every emitter of mapped loops (the CPU's
- * levels.c, the GPU's gpu_values.c); *inside, for FILL, whether it reads
- * at all (x in [0, d)), else left as it is. */
-/* a mod m for 0 <= a and 0 < m (unsigned), dividing only where a >= m:
- * the coordinates of a border lie mostly within one period of its window,
- * and a division costs tens of cycles. Adds blocks to the builder's
- * function; the builder ends in the block after them. */
-static inline LLVMValueRef sg_ir_urem_below(LLVMBuilderRef b, LLVMValueRef a, LLVMValueRef m)
+/* a mod m for 0 < m (the remainder from 0 up: Python's %), dividing only
+ * where a is not already in [0, m): the coordinates of a border lie
+ * mostly within one period of its window, and a division costs tens of
+ * cycles. `is_signed`: a any i64; else a read as unsigned. Adds blocks to
+ * the builder's function and leaves the builder in the last. */
+static inline LLVMValueRef sg_ir_mod(LLVMBuilderRef b, LLVMValueRef a, LLVMValueRef m, bool is_signed)
 {
+    LLVMTypeRef type = LLVMTypeOf(a);
     LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
     LLVMValueRef fn = LLVMGetBasicBlockParent(from);
-    LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(a));
-    LLVMBasicBlockRef divide = LLVMAppendBasicBlockInContext(c, fn, "mod"),
-                      done = LLVMAppendBasicBlockInContext(c, fn, "modded");
+    LLVMContextRef c = LLVMGetTypeContext(type);
+    LLVMBasicBlockRef divide = sg_ir_block(c, fn, "mod"), done = sg_ir_block(c, fn, "modded");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, a, m, ""), done, divide);
     LLVMPositionBuilderAtEnd(b, divide);
-    LLVMValueRef r = LLVMBuildURem(b, a, m, "");
+    LLVMValueRef r;
+    if (is_signed) {
+        r = LLVMBuildSRem(b, a, m, "");
+        r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, r, LLVMConstInt(type, 0, 0), ""),
+                            LLVMBuildAdd(b, r, m, ""), r, "");
+    } else {
+        r = LLVMBuildURem(b, a, m, "");
+    }
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
-    LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(a), "");
+    LLVMValueRef phi = LLVMBuildPhi(b, type, "");
     LLVMValueRef values[2] = {a, r};
     LLVMBasicBlockRef blocks[2] = {from, divide};
     LLVMAddIncoming(phi, values, blocks, 2);
     return phi;
 }
 
+/* The input index that border mode `mode` reads for coordinate x of a
+ * dimension of d > 0 elements (both i64): sg_mode_index (planner/modes.c)
+ * computed at run time, for every emitter of mapped loops (the CPU's
+ * levels.c, the GPU's gpu_values.c); *inside, for FILL, whether it reads
+ * at all (x in [0, d)), else left as it is. */
 static inline LLVMValueRef sg_ir_mode_index(LLVMBuilderRef b, sg_trt_mode mode, LLVMValueRef x, LLVMValueRef d,
                                             LLVMValueRef *inside)
 {
@@ -98,30 +106,14 @@ static inline LLVMValueRef sg_ir_mode_index(LLVMBuilderRef b, sg_trt_mode mode, 
     case SG_TRT_FILL:
         *inside = LLVMBuildICmp(b, LLVMIntULT, x, d, ""); /* 0 <= x < d */
         return x;
-    case SG_TRT_WRAP: { /* x itself within the window (no division), else x mod d, from 0 */
-        LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
-        LLVMValueRef fn = LLVMGetBasicBlockParent(from);
-        LLVMContextRef c = LLVMGetTypeContext(i64);
-        LLVMBasicBlockRef divide = LLVMAppendBasicBlockInContext(c, fn, "wrap"),
-                          done = LLVMAppendBasicBlockInContext(c, fn, "wrapped");
-        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, x, d, ""), done, divide);
-        LLVMPositionBuilderAtEnd(b, divide);
-        LLVMValueRef r = LLVMBuildSRem(b, x, d, "");
-        r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, r, zero, ""), LLVMBuildAdd(b, r, d, ""), r, "");
-        LLVMBuildBr(b, done);
-        LLVMPositionBuilderAtEnd(b, done);
-        LLVMValueRef phi = LLVMBuildPhi(b, i64, "");
-        LLVMValueRef values[2] = {x, r};
-        LLVMBasicBlockRef blocks[2] = {from, divide};
-        LLVMAddIncoming(phi, values, blocks, 2);
-        return phi;
-    }
+    case SG_TRT_WRAP:
+        return sg_ir_mod(b, x, d, true);
     case SG_TRT_REFLECT: { /* |x| mod (2d - 2), folded back above d - 1; 0 when d == 1 */
         LLVMValueRef period = LLVMBuildSub(b, LLVMBuildAdd(b, d, d, ""), LLVMConstInt(i64, 2, 0), "");
         period = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, d, one, ""), one, period, "");
         LLVMValueRef mag = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, zero, ""),
                                            LLVMBuildSub(b, zero, x, ""), x, "");
-        LLVMValueRef c = sg_ir_urem_below(b, mag, period);
+        LLVMValueRef c = sg_ir_mod(b, mag, period, false);
         return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, c, d, ""), LLVMBuildSub(b, period, c, ""), c,
                                "");
     }

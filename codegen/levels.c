@@ -201,7 +201,7 @@ static void emit_mode_runs(gen *g, size_t level, LLVMValueRef in, LLVMValueRef o
         LLVMValueRef period = LLVMBuildSub(b, LLVMBuildAdd(b, d, d, ""), LLVMConstInt(i64, 2, 0), "");
         LLVMValueRef negative = LLVMBuildICmp(b, LLVMIntSLT, x, zero, "");
         LLVMValueRef mag = LLVMBuildSelect(b, negative, LLVMBuildSub(b, zero, x, ""), x, "");
-        LLVMValueRef c = sg_ir_urem_below(b, mag, period);
+        LLVMValueRef c = sg_ir_mod(b, mag, period, false);
         LLVMValueRef low = LLVMBuildICmp(b, LLVMIntULT, c, d, "");
         index = LLVMBuildSelect(b, low, c, LLVMBuildSub(b, period, c, ""), "");
         ascending = LLVMBuildXor(b, negative, low, "");

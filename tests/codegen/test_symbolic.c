@@ -577,6 +577,25 @@ static void one_call(suite *s, const gen_spec *g, const sg_plan *plan, const sg_
     check_call(s, g, plan, kernel, call, shape, values);
 }
 
+/* The GPU kernel of plan, where the suite emulates GPU kernels, which
+ * check_call then runs too (`what` and `index` name the case); gpu_end
+ * drops it. */
+static void gpu_begin(suite *s, const sg_plan *plan, int level, const char *what, int index)
+{
+    const char *why = NULL;
+    if (s->gpu == NULL)
+        return;
+    s->gpu_kernel = gpu_values_compile(s->gpu, plan, level, &why);
+    CHECK(s, s->gpu_kernel != NULL, "%s %d: GPU kernel: %s", what, index, why);
+    gpu_engine_keep(s->gpu, plan);
+}
+
+static void gpu_end(suite *s)
+{
+    gpu_values_destroy(s->gpu, s->gpu_kernel);
+    s->gpu_kernel = NULL;
+}
+
 /* Calls that once went wrong, each on the shapes and values given. */
 static void regressions(suite *s)
 {
@@ -625,15 +644,9 @@ static void regressions(suite *s)
                       sg_kernel_compile(s->ctx, plan, 2, &kernel) == SG_OK,
                   "regression %zu: %s", k, sg_context_last_error(s->ctx))) {
             s->spec = spec;
-            const char *why = NULL;
-            if (s->gpu) { /* the GPU kernel too, as one_case's */
-                s->gpu_kernel = gpu_values_compile(s->gpu, plan, 2, &why);
-                CHECK(s, s->gpu_kernel != NULL, "regression %zu: GPU kernel: %s", k, why);
-                gpu_engine_keep(s->gpu, plan);
-            }
+            gpu_begin(s, plan, 2, "regression", (int)k);
             check_call(s, &g, plan, kernel, (int)k, cases[k].call, cases[k].values);
-            gpu_values_destroy(s->gpu, s->gpu_kernel);
-            s->gpu_kernel = NULL;
+            gpu_end(s);
         }
         s->spec = NULL;
         sg_kernel_release(kernel);
@@ -673,18 +686,12 @@ static void one_case(suite *s, int index)
     s->spec = spec;
     if (plan != NULL) {
         int level = (int)pick(s, 0, 2);
-        const char *why = NULL;
-        if (s->gpu) {
-            s->gpu_kernel = gpu_values_compile(s->gpu, plan, level, &why);
-            CHECK(s, s->gpu_kernel != NULL, "case %d: GPU kernel: %s", index, why);
-            gpu_engine_keep(s->gpu, plan);
-        }
+        gpu_begin(s, plan, level, "case", index);
         if (CHECK(s, sg_kernel_compile(s->ctx, plan, level, &kernel) == SG_OK, "case %d: compile: %s", index,
                   sg_context_last_error(s->ctx)))
             for (int call = 0; call < 24; call++)
                 one_call(s, &g, plan, kernel, call);
-        gpu_values_destroy(s->gpu, s->gpu_kernel);
-        s->gpu_kernel = NULL;
+        gpu_end(s);
     }
     sg_kernel_release(kernel);
     sg_plan_destroy(plan);
