@@ -250,7 +250,8 @@ size_t sg_sym_slots(const sg_plan *plan, sg_val *values, int *slots);
 /* How the innermost loop's input stride of a symbolic affine nest relates
  * to its run, which decides the bodies the code generator specializes for
  * a stride or run known only per call (codegen/inner.c):
- *   SG_STRIDE_RUNS  the stride is *multiple times the run for every call
+ *   SG_STRIDE_RUNS  the stride is *multiple times the run for every call,
+ *                   *multiple times 4 elements within int64
  *                   (a constant step over the row the run is: a mirror's
  *                   -1, a subsample's 2);
  *   SG_STRIDE_AXIS  the stride is a constant multiple of an input axis's

@@ -186,7 +186,11 @@ sg_stride_kind sg_sym_inner_stride(const sg_plan *p, int64_t *multiple)
     int64_t stride_k, run_k;
     sg_exprs_factor(&s->ex, stride, &stride_base, &stride_k);
     sg_exprs_factor(&s->ex, s->run_bytes, &run_base, &run_k);
-    if (sg_same(stride_base, run_base) && run_k > 0 && stride_k % run_k == 0) {
+    /* a multiple whose stride for a run of 4 elements is past int64 (a step
+     * no call can take more than once) is left to the switch */
+    int64_t limit = INT64_MAX / (4 * (int64_t)p->elem_size);
+    if (sg_same(stride_base, run_base) && run_k > 0 && stride_k % run_k == 0 &&
+        stride_k / run_k >= -limit && stride_k / run_k <= limit) {
         *multiple = stride_k / run_k;
         return SG_STRIDE_RUNS;
     }

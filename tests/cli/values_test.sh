@@ -143,6 +143,11 @@ expect_error "--set on another command" 2 "--set is not an option of 'slicegen p
     "$SLICEGEN" plan '[:t]' --shape 4 --dtype f32 --set t=1
 check "GPU emit" "$SLICEGEN" emit '[:t]' --shape ?,6 --dtype f32 --target nvptx64-nvidia-cuda -o out.ptx
 grep -q '_param_2\[3680\]' out.ptx && ok || bad "the GPU kernel of runtime values takes no slicegen_args"
+# a constant step whose stride over a run of 4 elements is past int64 (a
+# step no call takes twice): the kernel's bodies of constant run use it
+# only where it fits (regression; fuzz_values found it)
+check "emit a step past int64 over runs" "$SLICEGEN" emit 'x[a:b][:, ::-1553255926290448382][a:b][:, ::-1][::c, None]' \
+    --shape ?,?,? --dtype i16 -o big-step.o
 expect_error "bad ? in --shape" 2 "bad --shape '4,??'" "$SLICEGEN" plan '[:]' --shape 4,?? --dtype f32
 
 # ---- emit: prepare and the kernel from C and C++ ----
