@@ -92,18 +92,19 @@ bool sg_model_read_flow(sg_model *m, const sg_graph *g, const int32_t *layer_nod
     int64_t *number = calloc(g->ntensors ? g->ntensors : 1, sizeof *number); /* graph tensor -> model tensor + 1 */
     int32_t *order = g->nscopes > 0 ? file_order(g, &nnodes) : calloc(1, sizeof *order);
     bool ok = number != NULL && order != NULL;
-    /* The tensors: those a node reads, the graph's outputs, and what a
-     * layer of the main graph or a listed Concat writes, numbered in the
-     * graph's order. */
+    /* The tensors: those a node reads, the graphs' outputs (the main
+     * graph's and each subgraph's), and what a layer or a listed Concat
+     * writes, numbered in the graph's order. */
     for (size_t x = 0; ok && x < g->nnodes; x++)
         for (size_t i = 0; i < g->nodes[x].nin; i++)
             if (g->nodes[x].in[i] >= 0)
                 number[g->nodes[x].in[i]] = 1;
-    for (size_t i = 0; ok && g->nscopes > 0 && i < g->scopes[0].noutputs; i++)
-        number[g->scopes[0].outputs[i]] = 1;
+    for (size_t sc = 0; ok && sc < g->nscopes; sc++)
+        for (size_t i = 0; i < g->scopes[sc].noutputs; i++)
+            number[g->scopes[sc].outputs[i]] = 1;
     for (size_t i = 0; ok && i < m->nlayers; i++) {
         const sg_gnode *n = &g->nodes[layer_node[i]];
-        for (size_t k = 0; n->scope == 0 && k < n->nout; k++)
+        for (size_t k = 0; k < n->nout; k++)
             if (n->out[k] >= 0)
                 number[n->out[k]] = 1;
     }
@@ -122,17 +123,19 @@ bool sg_model_read_flow(sg_model *m, const sg_graph *g, const int32_t *layer_nod
         for (size_t i = 0; counts_readers(&g->nodes[x]) && i < g->nodes[x].nin; i++)
             if (g->nodes[x].in[i] >= 0)
                 m->readers[number[g->nodes[x].in[i]] - 1]++;
-    for (size_t i = 0; ok && g->nscopes > 0 && i < g->scopes[0].noutputs; i++)
-        m->readers[number[g->scopes[0].outputs[i]] - 1]++;
+    /* a graph's output, the main graph's or a subgraph's (what its owner,
+     * an If or a Loop, gives on), is read once as such */
+    for (size_t sc = 0; ok && sc < g->nscopes; sc++)
+        for (size_t i = 0; i < g->scopes[sc].noutputs; i++)
+            m->readers[number[g->scopes[sc].outputs[i]] - 1]++;
     /* A layer reads its node's first input and writes output k, its k-th
-     * among the node's layers (a Split's, one per output); a subgraph's
-     * layers are not in the flow. */
+     * among the node's layers (a Split's, one per output), in its node's
+     * graph. */
     for (size_t i = 0, k = 0; ok && i < m->nlayers; i++) {
         k = i > 0 && layer_node[i - 1] == layer_node[i] ? k + 1 : 0;
         const sg_gnode *n = &g->nodes[layer_node[i]];
-        bool main = n->scope == 0;
-        m->flow[i] = (sg_model_flow){main && n->nin > 0 && n->in[0] >= 0 ? number[n->in[0]] - 1 : -1,
-                                     main && k < n->nout && n->out[k] >= 0 ? number[n->out[k]] - 1 : -1};
+        m->flow[i] = (sg_model_flow){n->nin > 0 && n->in[0] >= 0 ? number[n->in[0]] - 1 : -1,
+                                     k < n->nout && n->out[k] >= 0 ? number[n->out[k]] - 1 : -1, n->scope};
     }
     for (size_t i = 0; ok && i < nnodes; i++) {
         const sg_gnode *n = &g->nodes[order[i]];

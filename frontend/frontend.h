@@ -372,8 +372,10 @@ sg_status sg_parse_value_list(const char *text, const char *what, bool bits, sg_
  * output port of a layer, ONNX: a value name), and each is known by who
  * reads it. */
 typedef struct sg_model_flow {
-    int64_t in;   /* the tensor a slice layer reads as its data input, -1: unknown */
-    int64_t out;  /* the tensor it writes (a Split layer: its output's), -1: unknown */
+    int64_t in;    /* the tensor a slice layer reads as its data input, -1: unknown */
+    int64_t out;   /* the tensor it writes (a Split layer: its output's), -1: unknown */
+    int32_t scope; /* the graph its node is in: 0 the main graph, else a subgraph
+                      (an If branch, a Loop or Scan body); a chain fuses within one */
 } sg_model_flow;
 
 /* A Concat (OpenVINO Concat-1, ONNX Concat-1/4/11/13) of tensors. */

@@ -8,16 +8,22 @@
 
 #include "frontend.h"
 
-/* Whether layer i can be part of a fusion: compiled, every number known,
- * one output (not a Split's), and its data flow recorded. */
+/* Whether layer i can be part of a fusion: compiled, every number known
+ * (its input's dimensions may be `?`), one output (not a Split's), and
+ * its data flow recorded. */
 static bool fusable(const sg_model *m, size_t i)
 {
     const sg_model_layer *l = &m->layers[i];
-    if (l->spec == NULL || l->spec->nvalues > 0 || l->spec->op == SG_OP_PROGRAM || m->flow[i].in < 0 ||
-        m->flow[i].out < 0 || m->flow[i].in >= (int64_t)m->ntensors ||
-        m->flow[i].out >= (int64_t)m->ntensors || strcmp(l->type, "Split") == 0 ||
-        strcmp(l->type, "VariadicSplit") == 0)
-        return false;
+    return l->spec != NULL && l->spec->nvalues == 0 && l->spec->op != SG_OP_PROGRAM && m->flow[i].in >= 0 &&
+           m->flow[i].out >= 0 && m->flow[i].in < (int64_t)m->ntensors && m->flow[i].out < (int64_t)m->ntensors &&
+           strcmp(l->type, "Split") != 0 && strcmp(l->type, "VariadicSplit") != 0;
+}
+
+/* Whether layer i's input has every dimension known (what a Concat's
+ * program needs: np.concatenate takes no `?` dimensions yet). */
+static bool static_shape(const sg_model *m, size_t i)
+{
+    const sg_model_layer *l = &m->layers[i];
     for (size_t a = 0; a < l->rank; a++)
         if (l->shape[a] < 0)
             return false;
@@ -165,7 +171,8 @@ fail:
 }
 
 /* A Concat whose every input comes, read once, from a fusable layer, the
- * chains of all of them starting at one tensor of one element type. */
+ * chains of all of them starting at one tensor of one element type, every
+ * layer's input of known dimensions. */
 static sg_status fuse_concat(fuser *f, const sg_model_concat *c)
 {
     const sg_model *m = f->m;
@@ -178,6 +185,8 @@ static sg_status fuse_concat(fuser *f, const sg_model_concat *c)
     for (size_t k = 0; k < c->ninputs && ok; k++) {
         int64_t i = feeder(f, c->inputs[k]);
         ok = i >= 0 && !f->taken[i];
+        for (int64_t j = i; ok && j >= 0; j = f->prev[j]) /* (Concats are the main graph's) */
+            ok = static_shape(m, (size_t)j) && m->flow[j].scope == 0;
         if (ok) {
             tails[k] = (size_t)i;
             const sg_model_layer *head = &m->layers[chain_head(f, (size_t)i)];
@@ -223,11 +232,11 @@ sg_status sg_model_fuse(sg_model *m, sg_error *err)
     for (size_t i = 0; i < m->nlayers; i++)
         if (fusable(m, i))
             f.producer[m->flow[i].out] = (int64_t)i;
-    /* each fusable layer continues the one it reads alone (never itself:
+    /* each fusable layer continues the one it reads alone in its graph (never itself:
      * a layer reading its own output is a malformed graph) */
     for (size_t i = 0; i < m->nlayers; i++) {
         int64_t p = fusable(m, i) ? feeder(&f, m->flow[i].in) : -1;
-        f.prev[i] = p != (int64_t)i ? p : -1;
+        f.prev[i] = p != (int64_t)i && p >= 0 && m->flow[p].scope == m->flow[i].scope ? p : -1;
     }
     /* a cycle of layers reading each other (a malformed graph) fuses nothing */
     for (size_t i = 0; i < m->nlayers; i++) {

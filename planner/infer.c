@@ -728,12 +728,13 @@ sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape,
     return st;
 }
 
-/* ---- chains: a program of indices, flips, rolls and pads, with runtime values ----
+/* ---- chains: a program of indices, flips, rolls, pads and layers, with runtime values ----
  *
  * Each stage maps the output dimensions of the one before: an index as
  * infer_steps infers it over the earlier stage's counts, a flip reverses
  * its axes, a roll makes an axis wrap around, a pad widens an axis with
- * the coordinates beyond its ends passed through np.pad's mode. Composed,
+ * the coordinates beyond its ends passed through np.pad's mode, a model
+ * layer is one of these by its op (chain_layer). Composed,
  * every output dimension still reads one input axis (or is new) at a
  * coordinate x = start + y * step: the index itself, or for a rolled or
  * padded axis the index lo + mode(x) of the window [lo, lo + n) of the
@@ -845,45 +846,71 @@ static sg_status chain_mode(infer *in, chain *c, sg_trt_mode mode, const char *w
     return SG_OK;
 }
 
-/* Index `index` (a node of `program`) of what chain c makes. */
-static sg_status chain_index(infer *in, const sg_spec *program, const sg_spec *index, chain *c)
+/* Composes a stage onto chain c: `stage` and `scratch` as an infer over
+ * the chain's dimensions made them (infer_steps, infer_slice, infer_trt
+ * of the strict mode, infer_split), each output dimension reading one of
+ * the chain's at start + y * step (or a new axis), the fixed ones fixing. */
+static sg_status chain_compose(infer *in, chain *c, const sg_plan *stage, const sg_sym *scratch)
 {
     sg_exprs *x = in->e;
-    uint16_t global[SG_MAX_VALUES];
-    sg_program_values(program, index, global);
-    sg_plan stage = {.in_rank = c->rank, .elem_size = in->p->elem_size};
-    sg_sym scratch = {0}; /* its arrays only: the expressions are the plan's */
-    infer at = {&stage, &scratch, x, in->err, in->op, c->count, global};
-    if (infer_steps(&at, index) != SG_OK)
-        return in->err->status;
     chain next = *c;
-    for (size_t f = 0; f < stage.nfixed; f++) {
-        int a = stage.fixed[f].in_axis;
+    for (size_t f = 0; f < stage->nfixed; f++) {
+        int a = stage->fixed[f].in_axis;
         if (c->axis[a] < 0 && !(c->moded[a] && c->mode == SG_TRT_FILL)) /* an index of a new axis: 0, or
                                                                             of its window of one element */
             continue;
         next.fixed_axis[next.nfixed] = c->axis[a];
-        if (chain_index_at(in, c, (size_t)a, sg_x_add(x, c->start[a], sg_x_mul(x, scratch.fixed[f], c->step[a])),
+        if (chain_index_at(in, c, (size_t)a, sg_x_add(x, c->start[a], sg_x_mul(x, scratch->fixed[f], c->step[a])),
                            &next.fixed[next.nfixed++]) != SG_OK)
             return in->err->status;
     }
-    next.rank = stage.out_rank;
-    for (size_t i = 0; i < stage.out_rank; i++) {
-        int a = stage.map[i].in_axis;
-        next.count[i] = scratch.count[i];
+    next.rank = stage->out_rank;
+    for (size_t i = 0; i < stage->out_rank; i++) {
+        int a = stage->map[i].in_axis;
+        next.count[i] = scratch->count[i];
         next.moded[i] = false;
         if (a < 0 || (c->axis[a] < 0 && !c->moded[a])) {
             next.axis[i] = -1;
             next.start[i] = sg_const(0), next.step[i] = sg_const(0);
         } else { /* (a padded new axis keeps its window's coordinates) */
             next.axis[i] = c->axis[a];
-            next.start[i] = sg_x_add(x, c->start[a], sg_x_mul(x, scratch.start[i], c->step[a]));
-            next.step[i] = sg_x_mul(x, c->step[a], scratch.step[i]);
+            next.start[i] = sg_x_add(x, c->start[a], sg_x_mul(x, scratch->start[i], c->step[a]));
+            next.step[i] = sg_x_mul(x, c->step[a], scratch->step[i]);
             next.moded[i] = c->moded[a], next.lo[i] = c->lo[a], next.n[i] = c->n[a], next.wstep[i] = c->wstep[a];
         }
     }
     *c = next;
     return SG_OK;
+}
+
+/* A stage over what chain c makes: its plan has the chain's rank, its
+ * dimensions are the chain's counts, its numbers the program's values
+ * (`global`, sg_program_values of the stage's spec). */
+static infer chain_stage(infer *in, const chain *c, const char *op, const uint16_t *global, sg_plan *stage,
+                         sg_sym *scratch)
+{
+    *stage = (sg_plan){.in_rank = c->rank, .elem_size = in->p->elem_size, .dtype = in->p->dtype};
+    *scratch = (sg_sym){0}; /* its arrays only: the expressions are the plan's */
+    /* the operand's count of elements, as far as infer_pad reads it: 0
+     * exactly when the operand is empty */
+    sg_val empty = sg_const(0);
+    for (size_t a = 0; a < c->rank; a++)
+        empty = sg_x_or(in->e, empty, sg_x_eq(in->e, c->count[a], sg_const(0)));
+    scratch->in_count = sg_x_select(in->e, empty, sg_const(0), sg_const(1));
+    return (infer){stage, scratch, in->e, in->err, op, c->count, global};
+}
+
+/* Index `index` (a node of `program`) of what chain c makes. */
+static sg_status chain_index(infer *in, const sg_spec *program, const sg_spec *index, chain *c)
+{
+    uint16_t global[SG_MAX_VALUES];
+    sg_program_values(program, index, global);
+    sg_plan stage;
+    sg_sym scratch;
+    infer at = chain_stage(in, c, in->op, global, &stage, &scratch);
+    if (infer_steps(&at, index) != SG_OK)
+        return in->err->status;
+    return chain_compose(in, c, &stage, &scratch);
 }
 
 /* np.flip (`node`) of what chain c makes. */
@@ -1025,6 +1052,77 @@ static sg_status chain_pad(infer *in, const sg_spec *program, const sg_prog *nod
                  "failed to plan program: np.pad's result has more than 2^63 - 1 bytes");
 }
 
+/* Whether a windowed stage leaves axis a of chain c as it is: it reads
+ * every element where it lies (a Pad of no width there). */
+static bool chain_keeps(const chain *c, size_t a, const sg_sym *scratch)
+{
+    const sg_val d = c->count[a];
+    return sg_is_const(scratch->start[a]) && scratch->start[a].k == 0 && sg_is_const(scratch->step[a]) &&
+           scratch->step[a].k == 1 && sg_is_const(scratch->window_lo[a]) && scratch->window_lo[a].k == 0 &&
+           sg_same(scratch->window[a], d) && sg_same(scratch->count[a], d);
+}
+
+/* A model layer (`node`, its spec one layer's of an `aot --fuse` fusion)
+ * of what chain c makes, with the layer's own semantics and checks: a
+ * slice (StridedSlice, Slice, ONNX Slice, TrtSlice's strict mode, one
+ * output of a Split) composes as an index; a Pad or a TrtSlice by a
+ * border mode makes each axis it moves the window [lo, lo + n) its
+ * operand reads (infer_pad's crop, TrtSlice's whole axis), its output y
+ * at coordinate start + y * step of that window through the mode, as
+ * np.pad's does (chain_pad). */
+static sg_status chain_layer(infer *in, const sg_spec *program, const sg_prog *node, chain *c)
+{
+    sg_exprs *x = in->e;
+    const sg_spec *spec = node->index;
+    const char *op = sg_op_name(spec->op);
+    uint16_t global[SG_MAX_VALUES];
+    sg_program_values(program, spec, global);
+    sg_plan stage;
+    sg_sym scratch;
+    infer at = chain_stage(in, c, op, global, &stage, &scratch);
+    sg_status st = check_values(&at, spec);
+    if (st != SG_OK)
+        return st;
+    switch (spec->op) {
+    case SG_OP_STRIDED_SLICE:
+    case SG_OP_NUMPY: st = infer_steps(&at, spec); break;
+    case SG_OP_SLICE:
+    case SG_OP_ONNX_SLICE: st = infer_slice(&at, spec); break;
+    case SG_OP_TRT_SLICE: st = infer_trt(&at, spec); break;
+    case SG_OP_PAD: st = infer_pad(&at, spec); break;
+    case SG_OP_SPLIT: st = infer_split(&at, spec); break;
+    default:
+        return sg_fail(in->err, SG_ERR_USAGE, "failed to plan program: a layer of %s is not a slice", op);
+    }
+    if (st != SG_OK)
+        return st;
+    if (stage.mode == SG_TRT_STRICT)
+        return chain_compose(in, c, &stage, &scratch);
+    if (stage.mode != SG_TRT_FILL && stage.mode != SG_TRT_CLAMP && stage.mode != SG_TRT_REFLECT &&
+        stage.mode != SG_TRT_WRAP)
+        return sg_fail(in->err, SG_ERR_USAGE,
+                       "failed to plan program: %s's mode '%s' with runtime values or dimensions known only at "
+                       "run time ('?') is not supported in a program yet",
+                       op, sg_trt_mode_name(stage.mode));
+    if (stage.mode == SG_TRT_FILL && !sg_is_const(scratch.fill))
+        return sg_fail(in->err, SG_ERR_USAGE,
+                       "failed to plan program: %s's fill value given at run time is not supported in a program yet",
+                       op);
+    for (size_t a = 0; a < c->rank; a++) {
+        if (chain_keeps(c, a, &scratch))
+            continue;
+        if (chain_windowable(in, c, a, op) != SG_OK || chain_mode(in, c, stage.mode, op, stage.fill) != SG_OK)
+            return in->err->status;
+        sg_val lo = scratch.window_lo[a], n = scratch.window[a], start = scratch.start[a];
+        c->start[a] = sg_x_add(x, c->start[a], sg_x_mul(x, lo, c->step[a]));
+        c->count[a] = n;
+        chain_window(in, c, a, start, sg_x_sub(x, sg_x_sub(x, n, sg_const(1)), start));
+        c->step[a] = sg_x_mul(x, c->step[a], scratch.step[a]);
+        c->count[a] = scratch.count[a];
+    }
+    return SG_OK;
+}
+
 /* The checks the indices of node and below make of their numbers (a zero
  * step), innermost first: made when the program is read, so before any
  * stage's. */
@@ -1054,6 +1152,7 @@ static sg_status chain_stages(infer *in, const sg_spec *program, const sg_prog *
     case SG_PROG_INDEX: return chain_index(in, program, node->index, c);
     case SG_PROG_FLIP: return chain_flip(in, node, c);
     case SG_PROG_PAD: return chain_pad(in, program, node, c);
+    case SG_PROG_LAYER: return chain_layer(in, program, node, c);
     default: return chain_roll(in, program, node, c);
     }
 }
@@ -1066,9 +1165,9 @@ static const char *not_chain(const sg_prog *node)
     case SG_PROG_INDEX:
     case SG_PROG_FLIP:
     case SG_PROG_ROLL:
-    case SG_PROG_PAD: return not_chain(node->args[0]);
+    case SG_PROG_PAD:
+    case SG_PROG_LAYER: return not_chain(node->args[0]);
     case SG_PROG_CONCAT: return "np.concatenate";
-    case SG_PROG_LAYER: return "a model layer";
     }
     return "?";
 }
@@ -1080,7 +1179,7 @@ sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *sha
     if (form != NULL)
         return sg_fail(err, SG_ERR_USAGE,
                        "failed to plan program: runtime values and dimensions known only at run time ('?') are "
-                       "supported in chains of indices, np.flip, np.roll and np.pad, not in %s yet",
+                       "supported in chains of indices, np.flip, np.roll, np.pad and model layers, not in %s yet",
                        form);
     sg_sym *s;
     if (start_plan(p, SG_OP_NUMPY, rank, shape, dtype, true, &s, err) != SG_OK)

@@ -282,7 +282,8 @@ sg_status sg_plan_bind(const sg_plan *plan, const int64_t *in_shape, const int64
 sg_status sg_infer_shape(const sg_spec *spec, size_t rank, const int64_t *shape, sg_dtype dtype,
                          sg_plan *plan, sg_error *err);
 /* Shape inference of a program with runtime values or `?` dimensions
- * (infer.c): a chain of indices, np.flip, np.roll and np.pad, whose stages
+ * (infer.c): a chain of indices, np.flip, np.roll, np.pad and model layers
+ * (an aot --fuse chain: each layer's op with its own semantics), whose stages
  * compose into one symbolic plan (sym->spec the program): of an ordinary
  * slice (op SG_OP_NUMPY), or with rolls or pads of their border mode over
  * windows (op SG_OP_PAD);

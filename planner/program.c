@@ -204,6 +204,9 @@ static sg_status fill_boxes(program *pr, value *out, const dim_map *maps, const 
 static sg_status remap(program *pr, const value *in, value *out, const dim_map *maps, size_t nfixed,
                        const int *fixed_src, const int64_t *fixed_at, const uint8_t *fill)
 {
+    for (size_t j = 0; j < out->rank; j++)
+        if (maps[j].src >= 0 && maps[j].npieces == 0) /* an empty dimension: no box */
+            return SG_OK;
     for (size_t b = 0; b < in->nboxes; b++) {
         const box *src = &in->boxes[b];
         box base = {.fill = src->fill, .nfixed = src->nfixed};

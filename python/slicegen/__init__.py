@@ -25,9 +25,9 @@ a ValueError carrying the library's one-line message.
 from ._capi import SG_DEFAULT_OPT_LEVEL as DEFAULT_OPT_LEVEL
 from ._core import (Context, Kernel, OnnxSlice, Pad, Slice, SliceError, StridedSlice, TrtSlice, compile,
                     default_context, emit, library_path, llvm_version, slice)
-from ._model import AotResult, Layer, Model, Symbol, aot, read_model
+from ._model import AotResult, Fusion, Layer, Model, Symbol, aot, read_model
 
 __version__ = "0.1.0"
 __all__ = ["Context", "Kernel", "OnnxSlice", "Pad", "Slice", "SliceError", "StridedSlice", "TrtSlice", "compile",
            "default_context", "emit", "library_path", "llvm_version", "slice", "DEFAULT_OPT_LEVEL",
-           "AotResult", "Layer", "Model", "Symbol", "aot", "read_model"]
+           "AotResult", "Fusion", "Layer", "Model", "Symbol", "aot", "read_model"]

@@ -112,17 +112,39 @@ class Symbol:
     dim: int
 
 
+@dataclasses.dataclass(frozen=True)
+class Fusion:
+    """Slice layers of a model that `slicegen aot --fuse` compiles as one
+    kernel (sg_model_fusion): name and id (the last layer's, or the
+    Concat's), spec (the program of the layers' slices, OP(operand,
+    "WORDS"), which slicegen.compile takes as it is), shape and dtype (the
+    data input of its first layers, None for a dimension known only at run
+    time), layers (the indices of the layers it replaces, into
+    Model.layers, in model order) and names (their names, then the
+    Concat's)."""
+    name: str
+    id: int
+    spec: str
+    shape: tuple
+    dtype: str
+    layers: tuple
+    names: tuple
+
+
 class Model:
     """The slice layers of a model (slicegen.read_model): `layers` in model
     order (iterating, len() and model[i] go over them), `folded` the number
     of slice-like nodes that are shape arithmetic (a Gather of a Shape...),
     folded into the numbers of the kernels they feed instead of being
-    layers, `symbols` the sizes its dynamic dimensions take (Symbol), and
-    `path`. numbers() tells a layer's input shape and values for given
-    sizes of the symbols."""
+    layers, `symbols` the sizes its dynamic dimensions take (Symbol),
+    `fusions` what `aot --fuse` would compile as one kernel (Fusion, in the
+    order of their last layers; a fusion that does not plan is listed too,
+    as `aot` lists it), and `path`. numbers() tells a layer's input shape
+    and values for given sizes of the symbols."""
 
-    def __init__(self, path, layers, folded, symbols, model):
+    def __init__(self, path, layers, folded, symbols, model, fusions=()):
         self.path, self.layers, self.folded, self.symbols = path, tuple(layers), folded, tuple(symbols)
+        self.fusions = tuple(fusions)
         self._model = model  # the sg_model *, for numbers()
 
     def __del__(self):
@@ -213,7 +235,18 @@ def read_model(path, weights=None):
             for k in range(_lib.sg_model_symbol_count(model)):
                 y = _lib.sg_model_symbol_at(model, k).contents
                 symbols.append(Symbol(_text(y.name), _text(y.input), y.dim))
-            result = Model(path, layers, _lib.sg_model_folded_count(model), symbols, model)
+            count, found = ctypes.c_size_t(), ctypes.POINTER(_capi.ModelFusion)()
+            status = _lib.sg_model_fusions(c.ptr, model, ctypes.byref(count), ctypes.byref(found))
+            if status != _capi.SG_OK:
+                raise c.error(status)
+            fusions = []
+            for k in range(count.value):
+                fu = found[k]
+                fusions.append(Fusion(_text(fu.name), fu.id, _text(fu.spec_text),
+                                      _py_shape(fu.shape[d] for d in range(fu.rank)), _dtype_name(fu.dtype),
+                                      tuple(fu.layers[j] for j in range(fu.nlayers)),
+                                      tuple(_text(fu.names[j]) for j in range(fu.nnames))))
+            result = Model(path, layers, _lib.sg_model_folded_count(model), symbols, model, fusions)
             model = None  # the Model owns it now
             return result
         finally:

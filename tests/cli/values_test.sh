@@ -116,7 +116,7 @@ expect_error "a negative pad width, per call" 2 "failed to run kernel: np.pad: i
     "$SLICEGEN" run "np.pad(x[t:], (2, w))" --in x.npy --out out.npy --set t=1 --set w=-1
 expect_error "np.pad's result past 2^63 - 1 bytes, per call" 2 "failed to run kernel: np.pad's result has more than 2^63 - 1 bytes (w = 4611686018427387904)" \
     "$SLICEGEN" run "np.pad(x, ((0, 0), (0, w)))[:, :2]" --in x.npy --out out.npy --set w=4611686018427387904
-expect_error "np.concatenate over ? dimensions" 2 "supported in chains of indices, np.flip, np.roll and np.pad, not in np.concatenate yet" \
+expect_error "np.concatenate over ? dimensions" 2 "supported in chains of indices, np.flip, np.roll, np.pad and model layers, not in np.concatenate yet" \
     "$SLICEGEN" plan 'np.concatenate([x[:1], x[1:]])' --shape ?,6 --dtype f32
 expect_error "missing --set" 2 "the spec's runtime value 't' needs --set t=VALUE" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy
 expect_error "unknown --set" 2 "--set names 'u', which the spec does not use" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy --set t=1 --set u=2

@@ -1,8 +1,9 @@
 /*
  * Runtime values: a random differential test of symbolic kernels.
  *
- * Each case is a random spec of one of the seven sources, or a NumPy
- * program that chains indices, np.flip, np.roll and np.pad, whose numbers
+ * Each case is a random spec of one of the seven sources, a NumPy
+ * program that chains indices, np.flip, np.roll and np.pad, or a program
+ * of model layers (an `aot --fuse` chain, its numbers constants), whose numbers
  * are, at random, written in or named (`[v0:, ::v1]`, `--end 2,v0`; the
  * axes of Slice, OnnxSlice and Pad, the sizes of Split, the fill value
  * of TrtSlice and Pad, given as any 64 bits), over an
@@ -48,6 +49,7 @@ typedef struct suite {
     uint64_t rng;
     int calls, refused, both_refused, invalid;
     int beyond_parts; /* calls the reference cannot plan for its limit of parts (SG_MAX_PARTS), not NumPy's */
+    int layer_kernels; /* programs of model layers (make_layers) compiled */
     /* with --aot-runner: calls also made of objects (aot_batch.h) */
     aot_config aot;
     aot_batch *batch;
@@ -132,13 +134,15 @@ typedef struct gen_spec {
     int64_t split_axis;
     int nsizes, size_name[8];
     int64_t sizes[8];
+    bool numbers_only; /* no names (make_layers: a fused layer's numbers are constants) */
+    int border;        /* make_op's border mode, 1 + Pad's (constant, edge, reflect, wrap); 0: any */
 } gen_spec;
 
 /* Appends a number or a new name (of kind `kind`) to out; the name's index, or -1. */
 static int number_of_kind(suite *s, gen_spec *g, char *out, size_t size, int64_t v, int kind, bool allow_name)
 {
     size_t len = strlen(out);
-    if (allow_name && g->nnames < 8 && next(s) % 2 == 0) {
+    if (allow_name && !g->numbers_only && g->nnames < 8 && next(s) % 2 == 0) {
         g->kind[g->nnames] = kind;
         snprintf(out + len, size - len, "v%d", g->nnames++);
         return g->nnames - 1;
@@ -151,7 +155,7 @@ static int number_of_kind(suite *s, gen_spec *g, char *out, size_t size, int64_t
 static void number(suite *s, gen_spec *g, char *out, size_t size, int64_t v, bool stride, bool allow_name)
 {
     size_t len = strlen(out);
-    if (allow_name && g->nnames < 8 && next(s) % 2 == 0) {
+    if (allow_name && !g->numbers_only && g->nnames < 8 && next(s) % 2 == 0) {
         g->kind[g->nnames] = stride ? NAME_STRIDE : NAME_NUMBER;
         snprintf(out + len, size - len, "v%d", g->nnames++);
     } else {
@@ -267,18 +271,13 @@ static void make_split(suite *s, gen_spec *g, size_t rank)
              (int)pick(s, 0, g->nsizes - 1));
 }
 
-/* Words "--op X --begin L ..." joined by \x1f: StridedSlice, Slice,
- * TrtSlice, OnnxSlice (ends of INT32_MAX and INT64_MAX among them), Pad
- * (axes of Slice, OnnxSlice and Pad named at random too) or Split. */
-static void make_words(suite *s, gen_spec *g, size_t rank)
+/* Words "--op X --begin L ..." joined by \x1f of op 0-4: StridedSlice,
+ * Slice, TrtSlice, OnnxSlice (ends of INT32_MAX and INT64_MAX among
+ * them), Pad (axes of Slice, OnnxSlice and Pad named at random too). */
+static void make_op(suite *s, gen_spec *g, size_t rank, int op)
 {
     char *t = g->text;
     size_t size = sizeof g->text, n;
-    int op = (int)pick(s, 0, rank ? 5 : 4);
-    if (op == 5) {
-        make_split(s, g, rank);
-        return;
-    }
     static const char *const lists[5][3] = {{"--begin", "--end", "--stride"},
                                             {"--start", "--stop", "--step"},
                                             {"--start", "--size", "--stride"},
@@ -331,7 +330,7 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
         }
         if (op == 4) {
             static const char *const modes[] = {"constant", "edge", "reflect", "wrap"};
-            int mode = (int)pick(s, 0, 3);
+            int mode = g->border ? g->border - 1 : (int)pick(s, 0, 3);
             strcat(t, "\x1f--mode\x1f");
             strcat(t, modes[mode]);
             if (mode == 0 && pick(s, 0, 1)) {
@@ -341,7 +340,8 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
         }
     } else {
         static const char *const modes[] = {"strict", "wrap", "clamp", "fill", "reflect"};
-        int mode = (int)pick(s, 0, 4);
+        static const int of_border[] = {3, 2, 4, 1}; /* Pad's constant, edge, reflect, wrap */
+        int mode = g->border && pick(s, 0, 1) ? of_border[g->border - 1] : g->border ? 0 : (int)pick(s, 0, 4);
         strcat(t, "\x1f--mode\x1f");
         strcat(t, modes[mode]);
         if (mode == 3 && pick(s, 0, 1)) {
@@ -349,6 +349,52 @@ static void make_words(suite *s, gen_spec *g, size_t rank)
             number_of_kind(s, g, t, size, 7, NAME_FILL, true);
         }
     }
+}
+
+/* make_op's words, or Split's (make_split). */
+static void make_words(suite *s, gen_spec *g, size_t rank)
+{
+    int op = (int)pick(s, 0, rank ? 5 : 4);
+    if (op == 5)
+        make_split(s, g, rank);
+    else
+        make_op(s, g, rank, op);
+}
+
+/* A program of model layers, what `aot --fuse` makes of a chain: two or
+ * three of make_op's Slice, TrtSlice, OnnxSlice and Pad, each of the rank
+ * it keeps, in one border mode (TrtSlice's strict mode besides), written
+ * OP(operand, "WORDS"), their numbers written in (a
+ * fused layer's are constants): over `?` dimensions, a kernel of runtime
+ * values, each layer with its own semantics and checks (infer.c,
+ * chain_layer) against the static planner's (program.c). */
+static void make_layers(suite *s, gen_spec *g, size_t rank)
+{
+    static const char *const names[5] = {"StridedSlice", "Slice", "TrtSlice", "OnnxSlice", "Pad"};
+    char chain[sizeof g->text] = "x", wrapped[sizeof g->text], words[sizeof g->text];
+    g->numbers_only = true;
+    g->border = (int)pick(s, 1, 4); /* a chain has one (infer.c) */
+    for (int k = 0, n = (int)pick(s, 2, 3); k < n; k++) {
+        int op = (int)pick(s, 1, 4);
+        make_op(s, g, rank, op);
+        /* the words after "--op OP", spaced, an empty list as '' */
+        const char *w = g->text + strlen("--op\x1f") + strlen(names[op]);
+        words[0] = '\0';
+        for (const char *p = w; *p == '\x1f';) {
+            const char *end = strchr(p + 1, '\x1f');
+            size_t len = end ? (size_t)(end - p - 1) : strlen(p + 1);
+            size_t at = strlen(words);
+            snprintf(words + at, sizeof words - at, "%s%.*s", at ? " " : "", len ? (int)len : 2,
+                     len ? p + 1 : "''");
+            p = end ? end : p + 1 + len;
+        }
+        if (snprintf(wrapped, sizeof wrapped, "%s(%s, \"%s\")", names[op], chain, words) < (int)sizeof wrapped)
+            strcpy(chain, wrapped);
+    }
+    strcpy(g->text, chain);
+    g->numbers_only = false;
+    g->border = 0;
+    g->numpy = true;
 }
 
 static sg_status parse(suite *s, const gen_spec *g, sg_spec **spec)
@@ -627,12 +673,23 @@ static void regressions(suite *s)
         {"--op Pad --pads-begin 1,2,0 --pads-end 2,1,0 --mode edge", {-1, -1, 3}, {4, 5, 3}, {0}, 3, SG_U8},
         {"--op Pad --pads-begin 0,v0,0 --pads-end 1,2,0 --mode reflect", {-1, -1, -1}, {2, 6, 5}, {3}, 3, SG_I16},
         {"--op Pad --pads-begin v0,2,0 --pads-end 0,1,0 --value 7", {-1, -1, -1}, {3, 4, 6}, {1}, 3, SG_F32},
+        /* a layer by a border mode with an empty output dimension: the
+         * static program planner (the reference) read a piece of it */
+        {"TrtSlice(x, \"--start 3,-3 --size 4,0 --stride 2,1 --mode wrap\")", {-1, -1}, {5, 3}, {0}, 2, SG_U8},
+        /* a Pad layer's crop then reflect, of a reversed view (chain_layer) */
+        {"Pad(OnnxSlice(x, \"--start -1 --stop -9223372036854775807 --step -1 --axes 1\"), \"--pads-begin 0,2 "
+         "--pads-end -1,3 --mode reflect\")",
+         {-1, -1},
+         {3, 7},
+         {0},
+         2,
+         SG_F32},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         gen_spec g = {0};
         snprintf(g.text, sizeof g.text, "%s", cases[k].words);
         g.numpy = cases[k].words[0] != '-';
-        for (char *p = g.text; *p; p++)
+        for (char *p = g.text; *p && !g.numpy; p++)
             *p = *p == ' ' ? '\x1f' : *p;
         sg_spec *spec = NULL;
         sg_plan *plan = NULL;
@@ -662,11 +719,13 @@ static void one_case(suite *s, int index)
     int64_t shape[8];
     for (size_t i = 0; i < rank; i++)
         shape[i] = pick(s, 0, 2) ? -1 : pick(s, 0, 6);
-    int64_t form = pick(s, 0, 4); /* 2 in 5 an index, 1 a chain, 2 words */
+    int64_t form = pick(s, 0, 5); /* 2 in 6 an index, 1 a chain, 1 layers, 2 words */
     if (form < 2)
         make_numpy(s, &g, rank);
     else if (form == 2)
         make_chain(s, &g, rank);
+    else if (form == 3)
+        make_layers(s, &g, rank);
     else
         make_words(s, &g, rank);
     sg_spec *spec = NULL;
@@ -686,6 +745,7 @@ static void one_case(suite *s, int index)
     s->spec = spec;
     if (plan != NULL) {
         int level = (int)pick(s, 0, 2);
+        s->layer_kernels += form == 3;
         gpu_begin(s, plan, level, "case", index);
         if (CHECK(s, sg_kernel_compile(s->ctx, plan, level, &kernel) == SG_OK, "case %d: compile: %s", index,
                   sg_context_last_error(s->ctx)))
@@ -904,8 +964,8 @@ int main(int argc, char **argv)
     for (long i = 0; i < cases; i++)
         one_case(&s, (int)i);
     printf("test_symbolic: %d calls, %d refused by the reference (%d by both), %d beyond its parts; %d of %ld "
-           "specs invalid\n",
-           s.calls, s.refused, s.both_refused, s.beyond_parts, s.invalid, cases);
+           "specs invalid; %d kernels of programs of layers\n",
+           s.calls, s.refused, s.both_refused, s.beyond_parts, s.invalid, cases, s.layer_kernels);
     CHECK(&s, s.invalid * 4 < cases, "most specs are valid");
     if (s.gpu) {
         const char *why;

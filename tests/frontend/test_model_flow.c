@@ -14,7 +14,9 @@
  *     with its own tensor, both reading one;
  *   - Concats whose axis is missing or malformed are not listed (and fail
  *     nothing); an ONNX Concat-1 without axis is on axis 1; a subgraph's
- *     node that reads a tensor of the main graph is one more reader of it.
+ *     node that reads a tensor of the main graph is one more reader of it,
+ *     and a subgraph's output is read once as such;
+ *   - slice layers in an If branch: in the flow, in the branch's scope.
  * Every tensor number lies in [0, ntensors), and ntensors is the count of
  * tensors the model reads or writes.
  *
@@ -440,9 +442,39 @@ static void test_onnx_subgraph(suite *s)
     onnx_value(&m, ONNX_GRAPH_OUTPUT, "y", ONNX_FLOAT, (const int64_t[]){1, 3, 4, 4}, 4);
     onnx_value(&m, ONNX_GRAPH_OUTPUT, "z", ONNX_FLOAT, NULL, 0);
     sg_model *model = onnx_load(s, &m, "subgraph", 13);
-    if (model != NULL && check_shape(s, "ONNX subgraph", model, 1, 1 + 4 + 1 + 2, 0)) {
+    /* (the branch's output w is a tensor too, read once as such) */
+    if (model != NULL && check_shape(s, "ONNX subgraph", model, 1, 1 + 4 + 1 + 2 + 1, 0)) {
         check_readers(s, "ONNX subgraph", model, model->flow[0].in, 1);
         check_readers(s, "ONNX subgraph", model, model->flow[0].out, 2); /* an output, and the branch reads it */
+    }
+    sg_model_free(model);
+    free(then.graph.b);
+}
+
+/* Slice layers inside a subgraph are in the flow, in their graph's
+ * scope: a chain of two in an If branch, the second reading the first's
+ * output alone, and writing the branch's output (read once as such). */
+static void test_onnx_subgraph_chain(suite *s)
+{
+    onnx m = {0}, then = {0};
+    onnx_value(&m, ONNX_GRAPH_INPUT, "x", ONNX_FLOAT, nchw, 4);
+    onnx_value(&m, ONNX_GRAPH_INPUT, "flag", ONNX_BOOL, NULL, 0);
+    onnx_slice(&then, "inner1", "x", "a", 0, 1, true);
+    onnx_slice(&then, "inner2", "a", "b", 1, 0, false);
+    onnx_value(&then, ONNX_GRAPH_OUTPUT, "b", ONNX_FLOAT, (const int64_t[]){1, 3, 2, 2}, 4);
+    onnx_node(&m, "branch", "If", (const char *[]){"flag", NULL}, (const char *[]){"z", NULL},
+              attr_body("then_branch", &then));
+    onnx_value(&m, ONNX_GRAPH_OUTPUT, "z", ONNX_FLOAT, NULL, 0);
+    sg_model *model = onnx_load(s, &m, "subgraph-chain", 13);
+    if (model != NULL && check_shape(s, "ONNX subgraph chain", model, 2, model->ntensors, 0)) {
+        const sg_model_flow *f = model->flow;
+        CHECK(s, f[0].scope > 0 && f[1].scope == f[0].scope, "ONNX subgraph chain: scopes %d and %d", f[0].scope,
+              f[1].scope);
+        CHECK(s, f[1].in == f[0].out, "ONNX subgraph chain: inner2 reads %lld, inner1 writes %lld",
+              (long long)f[1].in, (long long)f[0].out);
+        check_readers(s, "ONNX subgraph chain", model, f[0].out, 1);
+        check_readers(s, "ONNX subgraph chain", model, f[1].out, 1); /* the branch's output */
+        check_readers(s, "ONNX subgraph chain", model, f[0].in, 1);
     }
     sg_model_free(model);
     free(then.graph.b);
@@ -468,6 +500,7 @@ int main(void)
     test_onnx_split(&s);
     test_onnx_concat_axis(&s);
     test_onnx_subgraph(&s);
+    test_onnx_subgraph_chain(&s);
     rmdir(s.dir);
     return finish("model-flow", &s.counts);
 }

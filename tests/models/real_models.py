@@ -38,6 +38,9 @@ or local:PATH [INPUT_SPEC...] for a file of the repository):
    shipped. A kernel's runtime values (starts_0, ends_1, pads_3, ...: the
    elements of the node's index inputs) are those inputs' real values.
    Layers inside a branch no input size takes are reported as not run.
+   Each chain `aot --fuse` fuses (Model.fusions, runtime dimensions and
+   subgraphs included) runs too: its kernel on its first layer's real input
+   must give its last layer's real output.
 
 Prints per model what happened, each failure on a line of its own starting
 with "FAIL", and a last line "real-models: ..."; exit status 0 when every
@@ -523,7 +526,7 @@ def check_model(package, member, sizes, args, slicegen, report):
             return
         report.line(f"oracle: {inlined} Ifs inlined at {len(sizes)} sizes, graph outputs equal to the model's")
     graph_inputs = {i.name: [d.dim_param for d in i.type.tensor_type.shape.dim] for i in model.graph.input}
-    kernels, runs, mismatches, ran, numbered = {}, 0, 0, set(), 0
+    kernels, runs, mismatches, ran, numbered, fusion_runs = {}, 0, 0, set(), 0, 0
     for s, ((reached, have), got) in enumerate(zip(plans, results)):
         tensors = dict(have)
         tensors.update(got)
@@ -561,13 +564,35 @@ def check_model(package, member, sizes, args, slicegen, report):
                           if out.shape != want.shape or out.dtype != want.dtype else
                           f"{int(np.sum(out.view(np.uint8) != want.view(np.uint8)))} bytes differ")
                 report.fail(f"{what}: {detail} (spec {l.spec}, values {values})")
+        # each chain `aot --fuse` fuses: its kernel on the first layer's input
+        # gives the last layer's output (a Concat's fusions are fuse-ort's)
+        nodes = {(l.name, l.id): n for l, k, n in reached if k == 0}
+        for fu in layers.fusions:
+            first, last = layers.layers[fu.layers[0]], layers.layers[fu.layers[-1]]
+            head, tail = nodes.get((first.name, first.id)), nodes.get((last.name, last.id))
+            if len(fu.names) != len(fu.layers) or head is None or tail is None:
+                continue
+            what = f"fusion '{fu.name}' ({len(fu.layers)} layers) at size {s + 1} ({size_text(sizes[s])})"
+            fusion_runs += 1
+            try:
+                kernel = kernels.get(fu.spec) or kernels.setdefault(fu.spec, slicegen.compile(fu.spec, fu.shape,
+                                                                                              fu.dtype))
+                out, want = kernel(np.ascontiguousarray(tensors[head.input[0]])), tensors[tail.output[0]]
+            except (slicegen.SliceError, KeyError) as e:
+                mismatches += 1
+                report.fail(f"{what}: {type(e).__name__}: {e} (spec {fu.spec}, shape {fu.shape})")
+                continue
+            if out.shape != want.shape or out.tobytes() != want.tobytes():
+                mismatches += 1
+                report.fail(f"{what}: shape {list(out.shape)}, ONNX Runtime's {list(want.shape)} (spec {fu.spec})")
     not_run = [t for t in targets if (t[0].name, t[0].id, t[1]) not in ran]
     if not_run:
         report.line(f"not run at these sizes (in branches not taken): {len(not_run)} layers, "
                     + ", ".join(f"'{l.name}'" for l, _, _ in not_run[:3]) + (" ..." if len(not_run) > 3 else ""))
     dims = sum(None in l.shape for l, _, _ in targets)
     values = sum(bool(l.value_names) for l, _, _ in targets)
-    report.line(f"kernels: {runs} runs of {len(kernels)} kernels at {len(sizes)} sizes, {mismatches} mismatches; "
+    report.line(f"kernels: {runs} runs of layers and {fusion_runs} of fused chains ({len(layers.fusions)} "
+                f"fusions) at {len(sizes)} sizes, {mismatches} mismatches; "
                 f"of {len(targets)} layers {dims} with runtime dimensions, {values} with runtime values; "
                 f"{numbered} shapes and values from the model's symbols {[y.name for y in layers.symbols]} "
                 f"equal ONNX Runtime's ({time.monotonic() - start:.1f} s)")
