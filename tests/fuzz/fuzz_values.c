@@ -6,7 +6,9 @@
  * kernel's prologue (sg_kernel_prepare) must refuse exactly when the spec
  * with the numbers written in does (sg_plan_specialize), and otherwise the
  * kernel's output must equal the reference interpreter's byte for byte,
- * with the same shape. A refused call must leave args as they were. The
+ * with the same shape (a call the reference cannot plan for its limit of
+ * parts, a chain's pad much wider than its axis, has no oracle and is not
+ * made). A refused call must leave args as they were. The
  * input and the output lie flush against a PROT_NONE page.
  *
  * Decoding (fuzz.h: a missing byte is 0; "int" is fuzz_int()):
@@ -16,8 +18,9 @@
  *   byte 1   the rank (mod 5); then a byte per dimension: bit 7 set, `?`
  *            (its size at the call: the low bits mod 8), else the size
  *            (mod 8)
- *   then     the spec's text up to a NUL: a NumPy expression if it starts
- *            with '[', 'x' or "np.", else command-line words split at spaces
+ *   then     the spec's text up to a NUL: command-line words split at
+ *            spaces if it starts with "--", else a NumPy expression or
+ *            program (a chain of model layers, OP(x, "WORDS"), among them)
  *   then     an int per runtime value, in order
  * Calls whose input or output exceeds 64 KiB are not run.
  */
@@ -42,7 +45,7 @@ static unsigned char *fenced(size_t bytes, void **map, size_t *len)
 
 static sg_status parse(sg_context *ctx, char *text, sg_spec **spec)
 {
-    if (text[0] == '[' || text[0] == 'x' || strncmp(text, "np.", 3) == 0)
+    if (strncmp(text, "--", 2) != 0)
         return sg_spec_numpy(ctx, text, spec);
     char *words[MAX_WORDS];
     int n = 0;
@@ -90,6 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&args, 0x5a, sizeof args);
     before = args;
     sg_status want = sg_plan_specialize(ctx, plan, call_shape, values, &bound);
+    if (want != SG_OK && strstr(sg_context_last_error(ctx), " parts (a pad much wider than its axis") != NULL)
+        goto done; /* the reference's limit of parts, which a chain's pad does not have: no oracle */
     sg_status got = sg_kernel_prepare(ctx, kernel, call_shape, values, &args);
     if ((want == SG_OK) != (got == SG_OK))
         FUZZ_FAIL("'%s': the reference %s, the prologue %s: %s", text, want == SG_OK ? "accepts" : "refuses",
