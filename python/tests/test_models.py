@@ -122,6 +122,27 @@ def fuse_model(folder):
     return save(folder, "fuse", nodes, [f32("x", [1, 4, 8, 8])], outputs, inits)
 
 
+def dynamic_fuse_model(folder):
+    """Over x [N, 8] (N a dim_param): a chain Slice -> reflect Pad (fused),
+    a Concat of two Slices (not fused: a Concat of `?` dimensions), and in
+    an If's then branch a chain of two Slices (fused within the branch)."""
+    inits = [ints("s1", [1]), ints("s0", [0]), ints("end", [INT64_MAX]), ints("a0", [0]), ints("a1", [1]),
+             ints("two", [2]), ints("pads", [0, 1, 0, 2])]
+    then = helper.make_graph([helper.make_node("Slice", ["x", "s1", "end", "a0"], ["t1"], name="branch/rows"),
+                              helper.make_node("Slice", ["t1", "s0", "end", "a1", "two"], ["t2"], name="branch/cols")],
+                             "then", [], [f32("t2", None)])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["e"], name="branch/same")], "else", [],
+                              [f32("e", None)])
+    nodes = [helper.make_node("Slice", ["x", "s1", "end", "a0"], ["crop"], name="chain/crop"),
+             helper.make_node("Pad", ["crop", "pads"], ["padded"], name="chain/pad", mode="reflect"),
+             helper.make_node("Slice", ["x", "s0", "end", "a1", "two"], ["q0"], name="focus/even"),
+             helper.make_node("Slice", ["x", "s1", "end", "a1", "two"], ["q1"], name="focus/odd"),
+             helper.make_node("Concat", ["q0", "q1"], ["cat"], name="focus/concat", axis=1),
+             helper.make_node("If", ["flag"], ["z"], name="branch", then_branch=then, else_branch=other)]
+    inputs = [f32("x", ["N", 8]), helper.make_tensor_value_info("flag", TensorProto.BOOL, [])]
+    return save(folder, "dynamic_fuse", nodes, inputs, [f32(n, None) for n in ("padded", "cat", "z")], inits)
+
+
 class Folder(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -204,6 +225,25 @@ class ReadModel(Folder):
         self.assertTrue(same(kernel(x, starts_0=-4), x[1:3]))
         kernel = slicegen.compile(pad.spec, pad.shape, pad.dtype)
         self.assertTrue(same(kernel(x), np.pad(x, ((0, 0), (1, 2)), mode="reflect")))
+
+    @needs_onnx
+    def test_fusions_of_dynamic_dimensions(self):
+        model = slicegen.read_model(dynamic_fuse_model(self.dir))
+        names = [layer.name for layer in model]
+        chain, branch = model.fusions
+        self.assertEqual((chain.name, chain.names, chain.shape, chain.dtype),
+                         ("chain/pad", ("chain/crop", "chain/pad"), (None, 8), "float32"))
+        self.assertEqual([names[i] for i in chain.layers], ["chain/crop", "chain/pad"])
+        inner = "branch/then_branch/branch/"  # a subgraph's layers are named by their path
+        self.assertEqual((branch.name, branch.names), (inner + "cols", (inner + "rows", inner + "cols")))
+        self.assertIsInstance(chain, slicegen.Fusion)
+        for n in (2, 5):
+            x = np.arange(8 * n, dtype=np.float32).reshape(n, 8)
+            kernel = slicegen.compile(chain.spec, chain.shape, chain.dtype)
+            self.assertTrue(same(kernel(x), np.pad(x[1:], ((0, 0), (1, 2)), mode="reflect")))
+            kernel = slicegen.compile(branch.spec, branch.shape, branch.dtype)
+            self.assertTrue(same(kernel(x), x[1:, ::2]))
+        self.assertEqual(slicegen.read_model(shape_model(self.dir)).fusions, ())
 
     @needs_onnx
     def test_onnx_skipped_layer(self):
@@ -352,7 +392,7 @@ class Aot(Folder):
     @needs_cli
     @needs_onnx
     def test_onnx_models(self):
-        for make in (dynamic_model, skipped_model, shape_model):
+        for make in (dynamic_model, skipped_model, shape_model, dynamic_fuse_model):
             path = make(self.dir)
             for fuse in (False, True):
                 self.check_like_cli(path, fuse=fuse)
