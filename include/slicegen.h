@@ -239,7 +239,10 @@ SG_API uint64_t sg_plan_output_bytes(const sg_plan *plan);
 SG_API void sg_plan_print(const sg_plan *plan, FILE *out);
 /* Reads that text back; the result prints identically and compares equal.
  * A text whose loop nest is not the one its dim and fixed lines fold to is
- * SG_ERR_SPEC, naming the first line that differs. */
+ * SG_ERR_SPEC, naming the first line that differs. A plan of runtime
+ * values or a program's plan is made again from its spec (its `spec` or
+ * `program` line, `input` and `dtype`): a text other than what that plan
+ * prints is SG_ERR_SPEC, naming the line (docs/plan-format.md). */
 SG_API sg_status sg_plan_parse(sg_context *ctx, const char *text, sg_plan **plan);
 /* Whether the two plans describe the same computation. */
 SG_API bool sg_plan_equal(const sg_plan *a, const sg_plan *b);

@@ -891,12 +891,6 @@ static infer chain_stage(infer *in, const chain *c, const char *op, const uint16
 {
     *stage = (sg_plan){.in_rank = c->rank, .elem_size = in->p->elem_size, .dtype = in->p->dtype};
     *scratch = (sg_sym){0}; /* its arrays only: the expressions are the plan's */
-    /* the operand's count of elements, as far as infer_pad reads it: 0
-     * exactly when the operand is empty */
-    sg_val empty = sg_const(0);
-    for (size_t a = 0; a < c->rank; a++)
-        empty = sg_x_or(in->e, empty, sg_x_eq(in->e, c->count[a], sg_const(0)));
-    scratch->in_count = sg_x_select(in->e, empty, sg_const(0), sg_const(1));
     return (infer){stage, scratch, in->e, in->err, op, c->count, global};
 }
 
@@ -1089,7 +1083,15 @@ static sg_status chain_layer(infer *in, const sg_spec *program, const sg_prog *n
     case SG_OP_SLICE:
     case SG_OP_ONNX_SLICE: st = infer_slice(&at, spec); break;
     case SG_OP_TRT_SLICE: st = infer_trt(&at, spec); break;
-    case SG_OP_PAD: st = infer_pad(&at, spec); break;
+    case SG_OP_PAD: { /* the operand's count of elements, as far as infer_pad reads it: 0 exactly
+                         when the operand is empty */
+        sg_val empty = sg_const(0);
+        for (size_t a = 0; a < c->rank; a++)
+            empty = sg_x_or(x, empty, sg_x_eq(x, c->count[a], sg_const(0)));
+        scratch.in_count = sg_x_select(x, empty, sg_const(0), sg_const(1));
+        st = infer_pad(&at, spec);
+        break;
+    }
     case SG_OP_SPLIT: st = infer_split(&at, spec); break;
     default:
         return sg_fail(in->err, SG_ERR_USAGE, "failed to plan program: a layer of %s is not a slice", op);

@@ -113,8 +113,13 @@ void sg_plan_write(const sg_plan *p, FILE *out)
         fputc('\n', out);
     }
     if (p->sym) {
-        if (p->sym->spec->op == SG_OP_PROGRAM) /* a chain (sg_infer_chain) */
+        if (p->sym->spec->op == SG_OP_PROGRAM) { /* a chain (sg_infer_chain) */
             fprintf(out, "program %s\n", p->sym->spec->program);
+        } else { /* the spec it is made from, which sg_plan_read reads it by */
+            char *spec = sg_spec_to_text(p->sym->spec);
+            fprintf(out, "spec %s\n", spec ? spec : "");
+            free(spec);
+        }
         sg_plan_write_symbolic(p, out);
         return;
     }
@@ -198,9 +203,9 @@ static sg_status read_line(reader *r, sg_plan *p, size_t *seg_cap, size_t *pendi
         return SG_OK;
     }
     if (strcmp(w0, "values") == 0)
-        return bad(r, "a plan with runtime values cannot be read back (make it from its spec)");
-    if (strcmp(w0, "program") == 0 || (strcmp(w0, "op") == 0 && r->nwords == 3 && is(r, 1, "NumPy")))
-        return bad(r, "a program's plan cannot be read back (make it from its spec)");
+        return bad(r, "a plan with runtime values is read by its spec, and this one has no spec line");
+    if (strcmp(w0, "op") == 0 && r->nwords == 3 && is(r, 1, "NumPy"))
+        return bad(r, "a NumPy plan is read by its spec or program line, and this one has none");
     if (strcmp(w0, "op") == 0 && r->nwords == 2) {
         for (int op = SG_OP_STRIDED_SLICE; op < SG_OP_PROGRAM; op++)
             if (strcmp(r->words[1], sg_op_name((sg_op)op)) == 0)
@@ -375,9 +380,193 @@ static sg_status check_folded(const reader *r, const sg_plan *p)
     return st;
 }
 
+/* ---- plans read by their spec ---------------------------------------------------
+ *
+ * A plan of runtime values and a program's plan name what they are made
+ * from: a `spec` line (the spec as sg_spec_to_text writes it) or a
+ * `program` line. Such a text is read by making the plan again from that
+ * spec, the `input` shape (`?` a dimension known at run time) and the
+ * `dtype`, and is that plan when it is what the plan prints, line for
+ * line (comment and blank lines aside): the expressions, checks and nest
+ * of a symbolic plan, the parts of a program, are the planner's, never
+ * taken from the text. */
+
+/* The next line of *at that is neither blank nor a comment, its end
+ * (without '\r') in *len; NULL at the end. Advances *at and *lineno. */
+static const char *next_line(const char **at, int *lineno, size_t *len)
+{
+    while (**at != '\0') {
+        const char *line = *at, *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        *at = end ? end + 1 : line + n;
+        ++*lineno;
+        while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+            n--;
+        size_t lead = strspn(line, " \t");
+        if (lead < n && line[lead] != '#') {
+            *len = n;
+            return line;
+        }
+    }
+    return NULL;
+}
+
+/* Whether `line` (len bytes) is `word`, a space, then something; *rest that. */
+static bool line_is(const char *line, size_t len, const char *word, const char **rest)
+{
+    size_t n = strlen(word);
+    if (len <= n + 1 || strncmp(line, word, n) != 0 || line[n] != ' ')
+        return false;
+    *rest = line + n + 1;
+    return true;
+}
+
+/* Whether text has a `spec` or `program` line. */
+static bool names_spec(const char *text)
+{
+    const char *at = text, *line, *rest;
+    int lineno = 0;
+    size_t len;
+    while ((line = next_line(&at, &lineno, &len)) != NULL)
+        if (line_is(line, len, "spec", &rest) || line_is(line, len, "program", &rest))
+            return true;
+    return false;
+}
+
+/* A shape of a plan's text, `?` a dimension known only at run time (-1). */
+static bool parse_shape(const char *s, size_t len, int64_t *shape, size_t *rank)
+{
+    if (len < 2 || s[0] != '[' || s[len - 1] != ']')
+        return false;
+    *rank = 0;
+    for (const char *p = s + 1, *end = s + len - 1; p < end;) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        size_t n = comma ? (size_t)(comma - p) : (size_t)(end - p);
+        char item[32];
+        if (*rank == SG_MAX_RANK || n == 0 || n >= sizeof item)
+            return false;
+        memcpy(item, p, n);
+        item[n] = '\0';
+        if (strcmp(item, "?") == 0)
+            shape[*rank] = -1;
+        else if (!sg_parse_int64(item, &shape[*rank]) || shape[*rank] < 0)
+            return false;
+        (*rank)++;
+        p += n + (comma != NULL);
+        if (comma && p == end)
+            return false;
+    }
+    return true;
+}
+
+/* The spec of a `spec` line's text (sg_spec_to_text's: a NumPy
+ * expression for op NumPy, else words between spaces, '' the empty one)
+ * or of a `program` line's. */
+static sg_status parse_spec(const char *text, size_t len, bool numpy, sg_spec **spec, sg_error *err)
+{
+    char *copy = malloc(len + 1);
+    char **words = malloc((len / 2 + 2) * sizeof *words);
+    sg_status st;
+    if (copy == NULL || words == NULL) {
+        st = sg_fail(err, SG_ERR_NOMEM, "failed to read plan: out of memory");
+    } else {
+        memcpy(copy, text, len);
+        copy[len] = '\0';
+        if (numpy) {
+            st = sg_spec_parse_numpy(copy, spec, err);
+        } else {
+            int n = 0;
+            for (char *w = copy, *end; *w != '\0'; w = end) {
+                end = strchr(w, ' ');
+                end = end ? (*end = '\0', end + 1) : w + strlen(w);
+                if (*w != '\0')
+                    words[n++] = strcmp(w, "''") == 0 ? w + 2 : w;
+            }
+            st = sg_spec_parse_words(n, words, spec, err);
+        }
+    }
+    free(copy);
+    free(words);
+    return st;
+}
+
+static sg_status read_by_spec(const char *text, sg_plan **out, sg_error *err)
+{
+    const char *at = text, *line, *rest = NULL, *spec_text = NULL;
+    int lineno = 0;
+    size_t len, spec_len = 0, rank = 0;
+    bool numpy = false, have_input = false, have_dtype = false;
+    int64_t shape[SG_MAX_RANK];
+    sg_dtype dtype = SG_DTYPE_COUNT;
+    while ((line = next_line(&at, &lineno, &len)) != NULL) {
+        if (line_is(line, len, "spec", &rest) || line_is(line, len, "program", &rest)) {
+            numpy = numpy || line[0] == 'p';
+            spec_text = rest, spec_len = len - (size_t)(rest - line);
+        } else if (line_is(line, len, "op", &rest)) {
+            numpy = numpy || (len - (size_t)(rest - line) == 5 && strncmp(rest, "NumPy", 5) == 0);
+        } else if (line_is(line, len, "dtype", &rest)) {
+            char name[16] = "";
+            size_t n = len - (size_t)(rest - line);
+            if (n < sizeof name)
+                memcpy(name, rest, n);
+            if (!sg_dtype_parse(name, &dtype))
+                return sg_fail(err, SG_ERR_SPEC, "failed to read plan: line %d: unknown dtype", lineno);
+            have_dtype = true;
+        } else if (line_is(line, len, "input", &rest) && !have_input) {
+            if (!parse_shape(rest, len - (size_t)(rest - line), shape, &rank))
+                return sg_fail(err, SG_ERR_SPEC, "failed to read plan: line %d: expected a shape such as [2,?]",
+                               lineno);
+            have_input = true;
+        }
+    }
+    if (!have_dtype || !have_input)
+        return sg_fail(err, SG_ERR_SPEC, "failed to read plan: a plan read by its spec needs its %s line",
+                       have_dtype ? "input" : "dtype");
+    sg_spec *spec = NULL;
+    sg_plan *p = NULL;
+    sg_error why = {0};
+    if (parse_spec(spec_text, spec_len, numpy, &spec, &why) != SG_OK ||
+        sg_plan_build(spec, rank, shape, dtype, &p, &why) != SG_OK) {
+        sg_spec_free(spec);
+        return sg_fail(err, why.status == SG_ERR_NOMEM ? SG_ERR_NOMEM : SG_ERR_SPEC,
+                       "failed to read plan: its spec does not plan: %s", why.message);
+    }
+    sg_spec_free(spec);
+    char *made = sg_plan_to_text(p);
+    if (made == NULL) {
+        sg_plan_free(p);
+        return sg_fail(err, SG_ERR_NOMEM, "failed to read plan: out of memory");
+    }
+    /* line for line what the plan prints */
+    const char *given_at = text, *made_at = made, *given, *want;
+    int given_no = 0, made_no = 0;
+    size_t given_len = 0, made_len = 0;
+    do {
+        given = next_line(&given_at, &given_no, &given_len);
+        want = next_line(&made_at, &made_no, &made_len);
+    } while (given && want && given_len == made_len && memcmp(given, want, given_len) == 0);
+    if (given != NULL || want != NULL) {
+        if (given == NULL)
+            sg_fail(err, SG_ERR_SPEC, "failed to read plan: it ends where its spec's plan has '%.*s'",
+                    (int)(made_len < 120 ? made_len : 120), want);
+        else
+            sg_fail(err, SG_ERR_SPEC, "failed to read plan: line %d is not its spec's plan (%s '%.*s')", given_no,
+                    want ? "which has" : "which ends before it", want ? (int)(made_len < 120 ? made_len : 120) : 0,
+                    want ? want : "");
+        free(made);
+        sg_plan_free(p);
+        return err->status;
+    }
+    free(made);
+    *out = p;
+    return SG_OK;
+}
+
 /* Reads a plan; `folded`: its nest must be the one its dims fold to. */
 static sg_status read_plan(const char *text, bool folded, sg_plan **out, sg_error *err)
 {
+    if (names_spec(text))
+        return read_by_spec(text, out, err);
     sg_plan *p = calloc(1, sizeof *p);
     size_t text_len = strlen(text);
     char *copy = malloc(text_len + 1);

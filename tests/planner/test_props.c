@@ -3,9 +3,13 @@
  *     slices) the equivalent Slice-8 give the same output, except where
  *     docs/semantics.md says NumPy differs (a reverse begin below -d);
  *   - the output byte count equals the product of the inferred shape;
- *   - a plan printed, read back and printed again is the same plan.
+ *   - a plan printed, read back and printed again is the same plan; so is
+ *     a plan of runtime values and a program's, read by its spec, and
+ *     every golden plan (test_props GOLDEN_DIR: tests/golden).
  * SLICEGEN_SEED=N reproduces a run; the seed is always printed. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,8 +25,9 @@ typedef struct item {
     int64_t begin, end, stride;
 } item;
 
-/* Prints the plan to a string (caller frees). */
-static char *plan_text(const sg_plan *plan)
+/* Prints the plan to a string (caller frees). (Not inlined: gcc 12 then
+ * takes the text for a pointer to the local the stream wrote it through.) */
+__attribute__((noinline)) static char *plan_text(const sg_plan *plan)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -362,12 +367,152 @@ static void plan_rejections(sg_context *ctx)
     }
 }
 
-int main(void)
+/* Plans of runtime values and programs' plans are read by their spec
+ * (planner/text.c): printed, read back, equal and printed alike; a text
+ * that is not what its spec plans, or lacks what reading needs, is refused
+ * naming why. */
+static void read_by_spec(sg_context *ctx)
+{
+    static const struct {
+        const char *spec; /* NumPy when it does not start with "--" */
+        int64_t shape[3];
+        size_t rank;
+        sg_dtype dtype;
+    } plans[] = {
+        {"[a:, ::s]", {-1, 6}, 2, SG_F32},
+        {"--op Slice --start s --stop 100 --step k --axes -1", {4, -1}, 2, SG_U8},
+        {"--op TrtSlice --start p,0 --size 5,7 --mode fill --fill f", {-1, 3}, 2, SG_I16},
+        {"--op Pad --pads-begin 1,p --pads-end 2,0 --axes a,b --mode reflect", {-1, -1}, 2, SG_F64},
+        {"--op Split --split a,b,c --axis 1 --output 1", {2, -1, 3}, 3, SG_F32},
+        {"np.pad(x[t:, ::-1], ((1, 2), (3, 0)), mode='edge')[:, 1:]", {-1, -1}, 2, SG_F32},
+        {"Pad(OnnxSlice(x, \"--start 1 --stop 9 --step 1 --axes 0\"), \"--pads-begin 0,1 --pads-end 0,2 --mode wrap\")",
+         {-1, 8},
+         2,
+         SG_U8},
+        {"np.concatenate([x[:, ::2], x[:, 1::2]], axis=0)", {4, 6}, 2, SG_F32},
+        {"[1:, ::-1]", {4, 6}, 2, SG_F32},
+    };
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+        sg_spec *spec = NULL;
+        sg_plan *plan = NULL, *back = NULL;
+        char copy[256], *words[32];
+        int n = 0;
+        snprintf(copy, sizeof copy, "%s", plans[i].spec);
+        for (char *w = strtok(copy, " "); w && n < 32; w = strtok(NULL, " "))
+            words[n++] = w;
+        sg_status st = strncmp(plans[i].spec, "--", 2) == 0 ? sg_spec_from_words(ctx, n, words, &spec)
+                                                            : sg_spec_numpy(ctx, plans[i].spec, &spec);
+        if (st != SG_OK ||
+            sg_plan_create(ctx, spec, plans[i].rank, plans[i].shape, plans[i].dtype, &plan) != SG_OK) {
+            report((int)i, sg_context_last_error(ctx), plans[i].spec);
+            sg_spec_destroy(spec);
+            continue;
+        }
+        char *text = plan_text(plan), *again = NULL;
+        if (sg_plan_parse(ctx, text, &back) != SG_OK)
+            report((int)i, sg_context_last_error(ctx), plans[i].spec);
+        else if (!sg_plan_equal(plan, back) || strcmp(text, again = plan_text(back)) != 0)
+            report((int)i, "a plan read by its spec does not round-trip", plans[i].spec);
+        else
+            passed++;
+        free(again);
+        sg_plan_destroy(back);
+        back = NULL;
+        /* the third line after the spec's altered: not what the spec plans */
+        const char *spec_line = strstr(text, "\nspec ") ? strstr(text, "\nspec ") : strstr(text, "\nprogram ");
+        size_t at = spec_line ? (size_t)(spec_line - text) : 0;
+        for (int k = 0; spec_line && k < 3 && at < strlen(text); k++)
+            at += strcspn(text + at + 1, "\n") + 1;
+        if (spec_line && at + 1 < strlen(text)) {
+            text[at + 1] = text[at + 1] == 'x' ? 'y' : 'x';
+            if (sg_plan_parse(ctx, text, &back) == SG_OK ||
+                strstr(sg_context_last_error(ctx), "is not its spec's plan") == NULL)
+                report((int)i, "an altered line was read", plans[i].spec);
+            else
+                passed++;
+            sg_plan_destroy(back);
+            back = NULL;
+        }
+        free(text);
+        sg_plan_destroy(plan);
+        sg_spec_destroy(spec);
+    }
+    static const char *const refused[][2] = {
+        {"op NumPy\ndtype f32\nvalues t\ninput [?]\n", "has no spec line"},
+        {"op NumPy\ndtype f32\nspec [:t]\n", "needs its input line"},
+        {"op NumPy\nspec [:t]\ninput [?]\n", "needs its dtype line"},
+        {"op NumPy\ndtype f32\nspec [:t]\ninput [?,??]\n", "line 4: expected a shape such as [2,?]"},
+        {"op NumPy\ndtype f32\nspec [:t, 1]\ninput [?]\n", "its spec does not plan: "},
+        {"op NumPy\ndtype f32\nspec [:t]\nvalues t\n# a comment\ninput [?]\n", "it ends where its spec's plan has 'output [?]'"},
+        {"op NumPy\ndtype f32\nspec [:t]\ninput [4]\n", "line 4 is not its spec's plan (which has 'values t')"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        sg_plan *plan = NULL;
+        if (sg_plan_parse(ctx, refused[i][0], &plan) == SG_OK ||
+            strstr(sg_context_last_error(ctx), refused[i][1]) == NULL) {
+            printf("FAIL plan text by spec %zu: '%s' lacks '%s'\n", i, sg_context_last_error(ctx), refused[i][1]);
+            failed++;
+        } else {
+            passed++;
+        }
+        sg_plan_destroy(plan);
+    }
+}
+
+/* Every golden plan (the .plan files of tests/golden: the command on its first line,
+ * then what `slicegen plan` prints) reads back and prints as it is. */
+static void read_golden(sg_context *ctx, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        printf("FAIL cannot open %s\n", dir);
+        failed++;
+        return;
+    }
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".plan") != 0)
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        char *text = NULL, *again = NULL;
+        size_t cap = 0;
+        ssize_t got = f ? getdelim(&text, &cap, '\0', f) : -1;
+        if (f)
+            fclose(f);
+        const char *body = got > 0 ? strchr(text, '\n') : NULL;
+        sg_plan *plan = NULL;
+        files++;
+        if (body == NULL || sg_plan_parse(ctx, body + 1, &plan) != SG_OK) {
+            printf("FAIL golden %s: %s\n", e->d_name, body ? sg_context_last_error(ctx) : "unreadable");
+            failed++;
+        } else if (strcmp(again = plan_text(plan), body + 1) != 0) {
+            printf("FAIL golden %s prints otherwise once read:\n%s", e->d_name, again);
+            failed++;
+        } else {
+            passed++;
+        }
+        free(again);
+        free(text);
+        sg_plan_destroy(plan);
+    }
+    closedir(d);
+    if (files == 0) {
+        printf("FAIL no golden plans in %s\n", dir);
+        failed++;
+    }
+}
+
+int main(int argc, char **argv)
 {
     seed = seed_rnd("props");
     sg_context *ctx;
     if (sg_context_create(&ctx) != SG_OK)
         return 1;
+    if (argc > 1)
+        read_golden(ctx, argv[1]);
     for (int k = 0; k < 20000; k++)
         one_case(ctx, k);
     for (int k = 0; k < 5000; k++)
@@ -375,6 +520,7 @@ int main(void)
     for (int k = 0; k < 5000; k++)
         pad_case(ctx, k);
     plan_rejections(ctx);
+    read_by_spec(ctx);
     sg_context_destroy(ctx);
     printf("props: %d passed, %d failed\n", passed, failed);
     return failed != 0;
