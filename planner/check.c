@@ -196,3 +196,77 @@ sg_status sg_plan_check(const sg_plan *p, sg_error *err)
         return err->status;
     return check_nest(p, err);
 }
+
+/* ---- a symbolic plan's nest for one call ------------------------------------------ */
+
+/* *acc += v, false on overflow */
+static bool add_to(int64_t *acc, int64_t v) { return !__builtin_add_overflow(*acc, v, acc); }
+
+sg_status sg_plan_check_call(const sg_plan *p, const int64_t *args, sg_error *err)
+{
+    const sg_sym *s = p->sym;
+    int64_t elem = (int64_t)p->elem_size, rank = (int32_t)(uint32_t)(uint64_t)args[SG_ARG_OUT_RANK];
+    int64_t out_bytes = args[SG_ARG_OUTPUT_BYTES], in_bytes = args[SG_ARG_INPUT_BYTES];
+    int64_t run = args[SG_ARG_RUN_BYTES], base = args[SG_ARG_BASE], outer = args[SG_ARG_OUTER_EXTENT];
+    REQUIRE(rank == (int64_t)p->out_rank, "this call's output rank is %lld, the plan's %zu", (long long)rank,
+            p->out_rank);
+    int64_t count = elem;
+    bool empty = false;
+    for (int64_t i = 0; i < rank; i++) {
+        int64_t d = args[SG_ARG_OUT_SHAPE + i];
+        REQUIRE(d >= 0, "this call's output dimension %lld is %lld", (long long)i, (long long)d);
+        empty = empty || d == 0;
+        REQUIRE(empty || !__builtin_mul_overflow(count, d, &count), "this call's output size overflows");
+    }
+    REQUIRE(out_bytes == (empty ? 0 : count), "this call's output has %lld bytes, its shape %lld",
+            (long long)out_bytes, (long long)(empty ? 0 : count));
+    REQUIRE(in_bytes >= 0, "this call's input has %lld bytes", (long long)in_bytes);
+    if (out_bytes == 0) {
+        REQUIRE(outer == 0 || (p->nloops == 0 && run == 0), "an empty output with an outer range of %lld",
+                (long long)outer);
+        return SG_OK;
+    }
+    REQUIRE(run > 0 && run % elem == 0, "this call's runs have %lld bytes", (long long)run);
+    /* the nest writes the output densely, and reads inside the input */
+    int64_t dense = run, lo = base, hi = base;
+    bool reads = true;
+    for (size_t i = p->nloops; i-- > 0;) {
+        const int64_t *l = args + SG_ARG_LOOPS + SG_LOOP_SLOTS * i;
+        int64_t extent = l[SG_LOOP_EXTENT], in = l[SG_LOOP_IN_STRIDE], out = l[SG_LOOP_OUT_STRIDE], span;
+        REQUIRE(extent >= 1 && out == dense, "this call's loop %zu: extent %lld, out stride %lld, expected %lld", i,
+                (long long)extent, (long long)out, (long long)dense);
+        REQUIRE(!__builtin_mul_overflow(dense, extent, &dense), "this call's loop %zu: output size overflows", i);
+        int64_t reach = extent - 1; /* an affine loop's iterations, or a mapped loop's window */
+        if (s->mapped) {
+            int64_t dim = l[SG_LOOP_DIM];
+            REQUIRE(dim >= 0 && (dim > 0 || p->mode == SG_TRT_FILL),
+                    "this call's mapped loop %zu reads a window of %lld in %s mode", i, (long long)dim,
+                    sg_trt_mode_name(p->mode));
+            reads = reads && dim > 0;
+            reach = dim - 1;
+        }
+        REQUIRE(reach < 0 || !__builtin_mul_overflow(reach, in, &span), "this call's loop %zu: span overflows", i);
+        if (reach >= 0)
+            REQUIRE(add_to(span > 0 ? &hi : &lo, span), "this call's loop %zu: offset overflows", i);
+    }
+    REQUIRE(dense == out_bytes, "this call's nest writes %lld bytes, the output has %lld", (long long)dense,
+            (long long)out_bytes);
+    if (reads)
+        REQUIRE(lo >= 0 && hi >= 0 && hi <= in_bytes - run,
+                "this call's nest reads %lld-byte runs at offsets %lld..%lld of an input of %lld bytes",
+                (long long)run, (long long)lo, (long long)hi, (long long)in_bytes);
+    if (s->mapped && p->nloops > 0) {
+        int64_t last = args[SG_ARG_LOOPS + SG_LOOP_SLOTS * (p->nloops - 1) + SG_LOOP_EXTENT];
+        int64_t a = args[SG_ARG_INTERIOR], b = args[SG_ARG_INTERIOR + 1];
+        REQUIRE(0 <= a && a <= b && b <= last, "this call's interior [%lld, %lld) of %lld iterations",
+                (long long)a, (long long)b, (long long)last);
+    }
+    /* the outer range: the outermost loop, the two outermost together, or pieces of the run */
+    const int64_t *l0 = args + SG_ARG_LOOPS;
+    int64_t steps = p->nloops == 0 ? (run + SG_RUN_PIECE - 1) / SG_RUN_PIECE
+                    : args[SG_ARG_COLLAPSE] && p->nloops >= 2 ? l0[SG_LOOP_EXTENT] * l0[SG_LOOP_SLOTS + SG_LOOP_EXTENT]
+                                                              : l0[SG_LOOP_EXTENT];
+    REQUIRE(outer == steps, "this call's outer range is %lld steps, its nest's %lld", (long long)outer,
+            (long long)steps);
+    return SG_OK;
+}

@@ -339,6 +339,11 @@ void sg_plan_free(sg_plan *plan);
  * densely. Returns SG_OK, or SG_ERR_INTERNAL with the broken rule (for a
  * parsed plan the caller reports it as bad input). */
 sg_status sg_plan_check(const sg_plan *plan, sg_error *err);
+/* The checker of a symbolic plan's nest for one call, from the numbers
+ * sg_plan_prepare computed (args): the output's shape and bytes agree, the
+ * loops write it densely, every byte the nest reads lies in the input, the
+ * outer range is the nest's. SG_ERR_INTERNAL naming what fails. */
+sg_status sg_plan_check_call(const sg_plan *plan, const int64_t *args, sg_error *err);
 
 /* The greatest common divisor of a >= 0 and b >= 0 (gcd(a, 0) = a). */
 int64_t sg_gcd(int64_t a, int64_t b);

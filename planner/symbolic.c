@@ -288,8 +288,16 @@ sg_status sg_plan_prepare(const sg_plan *p, const int64_t *in_shape, const int64
         sg_val vals[SG_ARG_COUNT];
         int slots[SG_ARG_COUNT];
         size_t n = sg_sym_slots(p, vals, slots);
+        int64_t call[SG_ARG_COUNT] = {0};
         for (size_t i = 0; i < n; i++)
-            args[slots[i]] = sg_val_of(vals[i], nodes);
+            call[slots[i]] = sg_val_of(vals[i], nodes);
+        sg_error broken = {0};
+        if (sg_plan_check_call(p, call, &broken) != SG_OK)
+            sg_fail(err, SG_ERR_INTERNAL, "failed to run kernel: the plan's nest is broken for this call: %s",
+                    broken.message);
+        else
+            for (size_t i = 0; i < n; i++)
+                args[slots[i]] = call[slots[i]];
     }
     if (nodes != local)
         free(nodes);

@@ -515,7 +515,8 @@ static void check_call(suite *s, const gen_spec *g, const sg_plan *plan, const s
     CHECK(s,
           sg_plan_prepare(plan, shape, values, (int64_t *)&c_args, &code, &err) == SG_OK &&
               same_slots(plan, &c_args, &args),
-          "%s: the prologue's numbers differ from the planner's", where);
+          "%s: the prologue's numbers differ from the planner's%s%s", where, err.message[0] ? ": " : "",
+          err.message);
     bool same_shape =
         (size_t)args.out_rank == bound->out_rank && (uint64_t)args.output_bytes == bound->out_bytes;
     for (size_t i = 0; same_shape && i < bound->out_rank; i++)

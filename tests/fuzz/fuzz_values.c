@@ -6,7 +6,9 @@
  * kernel's prologue (sg_kernel_prepare) must refuse exactly when the spec
  * with the numbers written in does (sg_plan_specialize), and otherwise the
  * kernel's output must equal the reference interpreter's byte for byte,
- * with the same shape (a call the reference cannot plan for its limit of
+ * with the same shape, and the planner's own evaluation of the call
+ * (sg_plan_prepare, whose checker checks the call's nest) accepts it too
+ * (a call the reference cannot plan for its limit of
  * parts, a chain's pad much wider than its axis, has no oracle and is not
  * made). A refused call must leave args as they were. The
  * input and the output lie flush against a PROT_NONE page.
@@ -104,6 +106,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_FAIL("'%s': a refused call wrote args", text);
         goto done;
     }
+    sg_args planned;
+    sg_error broken = {0};
+    int code;
+    if (sg_plan_prepare(plan, call_shape, values, (int64_t *)&planned, &code, &broken) != SG_OK)
+        FUZZ_FAIL("'%s': the planner's evaluation of the call fails: %s", text, broken.message);
     if ((size_t)args.out_rank != sg_plan_output_rank(bound) ||
         (uint64_t)args.output_bytes != sg_plan_output_bytes(bound) ||
         memcmp(args.out_shape, sg_plan_output_shape(bound), (size_t)args.out_rank * sizeof(int64_t)) != 0)
