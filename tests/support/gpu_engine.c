@@ -380,12 +380,15 @@ static char *entry_text(const char *ptx, const char *name)
     return text;
 }
 
-/* Whether plan's output may hold a whole chunk: a symbolic one's unless
+/* Whether plan's kernel stores whole chunks: not a program's (element by
+ * element), a static one's output of a chunk or more, a symbolic one's unless
  * it is empty whatever the values, or every call that writes is refused
  * (a border mode other than FILL over a window known to be empty: its
  * index code, a remainder by 0, may be optimized away). */
 static bool may_write_chunks(const sg_plan *p)
 {
+    if (p->op == SG_OP_PROGRAM) /* a program's threads store element by element (gpu.c, program_thread) */
+        return false;
     if (p->sym) {
         const sg_sym *s = p->sym;
         for (size_t l = 0; s->mapped && p->mode != SG_TRT_FILL && l < p->nloops; l++)
