@@ -901,13 +901,12 @@ static sg_status check_options(bench *b, sg_error *err)
     /* The compile and runtime-values figures are the CPU's JIT: not part of --device cuda. */
     int cases = 0, compiles = b->o->cuda ? 0 : sg_bench_compiles_selected(b);
     int values = b->o->cuda ? 0 : sg_bench_values_selected(b);
-    int skipped = b->o->cuda ? 0 : sg_bench_values_skipped(b); /* notes: programs take no runtime values */
     int measured = 0; /* the cases measured: with --device cuda, programs are skipped with a note */
     for (int i = 0; i < NCASES; i++) {
         cases += sg_bench_selected(b, suite[i].name);
         measured += sg_bench_selected(b, suite[i].name) && !(b->o->cuda && suite[i].program);
     }
-    if (cases + compiles + values + skipped == 0) {
+    if (cases + compiles + values == 0) {
         text t = {0};
         int dram = 0;
         for (int i = 0; i < NCASES; i++)
@@ -968,7 +967,7 @@ sg_status sg_bench_run(const sg_bench_options *options, sg_error *err)
         if ((st = sg_bench_run_compiles(b, err)) != SG_OK)
             goto done;
     }
-    if (sg_bench_values_selected(b) + sg_bench_values_skipped(b) > 0 &&
+    if (sg_bench_values_selected(b) > 0 &&
         (st = sg_bench_run_values(b, err)) != SG_OK)
         goto done;
     st = sg_bench_write_outputs(b, err);

@@ -307,13 +307,8 @@ sg_status sg_bench_run_compiles(bench *b, sg_error *err);
 /* ---- values.c ------------------------------------------------------------ */
 
 /* How many runtime-values figures --case selects: "values: <case>" for each
- * case of the suite but the programs the planner refuses over `?`
- * dimensions, "values: decode". */
+ * case of the suite, "values: decode". */
 int sg_bench_values_selected(const bench *b);
-/* How many "values: <case>" of program cases --case selects whose kernel
- * over `?` dimensions the planner refuses: each is a note that it is not
- * measured, with the refusal. */
-int sg_bench_values_skipped(const bench *b);
 /* Measures them on a context of its own (the decode loop on another),
  * each appended to b->values and said when measured, after a title line;
  * a selected program case gets a line saying it is skipped.

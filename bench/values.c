@@ -33,54 +33,13 @@ static const char *figure_name(int i, char name[48])
     return name;
 }
 
-/* Whether figure i is that of a program the planner refuses over `?`
- * dimensions (its kernel of runtime values not made: a note), and why in
- * why[0, size) when not NULL. */
-static bool program_refused(int i, char *why, size_t size)
-{
-    int ncases;
-    const bench_case *suite = sg_bench_cases(&ncases);
-    if (i >= ncases || !suite[i].program)
-        return false;
-    sg_context *ctx = NULL;
-    sg_spec *spec = NULL;
-    sg_plan *plan = NULL;
-    int64_t unknown[SG_MAX_RANK];
-    for (size_t d = 0; d < suite[i].rank; d++)
-        unknown[d] = -1;
-    sg_status st = sg_context_create(&ctx);
-    if (st == SG_OK && (st = sg_spec_numpy(ctx, suite[i].expr, &spec)) == SG_OK)
-        st = sg_plan_create(ctx, spec, suite[i].rank, unknown, suite[i].dtype, &plan);
-    if (st != SG_OK && why != NULL)
-        snprintf(why, size, "%s", ctx ? sg_context_last_error(ctx) : "out of memory");
-    sg_plan_destroy(plan);
-    sg_spec_destroy(spec);
-    sg_context_destroy(ctx);
-    return st != SG_OK;
-}
-
-static bool program_figure(int i)
-{
-    return program_refused(i, NULL, 0);
-}
-
 int sg_bench_values_selected(const bench *b)
 {
     int ncases, n = 0;
     char name[48];
     sg_bench_cases(&ncases);
     for (int i = 0; i <= ncases; i++)
-        n += !program_figure(i) && sg_bench_selected(b, figure_name(i, name));
-    return n;
-}
-
-int sg_bench_values_skipped(const bench *b)
-{
-    int ncases, n = 0;
-    char name[48];
-    sg_bench_cases(&ncases);
-    for (int i = 0; i < ncases; i++)
-        n += program_figure(i) && sg_bench_selected(b, figure_name(i, name));
+        n += sg_bench_selected(b, figure_name(i, name));
     return n;
 }
 
@@ -734,11 +693,6 @@ sg_status sg_bench_run_values(bench *b, sg_error *err)
             say_summary(b);
         if (!sg_bench_selected(b, figure_name(i, r->name)))
             continue;
-        char why[512];
-        if (program_refused(i, why, sizeof why)) {
-            sg_bench_say(b, "%s: skipped: %s\n", r->name, why);
-            continue;
-        }
         if (r->c != NULL && !r->c->tiny && !header) {
             sg_bench_say(b, "%-32s %10s %10s %7s %10s %7s %12s %7s %7s %10s %10s %7s  %s\n", "values: case",
                          "static", "symbolic", "ratio", "+steps", "ratio", threads, "ratio", "ratio",

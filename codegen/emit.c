@@ -36,6 +36,8 @@ static LLVMValueRef number64(gen *g, LLVMValueRef args, sg_val v, int slot)
     LLVMTypeRef i64 = LLVMInt64TypeInContext(g->c);
     if (sg_is_const(v))
         return LLVMConstInt(i64, (unsigned long long)v.k, 1);
+    if (g->part_k >= 0) /* a concatenate's part: its numbers where the program keeps them */
+        slot = (int)sg_sym_part_slot(g->plan_of_parts, (size_t)g->part_k, slot);
     LLVMValueRef at = gep_c(g, args, 8 * (int64_t)slot);
     LLVMValueRef x = LLVMBuildLoad2(g->b, i64, typed(g, at, i64), "");
     LLVMSetAlignment(x, 8);
@@ -314,6 +316,68 @@ static void gen_init(gen *g, const sg_plan *plan, const sg_target *t, LLVMModule
     g->copy_vec = sg_emit_copy_width(plan, g->vec);
     g->stores = sg_codegen_streams(plan, t) ? &sg_stores_streaming : &sg_stores_cached;
     g->stream_above = plan->sym && t->stores == SG_STORES_AUTO ? sg_codegen_stream_above(plan, t) : -1;
+    g->part_k = -1;
+}
+
+/* np.concatenate with runtime values (sg_sym): each part's nest a function
+ * of its own, internal to the module (`symbol`.partK), with the kernel's
+ * signature, reading its numbers where the program keeps them; the kernel
+ * runs the steps [begin, end) of the parts' outer ranges laid end to end,
+ * part k getting those of its range, writing at its box's offset. The
+ * parts store as the cached strategy does. */
+static sg_status add_symbolic_program(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
+                                      sg_error *err)
+{
+    size_t len = strlen(symbol);
+    char *name = malloc(len + 32);
+    LLVMValueRef *parts = calloc(plan->nparts ? plan->nparts : 1, sizeof *parts);
+    if (name == NULL || parts == NULL) {
+        free(name);
+        free(parts);
+        return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel %s: out of memory", symbol);
+    }
+    for (size_t k = 0; k < plan->nparts && err->status == SG_OK; k++) {
+        gen g;
+        gen_init(&g, plan->parts[k].plan, t, m, err);
+        g.stores = &sg_stores_cached;
+        g.stream_above = -1;
+        g.part_k = (int)k, g.plan_of_parts = plan;
+        snprintf(name, len + 32, "%s.part%zu", symbol, k);
+        emit_function(&g, name, t);
+        LLVMSetLinkage(g.fn, LLVMInternalLinkage);
+        parts[k] = g.fn;
+        LLVMDisposeBuilder(g.b);
+    }
+    if (err->status == SG_OK) {
+        gen g;
+        gen_init(&g, plan, t, m, err);
+        declare_kernel(&g, symbol, t);
+        LLVMTypeRef i64 = LLVMInt64TypeInContext(g.c), params[5] = {g.ptr, g.ptr, g.ptr, i64, i64};
+        LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(g.c), params, 5, 0);
+        LLVMValueRef in = LLVMGetParam(g.fn, 0), out = LLVMGetParam(g.fn, 1), args = LLVMGetParam(g.fn, 2);
+        LLVMValueRef begin = LLVMGetParam(g.fn, 3), end = LLVMGetParam(g.fn, 4);
+        LLVMValueRef zero = LLVMConstInt(i64, 0, 0), first = zero;
+        for (size_t k = 0; k < plan->nparts; k++) {
+            const sg_sym *q = plan->parts[k].plan->sym;
+            g.part_k = (int)k, g.plan_of_parts = plan;
+            LLVMValueRef steps = number64(&g, args, q->outer_extent, SG_ARG_OUTER_EXTENT);
+            LLVMValueRef at = number(&g, args, q->part_at, SG_ARG_PART_AT);
+            /* [max(begin - first, 0), min(end - first, steps)) */
+            LLVMValueRef lo = LLVMBuildSub(g.b, begin, first, ""), hi = LLVMBuildSub(g.b, end, first, "");
+            lo = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, lo, zero, ""), zero, lo, "");
+            hi = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSGT, hi, steps, ""), steps, hi, "");
+            LLVMBasicBlockRef done = when_less(&g, lo, hi, "part");
+            LLVMValueRef call_args[5] = {in, gep(&g, out, at), args, lo, hi};
+            LLVMBuildCall2(g.b, type, parts[k], call_args, 5, "");
+            when_end(&g, done);
+            first = LLVMBuildAdd(g.b, first, steps, "");
+        }
+        LLVMBuildRetVoid(g.b);
+        LLVMDisposeBuilder(g.b);
+    }
+    free(name);
+    free(parts);
+    return err->status;
 }
 
 /* A program: each part's nest as a function of its own, internal to the
@@ -432,6 +496,16 @@ sg_status sg_codegen_add_kernel(const sg_plan *plan, const char *symbol, const s
                        " bytes, more than the %" PRId64 " a target with %u-bit pointers addresses",
                        symbol, t->triple, (int64_t)plan->in_bytes > most ? "input" : "output",
                        (int64_t)plan->in_bytes > most ? plan->in_bytes : plan->out_bytes, most, bits);
+    if (plan->sym && plan->op == SG_OP_PROGRAM && (sg_target_is_gpu(t) || t->gpu_emulation))
+        return sg_fail(err, SG_ERR_USAGE,
+                       "failed to compile kernel %s for %s: np.concatenate with runtime values or dimensions "
+                       "known only at run time ('?') is not supported on GPUs yet",
+                       symbol, t->triple);
+    if (plan->sym && plan->op == SG_OP_PROGRAM) {
+        if (add_symbolic_program(plan, symbol, t, m, err) == SG_OK)
+            sg_codegen_add_prepare(plan, symbol, t, m, err);
+        return err->status;
+    }
     if (plan->sym && (sg_target_is_gpu(t) || t->gpu_emulation))
         return sg_gpu_add_values_kernel(plan, symbol, t, m, err);
     if (plan->op == SG_OP_PROGRAM && !sg_target_is_gpu(t) && !t->gpu_emulation)

@@ -89,6 +89,10 @@ struct gen {
                                         streamed lines to reach memory) */
     int64_t stream_above;            /* a symbolic plan with --stores auto: the output bytes from which a call
                                         streams (two bodies, chosen per call); -1 otherwise */
+    int part_k;                      /* a concatenate's part k with runtime values (sg_sym): where its
+                                        numbers lie in args (sg_sym_part_slot of plan_of_parts); -1 for
+                                        any other plan */
+    const sg_plan *plan_of_parts;
     bool long_runs;                  /* the body runs only calls whose runs have sg_codegen_stream_min_run
                                         bytes or more (a line at least: the streamed one of those two), so
                                         no bodies for runs of a few elements */

@@ -335,6 +335,21 @@ static void emit_mapped(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out,
     emit_border(g, level, in, out, b, hi);
 }
 
+/* Fills the box of levels [level, nloops) at out row by row: a
+ * concatenate's part, whose rows lie apart in the output (its innermost
+ * loop's runs one after another, sg_sym). */
+static void emit_fill_box(gen *g, size_t level, LLVMValueRef out)
+{
+    if (level + 1 == g->plan->nloops) {
+        sg_emit_fill(g, out, mul(g, g->extent[level], g->run));
+        return;
+    }
+    loop l;
+    loop_begin(g, &l, ci(g, 0), g->extent[level], 1, NULL, NULL, out, g->out_stride[level]);
+    emit_fill_box(g, level + 1, l.out);
+    loop_end(g, &l, false);
+}
+
 /* Iterations [lo, hi) of a mapped loop, each through the mode's formula. */
 static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef out, LLVMValueRef lo,
                              LLVMValueRef hi)
@@ -354,7 +369,10 @@ static void emit_mapped_each(gen *g, size_t level, LLVMValueRef in, LLVMValueRef
         next = block(g, "mapped");
         LLVMBuildCondBr(g->b, inside, reads, fills);
         LLVMPositionBuilderAtEnd(g->b, fills);
-        sg_emit_fill(g, l.out, g->out_stride[level]);
+        if (g->plan->part && level + 1 < g->plan->nloops) /* its box's rows lie apart */
+            emit_fill_box(g, level + 1, l.out);
+        else
+            sg_emit_fill(g, l.out, g->out_stride[level]);
         LLVMBuildBr(g->b, next);
         LLVMPositionBuilderAtEnd(g->b, reads);
     }

@@ -9,6 +9,8 @@
 sg_outer sg_nest_outer(const sg_plan *plan)
 {
     sg_outer o = {0};
+    if (plan->op == SG_OP_PROGRAM && plan->sym) /* a concatenate of runtime values: its parts', per call */
+        return (sg_outer){0, -1, 0};
     if (plan->op == SG_OP_PROGRAM) { /* the parts' outer ranges in lockstep, or laid end to end */
         if (sg_program_lockstep(plan, &o.extent))
             return o;
@@ -225,9 +227,9 @@ static sg_status program_key(const sg_plan *plan, sg_nest_key *key, sg_error *er
 
 sg_status sg_nest_key_make(const sg_plan *plan, sg_nest_key *key, sg_error *err)
 {
-    if (plan->op == SG_OP_PROGRAM)
+    if (plan->op == SG_OP_PROGRAM && plan->sym == NULL)
         return program_key(plan, key, err);
-    if (plan->sym) { /* the prologue too: the whole plan, as its text */
+    if (plan->sym) { /* the prologue too: the whole plan, as its text (a concatenate's parts in it) */
         char *text = sg_plan_to_text(plan);
         if (text == NULL)
             return sg_fail(err, SG_ERR_NOMEM, "failed to key kernel: out of memory");

@@ -594,7 +594,8 @@ bool sg_codegen_stream_whole_rows(const sg_plan *plan, const sg_target *t)
 
 int64_t sg_codegen_stream_above(const sg_plan *plan, const sg_target *t)
 {
-    if (plan->sym == NULL || sg_target_is_gpu(t) || t->gpu_emulation || t->stores == SG_STORES_CACHED)
+    if (plan->sym == NULL || plan->op == SG_OP_PROGRAM /* a concatenate's parts store cached */ ||
+        sg_target_is_gpu(t) || t->gpu_emulation || t->stores == SG_STORES_CACHED)
         return -1;
     if (t->stores == SG_STORES_STREAMING)
         return 0;

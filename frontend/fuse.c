@@ -19,16 +19,6 @@ static bool fusable(const sg_model *m, size_t i)
            strcmp(l->type, "Split") != 0 && strcmp(l->type, "VariadicSplit") != 0;
 }
 
-/* Whether layer i's input has every dimension known (what a Concat's
- * program needs: np.concatenate takes no `?` dimensions yet). */
-static bool static_shape(const sg_model *m, size_t i)
-{
-    const sg_model_layer *l = &m->layers[i];
-    for (size_t a = 0; a < l->rank; a++)
-        if (l->shape[a] < 0)
-            return false;
-    return true;
-}
 
 typedef struct fuser {
     sg_model *m;
@@ -171,8 +161,8 @@ fail:
 }
 
 /* A Concat whose every input comes, read once, from a fusable layer, the
- * chains of all of them starting at one tensor of one element type, every
- * layer's input of known dimensions. */
+ * chains of all of them starting at one tensor of one element type, in the
+ * main graph. */
 static sg_status fuse_concat(fuser *f, const sg_model_concat *c)
 {
     const sg_model *m = f->m;
@@ -186,7 +176,7 @@ static sg_status fuse_concat(fuser *f, const sg_model_concat *c)
         int64_t i = feeder(f, c->inputs[k]);
         ok = i >= 0 && !f->taken[i];
         for (int64_t j = i; ok && j >= 0; j = f->prev[j]) /* (Concats are the main graph's) */
-            ok = static_shape(m, (size_t)j) && m->flow[j].scope == 0;
+            ok = m->flow[j].scope == 0;
         if (ok) {
             tails[k] = (size_t)i;
             const sg_model_layer *head = &m->layers[chain_head(f, (size_t)i)];

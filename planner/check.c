@@ -221,6 +221,18 @@ sg_status sg_plan_check_call(const sg_plan *p, const int64_t *args, sg_error *er
     REQUIRE(out_bytes == (empty ? 0 : count), "this call's output has %lld bytes, its shape %lld",
             (long long)out_bytes, (long long)(empty ? 0 : count));
     REQUIRE(in_bytes >= 0, "this call's input has %lld bytes", (long long)in_bytes);
+    if (p->op == SG_OP_PROGRAM) { /* a concatenate: its parts' outer ranges one after another */
+        int64_t steps = 0;
+        for (size_t k = 0; k < p->nparts; k++) {
+            int64_t e = args[sg_sym_part_slot(p, k, SG_ARG_OUTER_EXTENT)], at = args[sg_sym_part_slot(p, k, SG_ARG_PART_AT)];
+            REQUIRE(e >= 0 && at >= 0 && (e == 0 || at < out_bytes), "this call's part %zu: %lld steps at byte %lld",
+                    k, (long long)e, (long long)at);
+            REQUIRE(add_to(&steps, e), "this call's outer range overflows");
+        }
+        REQUIRE(outer == steps, "this call's outer range is %lld steps, its parts' %lld", (long long)outer,
+                (long long)steps);
+        return SG_OK;
+    }
     if (out_bytes == 0) {
         REQUIRE(outer == 0 || (p->nloops == 0 && run == 0), "an empty output with an outer range of %lld",
                 (long long)outer);

@@ -1132,6 +1132,12 @@ static sg_status chain_steps(infer *in, const sg_spec *program, const sg_prog *n
 {
     if (node->kind == SG_PROG_INPUT)
         return SG_OK;
+    if (node->kind == SG_PROG_CONCAT) { /* its arrays in order */
+        for (size_t k = 0; k < node->nargs; k++)
+            if (chain_steps(in, program, node->args[k]) != SG_OK)
+                return in->err->status;
+        return SG_OK;
+    }
     if (chain_steps(in, program, node->args[0]) != SG_OK)
         return in->err->status;
     if (node->kind != SG_PROG_INDEX)
@@ -1174,43 +1180,153 @@ static const char *not_chain(const sg_prog *node)
     return "?";
 }
 
+/* The chain of `node` (one: not_chain(node) is NULL) over the input of
+ * `rank` dimensions, its stages' checks added in order. */
+static sg_status chain_of(infer *in, const sg_spec *program, const sg_prog *node, size_t rank, chain *c)
+{
+    *c = (chain){.rank = rank, .mode = SG_TRT_STRICT};
+    for (size_t i = 0; i < rank; i++)
+        c->axis[i] = (int)i, c->start[i] = sg_const(0), c->step[i] = sg_const(1), c->count[i] = dim(in, (int)i);
+    return chain_stages(in, program, node, c);
+}
+
+/* Plan p and its sym s, of the input `in` plans, made what chain c reads:
+ * its op and mode, map, shape inference and output size (the size's checks
+ * made when `checked`, else only computed: a part of a concatenate, whose
+ * result's size is checked). */
+static sg_status chain_plan(infer *in, const chain *c, sg_plan *p, sg_sym *s, bool checked)
+{
+    p->out_rank = c->rank;
+    if (c->mode != SG_TRT_STRICT) { /* a roll's or a pad's: a border mode over windows (planner.h, sg_sym) */
+        p->op = SG_OP_PAD, p->mode = c->mode;
+        memcpy(p->fill, c->fill, sizeof p->fill);
+    }
+    for (size_t i = 0; i < c->rank; i++) {
+        p->map[i].in_axis = c->axis[i];
+        s->start[i] = c->start[i], s->step[i] = c->step[i], s->count[i] = c->count[i];
+        s->window_lo[i] = c->moded[i] ? c->lo[i] : sg_const(0);
+        s->window_step[i] = c->moded[i] ? c->wstep[i] : sg_const(1);
+        s->window[i] = c->moded[i] ? c->n[i] : c->axis[i] < 0 ? sg_const(1) : dim(in, c->axis[i]);
+        p->out_shape[i] = sg_is_const(c->count[i]) ? c->count[i].k : -1;
+    }
+    p->nfixed = c->nfixed;
+    for (size_t f = 0; f < c->nfixed; f++)
+        p->fixed[f].in_axis = c->fixed_axis[f], s->fixed[f] = c->fixed[f];
+    if (checked)
+        return count_elements(in, s->count, p->out_rank, "output", &s->out_count, &s->out_bytes);
+    sg_exprs *x = in->e;
+    sg_val n = sg_const(1);
+    for (size_t i = 0; i < c->rank; i++)
+        n = sg_x_mul(x, n, c->count[i]);
+    s->out_count = n;
+    s->out_bytes = sg_x_mul(x, n, sg_const((int64_t)p->elem_size));
+    return SG_OK;
+}
+
+/* np.concatenate (`node`, the program's root) of chains: each part a
+ * plan of its own (p->parts, their sym's expressions p->sym's), its box
+ * at an offset along the axis known per call; NumPy's checks in NumPy's
+ * order: each part's stages, then its rank and dimensions against the
+ * first's, then the result's size. */
+static sg_status infer_concat(infer *in, const sg_spec *program, const sg_prog *node)
+{
+    sg_plan *p = in->p;
+    sg_sym *s = in->s;
+    sg_exprs *x = in->e;
+    int axis = 0;
+    if ((p->parts = calloc(node->nargs ? node->nargs : 1, sizeof *p->parts)) == NULL)
+        return sg_fail(in->err, SG_ERR_NOMEM, "failed to plan program: out of memory");
+    for (size_t k = 0; k < node->nargs; k++) {
+        const char *form = not_chain(node->args[k]);
+        if (form != NULL)
+            return sg_fail(in->err, SG_ERR_USAGE,
+                           "failed to plan program: runtime values and dimensions known only at run time ('?') "
+                           "are supported in np.concatenate of chains, not of %s yet",
+                           form);
+        chain c;
+        sg_plan *q = calloc(1, sizeof *q);
+        sg_sym *qs = calloc(1, sizeof *qs);
+        if (q == NULL || qs == NULL) {
+            free(q);
+            free(qs);
+            return sg_fail(in->err, SG_ERR_NOMEM, "failed to plan program: out of memory");
+        }
+        *q = (sg_plan){.op = SG_OP_NUMPY, .dtype = p->dtype, .elem_size = p->elem_size, .in_rank = p->in_rank,
+                       .part = true, .sym = qs};
+        memcpy(q->in_shape, p->in_shape, sizeof q->in_shape);
+        qs->shares_ex = true; /* p->sym's, once planned (sg_plan_fold_symbolic) */
+        p->parts[p->nparts++].plan = q;
+        if (chain_of(in, program, node->args[k], p->in_rank, &c) != SG_OK ||
+            chain_plan(in, &c, q, qs, false) != SG_OK)
+            return in->err->status;
+        qs->in_count = s->in_count, qs->in_bytes = s->in_bytes;
+        if (k == 0) {
+            if (c.rank == 0)
+                return sg_fail(in->err, SG_ERR_SLICE,
+                               "failed to plan program: np.concatenate: zero-dimensional arrays cannot be "
+                               "concatenated");
+            if (node->axis < -(int64_t)c.rank || node->axis >= (int64_t)c.rank)
+                return sg_fail(in->err, SG_ERR_SLICE,
+                               "failed to plan program: np.concatenate: axis %lld is out of bounds for array of "
+                               "dimension %zu",
+                               (long long)node->axis, c.rank);
+            axis = (int)(node->axis < 0 ? node->axis + (int64_t)c.rank : node->axis);
+            p->out_rank = c.rank;
+            for (size_t i = 0; i < c.rank; i++)
+                s->count[i] = i == (size_t)axis ? sg_const(0) : c.count[i];
+        } else if (c.rank != p->out_rank) {
+            return sg_fail(in->err, SG_ERR_SLICE,
+                           "failed to plan program: np.concatenate: all the input arrays must have same number of "
+                           "dimensions, but the array at index 0 has %zu dimension(s) and the array at index %zu "
+                           "has %zu dimension(s)",
+                           p->out_rank, k, c.rank);
+        }
+        for (size_t i = 0; i < c.rank && k > 0; i++)
+            if ((int)i != axis &&
+                check(in, sg_x_not(x, sg_x_eq(x, c.count[i], s->count[i])), SG_XC_SHAPE, SG_ERR_SLICE, s->count[i],
+                      c.count[i], sg_const(0),
+                      "failed to plan program: np.concatenate: all the input array dimensions except for the "
+                      "concatenation axis must match exactly, but along dimension %zu, the array at index 0 "
+                      "has size %%lld and the array at index %zu has size %%lld",
+                      i, k) != SG_OK)
+                return in->err->status;
+        qs->part_at = s->count[axis]; /* (in elements along the axis; bytes once folded) */
+        if (check(in, sg_x(x, SG_X_ADD_OVF, s->count[axis], c.count[axis]), SG_XC_SIZE, SG_ERR_SLICE, sg_const(0),
+                  sg_const(0), sg_const(0),
+                  "failed to plan program: np.concatenate: the result has more than 2^63 - 1 elements") != SG_OK)
+            return in->err->status;
+        s->count[axis] = sg_x_add(x, s->count[axis], c.count[axis]);
+    }
+    s->concat_axis = axis;
+    for (size_t i = 0; i < p->out_rank; i++)
+        p->out_shape[i] = sg_is_const(s->count[i]) ? s->count[i].k : -1;
+    return count_elements(in, s->count, p->out_rank, "np.concatenate's result", &s->out_count, &s->out_bytes);
+}
+
 sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan *p,
                          sg_error *err)
 {
-    const char *form = not_chain(program->prog);
+    bool concat = program->prog->kind == SG_PROG_CONCAT;
+    const char *form = concat ? NULL : not_chain(program->prog);
     if (form != NULL)
         return sg_fail(err, SG_ERR_USAGE,
                        "failed to plan program: runtime values and dimensions known only at run time ('?') are "
-                       "supported in chains of indices, np.flip, np.roll, np.pad and model layers, not in %s yet",
+                       "supported in chains of indices, np.flip, np.roll, np.pad and model layers, and in "
+                       "np.concatenate of chains, not in %s yet",
                        form);
     sg_sym *s;
-    if (start_plan(p, SG_OP_NUMPY, rank, shape, dtype, true, &s, err) != SG_OK)
+    if (start_plan(p, concat ? SG_OP_PROGRAM : SG_OP_NUMPY, rank, shape, dtype, true, &s, err) != SG_OK)
         return err->status;
     p->sym = s; /* sg_plan_free frees it */
     infer in = {p, s, &s->ex, err, sg_op_name(SG_OP_NUMPY), NULL, NULL};
-    chain c = {.rank = rank, .mode = SG_TRT_STRICT};
-    for (size_t i = 0; i < rank; i++)
-        c.axis[i] = (int)i, c.start[i] = sg_const(0), c.step[i] = sg_const(1), c.count[i] = dim(&in, (int)i);
+    for (size_t i = 0; i < rank; i++) /* the input's dimensions, the first nodes */
+        dim(&in, (int)i);
+    chain c;
     if (chain_steps(&in, program, program->prog) != SG_OK || infer_input(&in, rank, shape) != SG_OK ||
-        chain_stages(&in, program, program->prog, &c) != SG_OK)
-        return err->status;
-    p->out_rank = c.rank;
-    if (c.mode != SG_TRT_STRICT) { /* a roll's or a pad's: a border mode over windows (planner.h, sg_sym) */
-        p->op = SG_OP_PAD, p->mode = c.mode;
-        memcpy(p->fill, c.fill, sizeof p->fill);
-    }
-    for (size_t i = 0; i < c.rank; i++) {
-        p->map[i].in_axis = c.axis[i];
-        s->start[i] = c.start[i], s->step[i] = c.step[i], s->count[i] = c.count[i];
-        s->window_lo[i] = c.moded[i] ? c.lo[i] : sg_const(0);
-        s->window_step[i] = c.moded[i] ? c.wstep[i] : sg_const(1);
-        s->window[i] = c.moded[i] ? c.n[i] : c.axis[i] < 0 ? sg_const(1) : dim(&in, c.axis[i]);
-        p->out_shape[i] = sg_is_const(c.count[i]) ? c.count[i].k : -1;
-    }
-    p->nfixed = c.nfixed;
-    for (size_t f = 0; f < c.nfixed; f++)
-        p->fixed[f].in_axis = c.fixed_axis[f], s->fixed[f] = c.fixed[f];
-    if (count_elements(&in, s->count, p->out_rank, "output", &s->out_count, &s->out_bytes) != SG_OK)
+        (concat ? infer_concat(&in, program, program->prog)
+                : chain_of(&in, program, program->prog, rank, &c) != SG_OK ? err->status
+                                                                            : chain_plan(&in, &c, p, s, true)) !=
+            SG_OK)
         return err->status;
     if (s->ex.nomem)
         return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");

@@ -199,7 +199,9 @@ enum {
     SG_ARG_INTERIOR, /* 2 slots: a mapped nest's sg_sym.interior */
     SG_ARG_FILL = SG_ARG_INTERIOR + 2, /* FILL mode: sg_sym.fill */
     SG_ARG_LOOPS, /* per loop SG_LOOP_SLOTS slots: */
-    SG_ARG_COUNT = SG_ARG_LOOPS + 6 * SG_MAX_RANK
+    SG_ARG_COUNT = SG_ARG_LOOPS + 6 * SG_MAX_RANK,
+    /* a concatenate's part (sg_sym_part_slot): its box's byte offset */
+    SG_ARG_PART_AT = -1
 };
 enum {
     SG_LOOP_EXTENT, SG_LOOP_IN_STRIDE, SG_LOOP_OUT_STRIDE,
@@ -209,6 +211,16 @@ enum {
 
 typedef struct sg_sym {
     sg_exprs ex;
+    /* np.concatenate of chains with runtime values (plan op SG_OP_PROGRAM,
+     * infer.c): the program's plan has no nest of its own but parts
+     * (plan->parts), each a symbolic plan (plan->part) whose expressions
+     * are the program's: its `ex` a copy of the program's, not freed
+     * (shares_ex), its box at byte part_at of the output (its first
+     * element along concat_axis, known per call); the program's outer
+     * range is its parts', one after another. */
+    bool shares_ex;
+    sg_val part_at;
+    int concat_axis;
     sg_spec *spec;            /* a copy of the spec (names: spec->values) */
     size_t nvalues;
     /* shape inference */
@@ -244,8 +256,12 @@ typedef struct sg_sym {
 } sg_sym;
 
 /* The numbers a symbolic plan's prologue writes to args: n of them, each
- * with its slot (values and slots hold SG_ARG_COUNT). */
+ * with its slot (values and slots hold SG_ARG_COUNT). A concatenate's:
+ * its output's, its outer range, then each part's (sg_sym_part_slot). */
 size_t sg_sym_slots(const sg_plan *plan, sg_val *values, int *slots);
+/* Where part k of a concatenate's plan keeps what a plan of its own keeps
+ * at `slot` (SG_ARG_OUTER_EXTENT and after, or SG_ARG_PART_AT). */
+size_t sg_sym_part_slot(const sg_plan *plan, size_t k, int slot);
 
 /* How the innermost loop's input stride of a symbolic affine nest relates
  * to its run, which decides the bodies the code generator specializes for

@@ -70,21 +70,24 @@ static void interior(sg_exprs *x, sg_val start, sg_val step, sg_val d, sg_val n,
  * the window, which is the axis), its input axis being `axis` and the
  * dimensions after it so too: then they are contiguous in the input as in
  * the output, and the mode never applies to them. */
-static bool whole_axis(sg_plan *p, size_t i, size_t axis)
+static bool whole_axis(sg_plan *p, sg_exprs *x, size_t i, size_t axis)
 {
     sg_sym *s = p->sym;
     sg_val one = sg_const(1), zero = sg_const(0);
     if (p->map[i].in_axis != (int)axis || axis >= p->in_rank)
         return false;
-    sg_val d = p->in_shape[axis] < 0 ? sg_x_dim(&s->ex, axis) : sg_const(p->in_shape[axis]);
+    sg_val d = p->in_shape[axis] < 0 ? sg_x_dim(x, axis) : sg_const(p->in_shape[axis]);
     return sg_same(s->start[i], zero) && sg_same(s->step[i], one) && sg_same(s->window_lo[i], zero) &&
            sg_same(s->window_step[i], one) && sg_same(s->window[i], d) && sg_same(s->count[i], d);
 }
 
-sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
+/* The nest of plan p, its expressions in x, writing an output whose
+ * dimensions have out_counts elements (its own counts, or a concatenate's
+ * result's, whose box it is): the trailing dimensions a mapped nest makes
+ * its run only from dimension min_whole on. */
+static sg_status fold_nest(sg_plan *p, sg_exprs *x, const sg_val *out_counts, size_t min_whole, sg_error *err)
 {
     sg_sym *s = p->sym;
-    sg_exprs *x = &s->ex;
     sg_val axis_stride[SG_MAX_RANK], stride = sg_const((int64_t)p->elem_size);
     s->mapped = sg_op_mapped(p->op) && p->mode != SG_TRT_STRICT;
     for (size_t a = p->in_rank; a-- > 0;) {
@@ -101,7 +104,7 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
         int a = p->map[i].in_axis;
         extent[i] = s->count[i];
         out_stride[i] = out;
-        out = sg_x_mul(x, out, s->count[i]);
+        out = sg_x_mul(x, out, out_counts[i]);
         in_stride[i] = a < 0 ? sg_const(0) : sg_x_mul(x, s->step[i], axis_stride[a]);
         if (a >= 0)
             base = sg_x_add(x, base, sg_x_mul(x, s->start[i], axis_stride[a]));
@@ -111,7 +114,7 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
                         trailing dimensions the mode leaves as they are */
         sg_val window_base = fixed_base; /* (a chain's shrunk axes, planner.h: sg_infer_chain) */
         size_t whole = p->out_rank; /* dimensions [whole, out_rank): the run */
-        while (whole > 1 && whole_axis(p, whole - 1, p->in_rank - (p->out_rank - (whole - 1))))
+        while (whole > 1 && whole > min_whole && whole_axis(p, x, whole - 1, p->in_rank - (p->out_rank - (whole - 1))))
             whole--;
         for (size_t i = 0; i < p->out_rank; i++) {
             int a = p->map[i].in_axis; /* a new axis (a chain's): a window of one element */
@@ -164,9 +167,10 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
                               : sg_const(0);
     /* the two outermost loops taken together, so that threads share a short
      * outer loop of a large output (codegen.h, sg_nest_outer) */
-    s->collapse = n >= 2 ? sg_x_and(x, sg_x_lt(x, extent[0], sg_const(SG_SPLIT_STEPS)),
-                                    sg_x_not(x, sg_x_lt(x, s->out_bytes, sg_const(SG_SPLIT_OUTPUT))))
-                         : sg_const(0);
+    s->collapse = n >= 2 && !p->part /* (a concatenate's part: its rows may lie apart) */
+                      ? sg_x_and(x, sg_x_lt(x, extent[0], sg_const(SG_SPLIT_STEPS)),
+                                 sg_x_not(x, sg_x_lt(x, s->out_bytes, sg_const(SG_SPLIT_OUTPUT))))
+                      : sg_const(0);
     sg_val steps = n >= 2   ? sg_x_select(x, s->collapse, sg_x_mul(x, extent[0], extent[1]), extent[0])
                    : n == 1 ? extent[0]
                             : sg_const(0);
@@ -175,6 +179,72 @@ sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
     if (x->nomem)
         return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
     return SG_OK;
+}
+
+/* The slots of part k of a concatenate's plan p (sg_sym_slots): from its
+ * first, its numbers from SG_ARG_OUTER_EXTENT on, then its box's offset;
+ * the first part's after the program's own (SG_ARG_LOOPS). *count: how
+ * many (may be NULL). */
+static size_t part_slots(const sg_plan *p, size_t k, size_t *count)
+{
+    size_t at = SG_ARG_LOOPS, n = 0;
+    for (size_t j = 0; j <= k; j++) {
+        at += n;
+        n = SG_ARG_LOOPS - SG_ARG_OUTER_EXTENT + SG_LOOP_SLOTS * p->parts[j].plan->nloops + 1;
+    }
+    if (count)
+        *count = n;
+    return at;
+}
+
+size_t sg_sym_part_slot(const sg_plan *p, size_t k, int slot)
+{
+    size_t n, at = part_slots(p, k, &n);
+    return slot == SG_ARG_PART_AT ? at + n - 1 : at + (size_t)(slot - SG_ARG_OUTER_EXTENT);
+}
+
+/* A concatenate's plan: each part's nest writing its box of the output
+ * (the output's strides), at its offset in bytes; the outer range the
+ * parts' one after another. Refused when the parts' numbers do not fit a
+ * call's arguments. */
+static sg_status fold_program(sg_plan *p, sg_error *err)
+{
+    sg_sym *s = p->sym;
+    sg_exprs *x = &s->ex;
+    int axis = s->concat_axis;
+    sg_val axis_bytes = sg_const((int64_t)p->elem_size);
+    for (size_t i = p->out_rank; i-- > (size_t)axis + 1;)
+        axis_bytes = sg_x_mul(x, axis_bytes, s->count[i]);
+    s->outer_extent = sg_const(0);
+    s->run_bytes = s->base = s->prefetch = s->prefetch_runs = s->collapse = sg_const(0);
+    for (size_t k = 0; k < p->nparts; k++) {
+        sg_plan *q = p->parts[k].plan;
+        if (fold_nest(q, x, s->count, (size_t)axis + 1, err) != SG_OK)
+            return err->status;
+        q->sym->part_at = sg_x_mul(x, q->sym->part_at, axis_bytes);
+        s->outer_extent = sg_x_add(x, s->outer_extent, q->sym->outer_extent);
+    }
+    size_t last = 0;
+    if (p->nparts > 0)
+        last = part_slots(p, p->nparts - 1, &last) + last;
+    if (last > SG_ARG_COUNT)
+        return sg_fail(err, SG_ERR_SLICE,
+                       "failed to plan program: np.concatenate of %zu arrays with runtime values or dimensions "
+                       "known only at run time ('?') needs %zu numbers per call, more than a kernel's arguments "
+                       "hold (%d)",
+                       p->nparts, last, SG_ARG_COUNT);
+    if (x->nomem)
+        return sg_fail(err, SG_ERR_NOMEM, "failed to plan slice: out of memory");
+    for (size_t k = 0; k < p->nparts; k++) /* (no expression is added from here on) */
+        p->parts[k].plan->sym->ex = s->ex;
+    return SG_OK;
+}
+
+sg_status sg_plan_fold_symbolic(sg_plan *p, sg_error *err)
+{
+    if (p->op == SG_OP_PROGRAM)
+        return fold_program(p, err);
+    return fold_nest(p, &p->sym->ex, p->sym->count, 0, err);
 }
 
 sg_stride_kind sg_sym_inner_stride(const sg_plan *p, int64_t *multiple)
@@ -209,6 +279,19 @@ size_t sg_sym_slots(const sg_plan *p, sg_val *values, int *slots)
     SLOT(s->outer_extent, SG_ARG_OUTER_EXTENT);
     SLOT(s->in_bytes, SG_ARG_INPUT_BYTES);
     SLOT(s->out_bytes, SG_ARG_OUTPUT_BYTES);
+    if (p->op == SG_OP_PROGRAM) { /* a concatenate: each part's numbers where it keeps them */
+        sg_val part_values[SG_ARG_COUNT];
+        int part_slots_of[SG_ARG_COUNT];
+        for (size_t k = 0; k < p->nparts; k++) {
+            const sg_plan *q = p->parts[k].plan;
+            size_t m = sg_sym_slots(q, part_values, part_slots_of);
+            for (size_t i = 0; i < m; i++)
+                if (part_slots_of[i] >= SG_ARG_OUTER_EXTENT)
+                    SLOT(part_values[i], sg_sym_part_slot(p, k, part_slots_of[i]));
+            SLOT(q->sym->part_at, sg_sym_part_slot(p, k, SG_ARG_PART_AT));
+        }
+        return n;
+    }
     SLOT(s->base, SG_ARG_BASE);
     SLOT(s->run_bytes, SG_ARG_RUN_BYTES);
     SLOT(s->prefetch, SG_ARG_PREFETCH);
@@ -350,6 +433,35 @@ static void write_dims(FILE *out, const char *label, const int64_t *shape, size_
     fputs("]\n", out);
 }
 
+/* The dim, fixed and nest lines of a symbolic plan, each after `indent`. */
+static void write_nest(const sg_plan *p, FILE *out, const char *indent)
+{
+    const sg_sym *s = p->sym;
+    char a[SG_VAL_TEXT], b[SG_VAL_TEXT], c[SG_VAL_TEXT];
+    for (size_t i = 0; i < p->out_rank; i++) {
+        if (p->map[i].in_axis < 0)
+            fprintf(out, "%sdim %zu new\n", indent, i);
+        else
+            fprintf(out, "%sdim %zu axis %d start %s step %s count %s\n", indent, i, p->map[i].in_axis,
+                    sg_val_text(s->start[i], a), sg_val_text(s->step[i], b), sg_val_text(s->count[i], c));
+    }
+    for (size_t f = 0; f < p->nfixed; f++)
+        fprintf(out, "%sfixed axis %d index %s\n", indent, p->fixed[f].in_axis, sg_val_text(s->fixed[f], a));
+    fprintf(out, "%sbase %s\n", indent, sg_val_text(s->base, a));
+    for (size_t i = 0; i < p->nloops; i++) {
+        fprintf(out, "%sloop extent %s in %s out %s", indent, sg_val_text(s->extent[i], a),
+                sg_val_text(s->in_stride[i], b), sg_val_text(s->out_stride[i], c));
+        if (s->mapped)
+            fprintf(out, " %s start %s step %s dim %s", sg_trt_mode_name(p->mode),
+                    sg_val_text(s->map_start[i], a), sg_val_text(s->map_step[i], b),
+                    sg_val_text(s->map_dim[i], c));
+        fputc('\n', out);
+    }
+    fprintf(out, "%srun %s\n", indent, sg_val_text(s->run_bytes, a));
+    fprintf(out, "%sprefetch %s runs %s\n", indent, sg_val_text(s->prefetch, a), sg_val_text(s->prefetch_runs, b));
+    fprintf(out, "%souter %s collapse %s\n", indent, sg_val_text(s->outer_extent, a), sg_val_text(s->collapse, b));
+}
+
 void sg_plan_write_symbolic(const sg_plan *p, FILE *out)
 {
     const sg_sym *s = p->sym;
@@ -379,35 +491,32 @@ void sg_plan_write_symbolic(const sg_plan *p, FILE *out)
             fprintf(out, " %s", sg_val_text(k->args[j], b));
         fprintf(out, " \"%s\"\n", k->format);
     }
-    for (size_t i = 0; i < p->out_rank; i++) {
-        if (p->map[i].in_axis < 0)
-            fprintf(out, "dim %zu new\n", i);
-        else
-            fprintf(out, "dim %zu axis %d start %s step %s count %s\n", i, p->map[i].in_axis,
-                    sg_val_text(s->start[i], a), sg_val_text(s->step[i], b), sg_val_text(s->count[i], c));
+    if (p->op != SG_OP_PROGRAM) {
+        write_nest(p, out, "");
+        return;
     }
-    for (size_t f = 0; f < p->nfixed; f++)
-        fprintf(out, "fixed axis %d index %s\n", p->fixed[f].in_axis, sg_val_text(s->fixed[f], a));
-    fprintf(out, "base %s\n", sg_val_text(s->base, a));
-    for (size_t i = 0; i < p->nloops; i++) {
-        fprintf(out, "loop extent %s in %s out %s", sg_val_text(s->extent[i], a),
-                sg_val_text(s->in_stride[i], b), sg_val_text(s->out_stride[i], c));
-        if (s->mapped)
-            fprintf(out, " %s start %s step %s dim %s", sg_trt_mode_name(p->mode),
-                    sg_val_text(s->map_start[i], a), sg_val_text(s->map_step[i], b),
-                    sg_val_text(s->map_dim[i], c));
+    fprintf(out, "outer %s\n", sg_val_text(s->outer_extent, a));
+    for (size_t k = 0; k < p->nparts; k++) {
+        const sg_plan *q = p->parts[k].plan;
+        fprintf(out, "part %zu at %s", k, sg_val_text(q->sym->part_at, a));
+        if (q->op == SG_OP_PAD)
+            fprintf(out, " mode %s", sg_trt_mode_name(q->mode));
+        if (q->op == SG_OP_PAD && q->mode == SG_TRT_FILL) {
+            uint64_t bits = 0;
+            memcpy(&bits, q->fill, q->elem_size);
+            fprintf(out, " fill 0x%0*" PRIx64, (int)(2 * q->elem_size), bits);
+        }
         fputc('\n', out);
+        write_nest(q, out, "  ");
     }
-    fprintf(out, "run %s\n", sg_val_text(s->run_bytes, a));
-    fprintf(out, "prefetch %s runs %s\n", sg_val_text(s->prefetch, a), sg_val_text(s->prefetch_runs, b));
-    fprintf(out, "outer %s collapse %s\n", sg_val_text(s->outer_extent, a), sg_val_text(s->collapse, b));
 }
 
 void sg_sym_free(sg_sym *s)
 {
     if (s == NULL)
         return;
-    sg_exprs_free(&s->ex);
+    if (!s->shares_ex)
+        sg_exprs_free(&s->ex);
     sg_spec_free(s->spec);
     free(s);
 }

@@ -102,6 +102,11 @@ static void write_program(const sg_plan *p, FILE *out)
 void sg_plan_write(const sg_plan *p, FILE *out)
 {
     fprintf(out, "op %s\ndtype %s\n", sg_op_name(p->op), sg_dtype_name(p->dtype));
+    if (p->op == SG_OP_PROGRAM && p->sym) { /* a concatenate with runtime values (sg_infer_chain) */
+        fprintf(out, "program %s\n", p->sym->spec->program);
+        sg_plan_write_symbolic(p, out);
+        return;
+    }
     if (p->op == SG_OP_PROGRAM) {
         write_program(p, out);
         return;

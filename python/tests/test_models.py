@@ -123,9 +123,9 @@ def fuse_model(folder):
 
 
 def dynamic_fuse_model(folder):
-    """Over x [N, 8] (N a dim_param): a chain Slice -> reflect Pad (fused),
-    a Concat of two Slices (not fused: a Concat of `?` dimensions), and in
-    an If's then branch a chain of two Slices (fused within the branch)."""
+    """Over x [N, 8] (N a dim_param): a chain Slice -> reflect Pad, a Concat
+    of two Slices, and in an If's then branch a chain of two Slices (fused
+    within the branch): three fusions of `?` dimensions."""
     inits = [ints("s1", [1]), ints("s0", [0]), ints("end", [INT64_MAX]), ints("a0", [0]), ints("a1", [1]),
              ints("two", [2]), ints("pads", [0, 1, 0, 2])]
     then = helper.make_graph([helper.make_node("Slice", ["x", "s1", "end", "a0"], ["t1"], name="branch/rows"),
@@ -230,7 +230,7 @@ class ReadModel(Folder):
     def test_fusions_of_dynamic_dimensions(self):
         model = slicegen.read_model(dynamic_fuse_model(self.dir))
         names = [layer.name for layer in model]
-        chain, branch = model.fusions
+        chain, focus, branch = model.fusions
         self.assertEqual((chain.name, chain.names, chain.shape, chain.dtype),
                          ("chain/pad", ("chain/crop", "chain/pad"), (None, 8), "float32"))
         self.assertEqual([names[i] for i in chain.layers], ["chain/crop", "chain/pad"])
@@ -243,6 +243,9 @@ class ReadModel(Folder):
             self.assertTrue(same(kernel(x), np.pad(x[1:], ((0, 0), (1, 2)), mode="reflect")))
             kernel = slicegen.compile(branch.spec, branch.shape, branch.dtype)
             self.assertTrue(same(kernel(x), x[1:, ::2]))
+            kernel = slicegen.compile(focus.spec, focus.shape, focus.dtype)
+            self.assertTrue(same(kernel(x), np.concatenate([x[:, ::2], x[:, 1::2]], axis=1)))
+        self.assertEqual((focus.name, focus.names), ("focus/concat", ("focus/even", "focus/odd", "focus/concat")))
         self.assertEqual(slicegen.read_model(shape_model(self.dir)).fusions, ())
 
     @needs_onnx

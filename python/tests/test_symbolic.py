@@ -549,13 +549,38 @@ def random_chain(rng, rank):
     return text, values
 
 
+def random_concat(rng, rank):
+    """np.concatenate of two or three arrays along an axis: a chain
+    (random_chain's) sliced along that axis by numbers named at random, so
+    that the parts' other dimensions match for every call; its text and the
+    names' values."""
+    base, values = random_chain(rng, rank)
+    axis = rng.randint(0, max(rank, 1) - 1)
+
+    def number(low, high):
+        if rng.random() < 0.5:
+            return str(rng.randint(low, high))
+        name = f"v{len(values)}"
+        values[name] = rng.randint(low, high)
+        return name
+
+    parts = []
+    for _ in range(rng.randint(2, 3)):
+        start = number(-5, 5) if rng.random() < 0.7 else ""
+        stop = number(-5, 7) if rng.random() < 0.7 else ""
+        parts.append(f"{base}[{':, ' * axis}{start}:{stop}]")
+    written = axis if rng.random() < 0.5 else axis - max(rank, 1)
+    return f"np.concatenate([{', '.join(parts)}], axis={written})", values
+
+
 TOO_LARGE = object()  # what NumPy cannot compute for want of memory
 
 
 class ChainPrograms(unittest.TestCase):
     def test_chains_against_numpy(self):
-        """Programs that chain indices, np.flip, np.roll and np.pad take names
-        and None dimensions: one kernel, called with several shapes and values, gives
+        """Programs that chain indices, np.flip, np.roll and np.pad, and
+        np.concatenate of such chains, take names and None dimensions: one
+        kernel, called with several shapes and values, gives
         NumPy's result of the program with the numbers written in, or a
         SliceError where NumPy raises."""
         rng = rng_for("symbolic chains")
@@ -563,7 +588,7 @@ class ChainPrograms(unittest.TestCase):
         cases = SYMBOLIC_CASES // 4 + 15  # a compile each: the chains' planning is the index's, run by the cases above
         for case in range(cases):
             shape = random_shape(rng)
-            text, values = random_chain(rng, len(shape))
+            text, values = (random_concat if rng.random() < 0.25 else random_chain)(rng, len(shape))
             sym = symbolic_shape(rng, shape)
             dtype = DTYPES[rng.choice(list(DTYPES))]
             what = f"case {case} (SLICEGEN_SEED={SEED}): {text} on {sym} {np.dtype(dtype)} with {values}"

@@ -90,6 +90,13 @@ run_pair "np.roll(np.pad(x[t:], ((0, 0), (5, 5)), mode='wrap'), 2, axis=0)[:, 4]
 run_pair "np.pad(x[t:], ((a, 0), (1, b)), mode='wrap')[::-1]" --set=t=1 --set=a=2 --set=b=9 -- \
     "np.pad(x[1:], ((2, 0), (1, 9)), mode='wrap')[::-1]"
 run_pair "np.pad(x[t:][None], 1, mode='reflect')[:, 0, i]" --set=t=2 --set=i=7 -- "np.pad(x[2:][None], 1, mode='reflect')[:, 0, 7]"
+# np.concatenate of chains: each part at its offset, known per call
+run_pair 'np.concatenate([x[:, :t], x[:, t:]], axis=1)' --set=t=2 -- 'np.concatenate([x[:, :2], x[:, 2:]], axis=1)'
+run_pair 'np.concatenate([x[::-1, :t], x[:, t:], x[a:, ::2]], axis=0)' --set=t=3 --set=a=2 -- \
+    'np.concatenate([x[::-1, :3], x[:, 3:], x[2:, ::2]], axis=0)'
+# (each part a border mode of its own)
+run_pair "np.concatenate([np.pad(x[t:], ((0, 0), (1, 1)), mode='edge'), np.roll(np.pad(x, ((0, 0), (1, 1)), mode='wrap'), s, axis=0)[::-1]], axis=-2)" \
+    --set=t=1 --set=s=5 -- "np.concatenate([np.pad(x[1:], ((0, 0), (1, 1)), mode='edge'), np.roll(np.pad(x, ((0, 0), (1, 1)), mode='wrap'), 5, axis=0)[::-1]], axis=-2)"
 
 # ---- errors ----
 expect_error "an index of a chain out of range" 2 "failed to run kernel: index out of range (step 0: index 3, input dimension 0 has size 3) (t = 1, i = 3)" \
@@ -116,8 +123,14 @@ expect_error "a negative pad width, per call" 2 "failed to run kernel: np.pad: i
     "$SLICEGEN" run "np.pad(x[t:], (2, w))" --in x.npy --out out.npy --set t=1 --set w=-1
 expect_error "np.pad's result past 2^63 - 1 bytes, per call" 2 "failed to run kernel: np.pad's result has more than 2^63 - 1 bytes (w = 4611686018427387904)" \
     "$SLICEGEN" run "np.pad(x, ((0, 0), (0, w)))[:, :2]" --in x.npy --out out.npy --set w=4611686018427387904
-expect_error "np.concatenate over ? dimensions" 2 "supported in chains of indices, np.flip, np.roll, np.pad and model layers, not in np.concatenate yet" \
-    "$SLICEGEN" plan 'np.concatenate([x[:1], x[1:]])' --shape ?,6 --dtype f32
+expect_error "an index of np.concatenate over ? dimensions" 2 "supported in chains of indices, np.flip, np.roll, np.pad and model layers, and in np.concatenate of chains, not in np.concatenate yet" \
+    "$SLICEGEN" plan 'np.concatenate([x[:1], x[1:]])[::-1]' --shape ?,6 --dtype f32
+expect_error "np.concatenate of np.concatenate over ? dimensions" 2 "are supported in np.concatenate of chains, not of np.concatenate yet" \
+    "$SLICEGEN" plan 'np.concatenate([np.concatenate([x, x]), x[1:]])' --shape ?,6 --dtype f32
+expect_error "np.concatenate's dimensions that do not match, per call" 2 "failed to run kernel: np.concatenate: all the input array dimensions except for the concatenation axis must match exactly, but along dimension 1, the array at index 0 has size 6 and the array at index 1 has size 5 (t = 1)" \
+    "$SLICEGEN" run 'np.concatenate([x, x[:, t:]])' --in x.npy --out out.npy --set t=1
+expect_error "np.concatenate on a GPU" 2 "np.concatenate with runtime values or dimensions known only at run time ('?') is not supported on GPUs yet" \
+    "$SLICEGEN" emit 'np.concatenate([x[:t], x[t:]])' --shape ?,6 --dtype f32 --target nvptx64-nvidia-cuda -o out.ptx
 expect_error "missing --set" 2 "the spec's runtime value 't' needs --set t=VALUE" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy
 expect_error "unknown --set" 2 "--set names 'u', which the spec does not use" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy --set t=1 --set u=2
 expect_error "--set twice" 2 "--set gives 't' twice" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy --set t=1 --set t=2

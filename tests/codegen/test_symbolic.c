@@ -2,8 +2,9 @@
  * Runtime values: a random differential test of symbolic kernels.
  *
  * Each case is a random spec of one of the seven sources, a NumPy
- * program that chains indices, np.flip, np.roll and np.pad, or a program
- * of model layers (an `aot --fuse` chain, its numbers constants), whose numbers
+ * program that chains indices, np.flip, np.roll and np.pad, an
+ * np.concatenate of such chains, or a program of model layers (an `aot
+ * --fuse` chain, its numbers constants), whose numbers
  * are, at random, written in or named (`[v0:, ::v1]`, `--end 2,v0`; the
  * axes of Slice, OnnxSlice and Pad, the sizes of Split, the fill value
  * of TrtSlice and Pad, given as any 64 bits), over an
@@ -50,6 +51,8 @@ typedef struct suite {
     int calls, refused, both_refused, invalid;
     int beyond_parts; /* calls the reference cannot plan for its limit of parts (SG_MAX_PARTS), not NumPy's */
     int layer_kernels; /* programs of model layers (make_layers) compiled */
+    int concat_kernels; /* ... and concatenates (make_concat) */
+    int gpu_refused; /* concatenates the GPU kernels refuse (not supported yet) */
     /* with --aot-runner: calls also made of objects (aot_batch.h) */
     aot_config aot;
     aot_batch *batch;
@@ -244,6 +247,54 @@ static void make_chain(suite *s, gen_spec *g, size_t rank)
             strcat(chain, g->text);
     }
     strcpy(g->text, chain);
+}
+
+/* np.concatenate of two or three arrays along an axis (negative now and
+ * then): mostly one chain (make_chain's) sliced along that axis by numbers
+ * named at random, the others' dimensions matching for every call; now and
+ * then chains of their own, whose dimensions match for some calls. */
+static void make_concat(suite *s, gen_spec *g, size_t rank)
+{
+    char base[sizeof g->text], all[sizeof g->text] = "np.concatenate([";
+    int64_t axis = rank ? pick(s, 0, (int64_t)rank - 1) : 0;
+    bool shared = pick(s, 0, 3) != 0;
+    make_chain(s, g, rank);
+    strcpy(base, g->text);
+    for (int k = 0, n = (int)pick(s, 2, 3); k < n; k++) {
+        char part[sizeof g->text];
+        if (k == 0 || shared) {
+            char cut[96] = "";
+            for (int64_t i = 0; i < axis; i++)
+                strcat(cut, ":, ");
+            if (pick(s, 0, 2))
+                number(s, g, cut, sizeof cut, pick(s, -5, 5), false, true);
+            strcat(cut, ":");
+            if (pick(s, 0, 2))
+                number(s, g, cut, sizeof cut, pick(s, -5, 7), false, true);
+            if (pick(s, 0, 2) == 0) {
+                strcat(cut, ":");
+                number(s, g, cut, sizeof cut, pick(s, 0, 1) ? pick(s, 1, 3) : -pick(s, 1, 3), true, true);
+            }
+            if (strlen(base) + strlen(cut) + 3 > sizeof part)
+                continue;
+            strcpy(part, base);
+            strcat(part, "[");
+            strcat(part, cut);
+            strcat(part, "]");
+        } else {
+            make_chain(s, g, rank);
+            strcpy(part, g->text);
+        }
+        if (strlen(all) + strlen(part) + 40 > sizeof all) /* (room for the axis) */
+            continue;
+        strcat(all, k ? ", " : "");
+        strcat(all, part);
+    }
+    size_t len = strlen(all);
+    snprintf(all + len, sizeof all - len, "], axis=%" PRId64 ")",
+             pick(s, 0, 1) ? axis : axis - (int64_t)rank);
+    strcpy(g->text, all);
+    g->numpy = true;
 }
 
 /* Words "--op Split --split L --axis A --output K" joined by \x1f: sizes
@@ -633,6 +684,14 @@ static void gpu_begin(suite *s, const sg_plan *plan, int level, const char *what
     if (s->gpu == NULL)
         return;
     s->gpu_kernel = gpu_values_compile(s->gpu, plan, level, &why);
+    if (plan->op == SG_OP_PROGRAM) { /* a concatenate: refused, saying so */
+        s->gpu_refused++;
+        CHECK(s, s->gpu_kernel == NULL && why && strstr(why, "not supported on GPUs yet"),
+              "%s %d: a concatenate's GPU kernel: %s", what, index, why ? why : "compiled");
+        gpu_values_destroy(s->gpu, s->gpu_kernel);
+        s->gpu_kernel = NULL;
+        return;
+    }
     CHECK(s, s->gpu_kernel != NULL, "%s %d: GPU kernel: %s", what, index, why);
     gpu_engine_keep(s->gpu, plan);
 }
@@ -720,13 +779,15 @@ static void one_case(suite *s, int index)
     int64_t shape[8];
     for (size_t i = 0; i < rank; i++)
         shape[i] = pick(s, 0, 2) ? -1 : pick(s, 0, 6);
-    int64_t form = pick(s, 0, 5); /* 2 in 6 an index, 1 a chain, 1 layers, 2 words */
+    int64_t form = pick(s, 0, 6); /* 2 in 7 an index, 1 a chain, 1 layers, 1 a concatenate, 2 words */
     if (form < 2)
         make_numpy(s, &g, rank);
     else if (form == 2)
         make_chain(s, &g, rank);
     else if (form == 3)
         make_layers(s, &g, rank);
+    else if (form == 4)
+        make_concat(s, &g, rank);
     else
         make_words(s, &g, rank);
     sg_spec *spec = NULL;
@@ -747,6 +808,7 @@ static void one_case(suite *s, int index)
     if (plan != NULL) {
         int level = (int)pick(s, 0, 2);
         s->layer_kernels += form == 3;
+        s->concat_kernels += form == 4;
         gpu_begin(s, plan, level, "case", index);
         if (CHECK(s, sg_kernel_compile(s->ctx, plan, level, &kernel) == SG_OK, "case %d: compile: %s", index,
                   sg_context_last_error(s->ctx)))
@@ -964,11 +1026,13 @@ int main(int argc, char **argv)
     for (long i = 0; i < cases; i++)
         one_case(&s, (int)i);
     printf("test_symbolic: %d calls, %d refused by the reference (%d by both), %d beyond its parts; %d of %ld "
-           "specs invalid; %d kernels of programs of layers\n",
-           s.calls, s.refused, s.both_refused, s.beyond_parts, s.invalid, cases, s.layer_kernels);
+           "specs invalid; %d kernels of programs of layers, %d of concatenates\n",
+           s.calls, s.refused, s.both_refused, s.beyond_parts, s.invalid, cases, s.layer_kernels,
+           s.concat_kernels);
     CHECK(&s, s.invalid * 4 < cases, "most specs are valid");
     if (s.gpu) {
         const char *why;
+        printf("test_symbolic: %d concatenates refused by the GPU kernels (not supported yet)\n", s.gpu_refused);
         printf("test_symbolic: %d calls of GPU kernels emulated%s%s\n", s.gpu_calls,
                gpu_engine_has_device(s.gpu, &why) ? " and run on the CUDA device" : "; no CUDA device: ",
                gpu_engine_has_device(s.gpu, &why) ? "" : why);

@@ -139,7 +139,8 @@ bool symbolize(sg_context *ctx, int count, char *const *words, sg_dtype dtype, s
         return false;
     bool takes_values = symbolizable(spec);
     sg_spec_destroy(spec);
-    *why = "a program other than a chain of indices, np.flip, np.roll and np.pad takes no runtime values";
+    *why = "a program other than a chain of indices, np.flip, np.roll and np.pad, or np.concatenate of such "
+           "chains, takes no runtime values";
     if (!takes_values)
         return false;
     bool ok = true, numbers_next = false, fill_next = false;
@@ -197,9 +198,20 @@ static bool chain(const sg_prog *node)
            chain(node->args[0]);
 }
 
+/* np.concatenate of chains */
+static bool concat_of_chains(const sg_prog *node)
+{
+    if (node->kind != SG_PROG_CONCAT)
+        return false;
+    for (size_t k = 0; k < node->nargs; k++)
+        if (!chain(node->args[k]))
+            return false;
+    return true;
+}
+
 bool symbolizable(const sg_spec *spec)
 {
-    return spec->op != SG_OP_PROGRAM || chain(spec->prog);
+    return spec->op != SG_OP_PROGRAM || chain(spec->prog) || concat_of_chains(spec->prog);
 }
 
 void symbolized_free(symbolized *s)

@@ -9,10 +9,12 @@
  * --pads-end --axes --split), its --fill or --value (given as the
  * element's bits), and every integer inside the index brackets of a NumPy
  * expression (a sign included: the value is negative), of a program too
- * when it is a chain of indices, np.flip, np.roll and np.pad (what
- * programs take runtime values in; np.pad by constant, edge or wrap).
+ * when it is a chain of indices, np.flip, np.roll and np.pad, or an
+ * np.concatenate of such chains (what programs take runtime values in;
+ * np.pad by constant, edge or wrap).
  * Masks, modes, Split's --axis and --output, np.flip's axes, np.roll's
- * shifts and axes, np.pad's widths stay as written; other programs are not
+ * shifts and axes, np.pad's widths, np.concatenate's axis stay as
+ * written; other programs are not
  * symbolized, and a chain the planner refuses (a roll of a padded axis, an
  * index into a constant border) is counted apart. */
 #ifndef SG_TEST_SYMBOLIZE_H
@@ -38,9 +40,9 @@ typedef struct symbolized {
  * cannot be (a program but a chain, more than SG_MAX_VALUES numbers); out is then
  * empty. */
 bool symbolize(sg_context *ctx, int count, char *const *words, sg_dtype dtype, symbolized *out, const char **why);
-/* Whether spec is an index, or a program that chains indices, np.flip,
- * np.roll and np.pad (constant, edge, wrap): a spec whose numbers may all
- * be runtime values. */
+/* Whether spec is an index, a program that chains indices, np.flip,
+ * np.roll and np.pad (constant, edge, wrap), or an np.concatenate of such
+ * chains: a spec whose numbers may all be runtime values. */
 bool symbolizable(const sg_spec *spec);
 void symbolized_free(symbolized *s);
 
