@@ -202,52 +202,33 @@ sg_status sg_plan_check(const sg_plan *p, sg_error *err)
 /* *acc += v, false on overflow */
 static bool add_to(int64_t *acc, int64_t v) { return !__builtin_add_overflow(*acc, v, acc); }
 
-sg_status sg_plan_check_call(const sg_plan *p, const int64_t *args, sg_error *err)
+/* A symbolic nest's numbers for one call (a: SG_ARG_* slots; a
+ * concatenate's part's gathered from its slots): the loops write
+ * a[SG_ARG_OUTPUT_BYTES] bytes, densely or, for a part, as a box whose
+ * rows lie apart, within the `whole` bytes of the output from byte `at`;
+ * every byte read lies in the input; the outer range is the nest's. */
+static sg_status check_nest_call(const sg_plan *p, const int64_t *a, int64_t at, int64_t whole, sg_error *err)
 {
     const sg_sym *s = p->sym;
-    int64_t elem = (int64_t)p->elem_size, rank = (int32_t)(uint32_t)(uint64_t)args[SG_ARG_OUT_RANK];
-    int64_t out_bytes = args[SG_ARG_OUTPUT_BYTES], in_bytes = args[SG_ARG_INPUT_BYTES];
-    int64_t run = args[SG_ARG_RUN_BYTES], base = args[SG_ARG_BASE], outer = args[SG_ARG_OUTER_EXTENT];
-    REQUIRE(rank == (int64_t)p->out_rank, "this call's output rank is %lld, the plan's %zu", (long long)rank,
-            p->out_rank);
-    int64_t count = elem;
-    bool empty = false;
-    for (int64_t i = 0; i < rank; i++) {
-        int64_t d = args[SG_ARG_OUT_SHAPE + i];
-        REQUIRE(d >= 0, "this call's output dimension %lld is %lld", (long long)i, (long long)d);
-        empty = empty || d == 0;
-        REQUIRE(empty || !__builtin_mul_overflow(count, d, &count), "this call's output size overflows");
-    }
-    REQUIRE(out_bytes == (empty ? 0 : count), "this call's output has %lld bytes, its shape %lld",
-            (long long)out_bytes, (long long)(empty ? 0 : count));
-    REQUIRE(in_bytes >= 0, "this call's input has %lld bytes", (long long)in_bytes);
-    if (p->op == SG_OP_PROGRAM) { /* a concatenate: its parts' outer ranges one after another */
-        int64_t steps = 0;
-        for (size_t k = 0; k < p->nparts; k++) {
-            int64_t e = args[sg_sym_part_slot(p, k, SG_ARG_OUTER_EXTENT)], at = args[sg_sym_part_slot(p, k, SG_ARG_PART_AT)];
-            REQUIRE(e >= 0 && at >= 0 && (e == 0 || at < out_bytes), "this call's part %zu: %lld steps at byte %lld",
-                    k, (long long)e, (long long)at);
-            REQUIRE(add_to(&steps, e), "this call's outer range overflows");
-        }
-        REQUIRE(outer == steps, "this call's outer range is %lld steps, its parts' %lld", (long long)outer,
-                (long long)steps);
-        return SG_OK;
-    }
-    if (out_bytes == 0) {
+    int64_t elem = (int64_t)p->elem_size, bytes = a[SG_ARG_OUTPUT_BYTES], in_bytes = a[SG_ARG_INPUT_BYTES];
+    int64_t run = a[SG_ARG_RUN_BYTES], base = a[SG_ARG_BASE], outer = a[SG_ARG_OUTER_EXTENT];
+    if (bytes == 0) {
         REQUIRE(outer == 0 || (p->nloops == 0 && run == 0), "an empty output with an outer range of %lld",
                 (long long)outer);
         return SG_OK;
     }
     REQUIRE(run > 0 && run % elem == 0, "this call's runs have %lld bytes", (long long)run);
-    /* the nest writes the output densely, and reads inside the input */
-    int64_t dense = run, lo = base, hi = base;
+    int64_t dense = run, last = run, lo = base, hi = base; /* last: the end of the last write */
     bool reads = true;
     for (size_t i = p->nloops; i-- > 0;) {
-        const int64_t *l = args + SG_ARG_LOOPS + SG_LOOP_SLOTS * i;
+        const int64_t *l = a + SG_ARG_LOOPS + SG_LOOP_SLOTS * i;
         int64_t extent = l[SG_LOOP_EXTENT], in = l[SG_LOOP_IN_STRIDE], out = l[SG_LOOP_OUT_STRIDE], span;
-        REQUIRE(extent >= 1 && out == dense, "this call's loop %zu: extent %lld, out stride %lld, expected %lld", i,
-                (long long)extent, (long long)out, (long long)dense);
-        REQUIRE(!__builtin_mul_overflow(dense, extent, &dense), "this call's loop %zu: output size overflows", i);
+        REQUIRE(extent >= 1 && (p->part ? out >= last || extent == 1 : out == dense),
+                "this call's loop %zu: extent %lld, out stride %lld, expected %lld", i, (long long)extent,
+                (long long)out, (long long)(p->part ? last : dense));
+        REQUIRE(!__builtin_mul_overflow(dense, extent, &dense) &&
+                    !__builtin_mul_overflow(extent - 1, out, &span) && add_to(&last, span),
+                "this call's loop %zu: output size overflows", i);
         int64_t reach = extent - 1; /* an affine loop's iterations, or a mapped loop's window */
         if (s->mapped) {
             int64_t dim = l[SG_LOOP_DIM];
@@ -261,24 +242,66 @@ sg_status sg_plan_check_call(const sg_plan *p, const int64_t *args, sg_error *er
         if (reach >= 0)
             REQUIRE(add_to(span > 0 ? &hi : &lo, span), "this call's loop %zu: offset overflows", i);
     }
-    REQUIRE(dense == out_bytes, "this call's nest writes %lld bytes, the output has %lld", (long long)dense,
-            (long long)out_bytes);
+    REQUIRE(dense == bytes, "this call's nest writes %lld bytes, the output has %lld", (long long)dense,
+            (long long)bytes);
+    REQUIRE(at >= 0 && last <= whole - at, "this call's nest writes bytes %lld..%lld of an output of %lld",
+            (long long)at, (long long)at + last, (long long)whole);
     if (reads)
         REQUIRE(lo >= 0 && hi >= 0 && hi <= in_bytes - run,
                 "this call's nest reads %lld-byte runs at offsets %lld..%lld of an input of %lld bytes",
                 (long long)run, (long long)lo, (long long)hi, (long long)in_bytes);
     if (s->mapped && p->nloops > 0) {
-        int64_t last = args[SG_ARG_LOOPS + SG_LOOP_SLOTS * (p->nloops - 1) + SG_LOOP_EXTENT];
-        int64_t a = args[SG_ARG_INTERIOR], b = args[SG_ARG_INTERIOR + 1];
-        REQUIRE(0 <= a && a <= b && b <= last, "this call's interior [%lld, %lld) of %lld iterations",
-                (long long)a, (long long)b, (long long)last);
+        int64_t n = a[SG_ARG_LOOPS + SG_LOOP_SLOTS * (p->nloops - 1) + SG_LOOP_EXTENT];
+        int64_t x = a[SG_ARG_INTERIOR], y = a[SG_ARG_INTERIOR + 1];
+        REQUIRE(0 <= x && x <= y && y <= n, "this call's interior [%lld, %lld) of %lld iterations", (long long)x,
+                (long long)y, (long long)n);
     }
     /* the outer range: the outermost loop, the two outermost together, or pieces of the run */
-    const int64_t *l0 = args + SG_ARG_LOOPS;
+    const int64_t *l0 = a + SG_ARG_LOOPS;
     int64_t steps = p->nloops == 0 ? (run + SG_RUN_PIECE - 1) / SG_RUN_PIECE
-                    : args[SG_ARG_COLLAPSE] && p->nloops >= 2 ? l0[SG_LOOP_EXTENT] * l0[SG_LOOP_SLOTS + SG_LOOP_EXTENT]
-                                                              : l0[SG_LOOP_EXTENT];
+                    : a[SG_ARG_COLLAPSE] && p->nloops >= 2 ? l0[SG_LOOP_EXTENT] * l0[SG_LOOP_SLOTS + SG_LOOP_EXTENT]
+                                                           : l0[SG_LOOP_EXTENT];
     REQUIRE(outer == steps, "this call's outer range is %lld steps, its nest's %lld", (long long)outer,
             (long long)steps);
+    return SG_OK;
+}
+
+sg_status sg_plan_check_call(const sg_plan *p, const int64_t *args, sg_error *err)
+{
+    int64_t elem = (int64_t)p->elem_size, rank = (int32_t)(uint32_t)(uint64_t)args[SG_ARG_OUT_RANK];
+    int64_t out_bytes = args[SG_ARG_OUTPUT_BYTES], in_bytes = args[SG_ARG_INPUT_BYTES];
+    REQUIRE(rank == (int64_t)p->out_rank, "this call's output rank is %lld, the plan's %zu", (long long)rank,
+            p->out_rank);
+    int64_t count = elem;
+    bool empty = false;
+    for (int64_t i = 0; i < rank; i++) {
+        int64_t d = args[SG_ARG_OUT_SHAPE + i];
+        REQUIRE(d >= 0, "this call's output dimension %lld is %lld", (long long)i, (long long)d);
+        empty = empty || d == 0;
+        REQUIRE(empty || !__builtin_mul_overflow(count, d, &count), "this call's output size overflows");
+    }
+    REQUIRE(out_bytes == (empty ? 0 : count), "this call's output has %lld bytes, its shape %lld",
+            (long long)out_bytes, (long long)(empty ? 0 : count));
+    REQUIRE(in_bytes >= 0, "this call's input has %lld bytes", (long long)in_bytes);
+    if (p->op != SG_OP_PROGRAM)
+        return check_nest_call(p, args, 0, out_bytes, err);
+    /* a concatenate: each part's nest writes its box, their outer ranges one after another, their
+     * elements the output's */
+    int64_t steps = 0, written = 0;
+    for (size_t k = 0; k < p->nparts; k++) {
+        const sg_plan *q = p->parts[k].plan;
+        int64_t a[SG_ARG_COUNT] = {0};
+        for (int slot = SG_ARG_OUTER_EXTENT; slot < SG_ARG_LOOPS + SG_LOOP_SLOTS * (int)q->nloops; slot++)
+            a[slot] = args[sg_sym_part_slot(p, k, slot)];
+        sg_error part = {0};
+        REQUIRE(check_nest_call(q, a, args[sg_sym_part_slot(p, k, SG_ARG_PART_AT)], out_bytes, &part) == SG_OK,
+                "part %zu: %s", k, part.message);
+        REQUIRE(add_to(&steps, a[SG_ARG_OUTER_EXTENT]) && add_to(&written, a[SG_ARG_OUTPUT_BYTES]),
+                "this call's outer range overflows");
+    }
+    REQUIRE(args[SG_ARG_OUTER_EXTENT] == steps && written == out_bytes,
+            "this call's outer range is %lld steps and its parts write %lld bytes, their outer ranges %lld steps "
+            "and the output %lld bytes",
+            (long long)args[SG_ARG_OUTER_EXTENT], (long long)written, (long long)steps, (long long)out_bytes);
     return SG_OK;
 }
