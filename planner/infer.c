@@ -1303,9 +1303,27 @@ static sg_status infer_concat(infer *in, const sg_spec *program, const sg_prog *
     return count_elements(in, s->count, p->out_rank, "np.concatenate's result", &s->out_count, &s->out_bytes);
 }
 
+/* The depth of the input under node, as the static planner counts it
+ * (program.c: eval), which refuses programs nested more than
+ * SG_PROG_MAX_DEPTH deep. */
+static size_t prog_depth(const sg_prog *node)
+{
+    size_t d = 0;
+    for (; node->kind != SG_PROG_INPUT && node->kind != SG_PROG_CONCAT; node = node->args[0])
+        d++;
+    size_t most = 0;
+    for (size_t k = 0; node->kind == SG_PROG_CONCAT && k < node->nargs; k++) {
+        size_t below = prog_depth(node->args[k]) + 1;
+        most = below > most ? below : most;
+    }
+    return d + most;
+}
+
 sg_status sg_infer_chain(const sg_spec *program, size_t rank, const int64_t *shape, sg_dtype dtype, sg_plan *p,
                          sg_error *err)
 {
+    if (prog_depth(program->prog) > SG_PROG_MAX_DEPTH)
+        return sg_fail(err, SG_ERR_SLICE, "failed to plan program: nested more than %d deep", SG_PROG_MAX_DEPTH);
     bool concat = program->prog->kind == SG_PROG_CONCAT;
     const char *form = concat ? NULL : not_chain(program->prog);
     if (form != NULL)

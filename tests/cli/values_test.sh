@@ -129,6 +129,9 @@ expect_error "np.concatenate of np.concatenate over ? dimensions" 2 "are support
     "$SLICEGEN" plan 'np.concatenate([np.concatenate([x, x]), x[1:]])' --shape ?,6 --dtype f32
 expect_error "np.concatenate's dimensions that do not match, per call" 2 "failed to run kernel: np.concatenate: all the input array dimensions except for the concatenation axis must match exactly, but along dimension 1, the array at index 0 has size 6 and the array at index 1 has size 5 (t = 1)" \
     "$SLICEGEN" run 'np.concatenate([x, x[:, t:]])' --in x.npy --out out.npy --set t=1
+deep="x$(printf '[::-1]%.0s' $(seq 1 65))" # as the static planner refuses it (regression: fuzz_values)
+expect_error "a chain nested more than 64 deep" 2 "failed to plan program: nested more than 64 deep" \
+    "$SLICEGEN" plan "$deep" --shape ?,4 --dtype f32
 expect_error "np.concatenate on a GPU" 2 "np.concatenate with runtime values or dimensions known only at run time ('?') is not supported on GPUs yet" \
     "$SLICEGEN" emit 'np.concatenate([x[:t], x[t:]])' --shape ?,6 --dtype f32 --target nvptx64-nvidia-cuda -o out.ptx
 expect_error "missing --set" 2 "the spec's runtime value 't' needs --set t=VALUE" "$SLICEGEN" run '[:t]' --in x.npy --out out.npy
