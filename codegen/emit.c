@@ -322,15 +322,18 @@ static void gen_init(gen *g, const sg_plan *plan, const sg_target *t, LLVMModule
 /* np.concatenate with runtime values (sg_sym): each part's nest a function
  * of its own, internal to the module (`symbol`.partK), with the kernel's
  * signature, reading its numbers where the program keeps them; the kernel
- * runs the steps [begin, end) of the parts' outer ranges laid end to end,
- * part k getting those of its range, writing at its box's offset. The
- * parts store as the cached strategy does. */
+ * runs the steps [begin, end) of the parts' outer ranges, writing at each
+ * part's box's offset: per call in lockstep (their outer ranges equal:
+ * blocks of steps each part runs in turn, as add_program's), else laid end
+ * to end, part k getting those of its range. The parts store as the cached
+ * strategy does. */
 static sg_status add_symbolic_program(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                                       sg_error *err)
 {
     size_t len = strlen(symbol);
     char *name = malloc(len + 32);
-    LLVMValueRef *parts = calloc(plan->nparts ? plan->nparts : 1, sizeof *parts);
+    /* each part's function, then its box's offset */
+    LLVMValueRef *parts = calloc(plan->nparts ? 2 * plan->nparts : 1, sizeof *parts);
     if (name == NULL || parts == NULL) {
         free(name);
         free(parts);
@@ -356,22 +359,49 @@ static sg_status add_symbolic_program(const sg_plan *plan, const char *symbol, c
         LLVMTypeRef type = LLVMFunctionType(LLVMVoidTypeInContext(g.c), params, 5, 0);
         LLVMValueRef in = LLVMGetParam(g.fn, 0), out = LLVMGetParam(g.fn, 1), args = LLVMGetParam(g.fn, 2);
         LLVMValueRef begin = LLVMGetParam(g.fn, 3), end = LLVMGetParam(g.fn, 4);
-        LLVMValueRef zero = LLVMConstInt(i64, 0, 0), first = zero;
+        LLVMValueRef zero = LLVMConstInt(i64, 0, 0), first = zero, *at = parts + plan->nparts;
+        for (size_t k = 0; k < plan->nparts; k++) {
+            g.part_k = (int)k, g.plan_of_parts = plan;
+            at[k] = number(&g, args, plan->parts[k].plan->sym->part_at, SG_ARG_PART_AT);
+        }
+        g.part_k = -1;
+        const sg_sym *s = plan->sym;
+        LLVMBasicBlockRef lockstep = block(&g, "lockstep"), apart = block(&g, "apart"), done = block(&g, "done");
+        LLVMBuildCondBr(g.b, LLVMBuildICmp(g.b, LLVMIntNE, number64(&g, args, s->collapse, SG_ARG_LOCKSTEP), zero, ""),
+                        lockstep, apart);
+        /* in lockstep: blocks of steps [i, min(i + block, end)), each run by every part */
+        LLVMPositionBuilderAtEnd(g.b, lockstep);
+        LLVMValueRef steps = number64(&g, args, s->base, SG_ARG_LOCKSTEP_BLOCK);
+        g.ix = i64; /* the loop counts the steps as the parts take them */
+        loop l;
+        loop_begin(&g, &l, begin, end, 1, NULL, NULL, NULL, NULL);
+        l.step = steps; /* (a block's steps, known per call) */
+        LLVMValueRef next = LLVMBuildAdd(g.b, l.i, steps, "");
+        LLVMValueRef hi = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, next, end, ""), next, end, "");
+        for (size_t k = 0; k < plan->nparts; k++) {
+            LLVMValueRef call_args[5] = {in, gep(&g, out, at[k]), args, l.i, hi};
+            LLVMBuildCall2(g.b, type, parts[k], call_args, 5, "");
+        }
+        loop_end(&g, &l, false);
+        LLVMBuildBr(g.b, done);
+        /* apart: the parts' outer ranges laid end to end, part k getting those of its range */
+        LLVMPositionBuilderAtEnd(g.b, apart);
         for (size_t k = 0; k < plan->nparts; k++) {
             const sg_sym *q = plan->parts[k].plan->sym;
             g.part_k = (int)k, g.plan_of_parts = plan;
-            LLVMValueRef steps = number64(&g, args, q->outer_extent, SG_ARG_OUTER_EXTENT);
-            LLVMValueRef at = number(&g, args, q->part_at, SG_ARG_PART_AT);
-            /* [max(begin - first, 0), min(end - first, steps)) */
-            LLVMValueRef lo = LLVMBuildSub(g.b, begin, first, ""), hi = LLVMBuildSub(g.b, end, first, "");
+            LLVMValueRef extent = number64(&g, args, q->outer_extent, SG_ARG_OUTER_EXTENT);
+            /* [max(begin - first, 0), min(end - first, extent)) */
+            LLVMValueRef lo = LLVMBuildSub(g.b, begin, first, ""), up = LLVMBuildSub(g.b, end, first, "");
             lo = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, lo, zero, ""), zero, lo, "");
-            hi = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSGT, hi, steps, ""), steps, hi, "");
-            LLVMBasicBlockRef done = when_less(&g, lo, hi, "part");
-            LLVMValueRef call_args[5] = {in, gep(&g, out, at), args, lo, hi};
+            up = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSGT, up, extent, ""), extent, up, "");
+            LLVMBasicBlockRef called = when_less(&g, lo, up, "part");
+            LLVMValueRef call_args[5] = {in, gep(&g, out, at[k]), args, lo, up};
             LLVMBuildCall2(g.b, type, parts[k], call_args, 5, "");
-            when_end(&g, done);
-            first = LLVMBuildAdd(g.b, first, steps, "");
+            when_end(&g, called);
+            first = LLVMBuildAdd(g.b, first, extent, "");
         }
+        LLVMBuildBr(g.b, done);
+        LLVMPositionBuilderAtEnd(g.b, done);
         LLVMBuildRetVoid(g.b);
         LLVMDisposeBuilder(g.b);
     }
@@ -430,11 +460,11 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
         int64_t first = 0, steps;
         bool lockstep = sg_program_lockstep(plan, &steps);
         if (lockstep) {
-            /* blocks of steps of about LOCKSTEP_BYTES of output, each run by every part */
+            /* blocks of steps of about SG_LOCKSTEP_BYTES of output, each run by every part */
             int64_t bytes = 0;
             for (size_t k = 0; k < plan->nparts; k++)
                 bytes += sg_nest_outer(plan->parts[k].plan).step_bytes;
-            int64_t block = bytes > 0 && bytes < LOCKSTEP_BYTES ? LOCKSTEP_BYTES / bytes : 1;
+            int64_t block = bytes > 0 && bytes < SG_LOCKSTEP_BYTES ? SG_LOCKSTEP_BYTES / bytes : 1;
             g.ix = i64; /* the loop counts the steps as the parts take them */
             loop l;
             loop_begin(&g, &l, begin, end, block, NULL, NULL, NULL, NULL);

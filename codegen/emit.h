@@ -38,7 +38,6 @@ enum {
     MAX_BODIES = 64,               /* bound on the code paths of unrolled segmented loops */
     LINE = 64,                     /* cache line bytes, for prefetching */
     PREFETCH_STRAIGHT = 8,         /* a range of up to 8 lines prefetches straight-line, longer in a loop */
-    LOCKSTEP_BYTES = 16 << 10,     /* a program's parts in lockstep take turns every 16 KiB of output */
     LONG_UNKNOWN = INLINE_COPY + 1 /* emit_inner's extent where it is known only at run time
                                       (a symbolic plan's): a dense range is one copy */
 };

@@ -287,7 +287,10 @@ sg_status sg_plan_check_call(const sg_plan *p, const int64_t *args, sg_error *er
         return check_nest_call(p, args, 0, out_bytes, err);
     /* a concatenate: each part's nest writes its box, their outer ranges one after another, their
      * elements the output's */
-    int64_t steps = 0, written = 0;
+    int64_t steps = 0, written = 0, lockstep = args[SG_ARG_LOCKSTEP], first = 0;
+    REQUIRE((lockstep == 0 || lockstep == 1) && (lockstep == 0 || args[SG_ARG_LOCKSTEP_BLOCK] >= 1),
+            "this call's lockstep %lld, in blocks of %lld steps", (long long)lockstep,
+            (long long)args[SG_ARG_LOCKSTEP_BLOCK]);
     for (size_t k = 0; k < p->nparts; k++) {
         const sg_plan *q = p->parts[k].plan;
         int64_t a[SG_ARG_COUNT] = {0};
@@ -298,7 +301,11 @@ sg_status sg_plan_check_call(const sg_plan *p, const int64_t *args, sg_error *er
                 "part %zu: %s", k, part.message);
         REQUIRE(add_to(&steps, a[SG_ARG_OUTER_EXTENT]) && add_to(&written, a[SG_ARG_OUTPUT_BYTES]),
                 "this call's outer range overflows");
+        first = k == 0 ? a[SG_ARG_OUTER_EXTENT] : first;
+        REQUIRE(!lockstep || a[SG_ARG_OUTER_EXTENT] == first, "this call's part %zu in lockstep: %lld steps, "
+                "the first part's %lld", k, (long long)a[SG_ARG_OUTER_EXTENT], (long long)first);
     }
+    steps = lockstep ? first : steps;
     REQUIRE(args[SG_ARG_OUTER_EXTENT] == steps && written == out_bytes,
             "this call's outer range is %lld steps and its parts write %lld bytes, their outer ranges %lld steps "
             "and the output %lld bytes",

@@ -68,6 +68,10 @@ enum {
 /* The bytes of a step of a kernel's outer range over one contiguous block
  * (codegen.h, sg_nest_outer). */
 enum { SG_RUN_PIECE = 32 << 10 };
+/* A program's parts with equal outer ranges run in lockstep (codegen/emit.c):
+ * each runs its steps of a block of about SG_LOCKSTEP_BYTES of output in turn,
+ * so that parts that read the same input rows find them in the cache. */
+enum { SG_LOCKSTEP_BYTES = 16 << 10 };
 /* When threads split the leading loops of a nest taken together (codegen.h,
  * sg_nest_outer): an output of at least SG_SPLIT_OUTPUT bytes whose
  * outermost loop has fewer than SG_SPLIT_STEPS iterations. */
@@ -201,7 +205,11 @@ enum {
     SG_ARG_LOOPS, /* per loop SG_LOOP_SLOTS slots: */
     SG_ARG_COUNT = SG_ARG_LOOPS + 6 * SG_MAX_RANK,
     /* a concatenate's part (sg_sym_part_slot): its box's byte offset */
-    SG_ARG_PART_AT = -1
+    SG_ARG_PART_AT = -1,
+    /* a concatenate's own: 1 where its parts run in lockstep (SG_ARG_COLLAPSE),
+     * then the steps of a block */
+    SG_ARG_LOCKSTEP = SG_ARG_COLLAPSE,
+    SG_ARG_LOCKSTEP_BLOCK = SG_ARG_BASE
 };
 enum {
     SG_LOOP_EXTENT, SG_LOOP_IN_STRIDE, SG_LOOP_OUT_STRIDE,
@@ -217,7 +225,9 @@ typedef struct sg_sym {
      * are the program's: its `ex` a copy of the program's, not freed
      * (shares_ex), its box at byte part_at of the output (its first
      * element along concat_axis, known per call); the program's outer
-     * range is its parts', one after another. */
+     * range is its parts', one after another, or where they are equal
+     * (`collapse`: lockstep, per call) one of them, each step run by every
+     * part in blocks of `base` steps (SG_LOCKSTEP_BYTES). */
     bool shares_ex;
     sg_val part_at;
     int concat_axis;

@@ -167,7 +167,7 @@ static sg_status fold_nest(sg_plan *p, sg_exprs *x, const sg_val *out_counts, si
                               : sg_const(0);
     /* the two outermost loops taken together, so that threads share a short
      * outer loop of a large output (codegen.h, sg_nest_outer) */
-    s->collapse = n >= 2 && !p->part /* (a concatenate's part: its rows may lie apart) */
+    s->collapse = n >= 2 && !p->part /* (a concatenate's part: its outer range is its program's) */
                       ? sg_x_and(x, sg_x_lt(x, extent[0], sg_const(SG_SPLIT_STEPS)),
                                  sg_x_not(x, sg_x_lt(x, s->out_bytes, sg_const(SG_SPLIT_OUTPUT))))
                       : sg_const(0);
@@ -215,15 +215,28 @@ static sg_status fold_program(sg_plan *p, sg_error *err)
     sg_val axis_bytes = sg_const((int64_t)p->elem_size);
     for (size_t i = p->out_rank; i-- > (size_t)axis + 1;)
         axis_bytes = sg_x_mul(x, axis_bytes, s->count[i]);
-    s->outer_extent = sg_const(0);
-    s->run_bytes = s->base = s->prefetch = s->prefetch_runs = s->collapse = sg_const(0);
+    sg_val apart = sg_const(0), same = sg_const(1), first = sg_const(0);
+    s->run_bytes = s->prefetch = s->prefetch_runs = sg_const(0);
     for (size_t k = 0; k < p->nparts; k++) {
         sg_plan *q = p->parts[k].plan;
         if (fold_nest(q, x, s->count, (size_t)axis + 1, err) != SG_OK)
             return err->status;
         q->sym->part_at = sg_x_mul(x, q->sym->part_at, axis_bytes);
-        s->outer_extent = sg_x_add(x, s->outer_extent, q->sym->outer_extent);
+        apart = sg_x_add(x, apart, q->sym->outer_extent);
+        if (k == 0)
+            first = q->sym->outer_extent;
+        else
+            same = sg_x_and(x, same, sg_x_eq(x, q->sym->outer_extent, first));
     }
+    /* in lockstep where the parts' outer ranges are equal, of more than one
+     * step (the static rule, codegen/emit.c), in blocks of about
+     * SG_LOCKSTEP_BYTES of output: floor(L / b) = cdiv(L + 1 - b, b) for the
+     * b bytes of a step, at least 1 */
+    s->collapse = p->nparts >= 2 ? sg_x_and(x, same, sg_x_lt(x, sg_const(1), first)) : sg_const(0);
+    sg_val step_bytes = sg_x_max(x, sg_x(x, SG_X_CDIV, s->out_bytes, sg_x_max(x, first, sg_const(1))), sg_const(1));
+    sg_val blocks = sg_x(x, SG_X_CDIV, sg_x_sub(x, sg_const(SG_LOCKSTEP_BYTES + 1), step_bytes), step_bytes);
+    s->base = sg_x_max(x, blocks, sg_const(1));
+    s->outer_extent = sg_x_select(x, s->collapse, first, apart);
     size_t last = 0;
     if (p->nparts > 0)
         last = part_slots(p, p->nparts - 1, &last) + last;
@@ -279,7 +292,9 @@ size_t sg_sym_slots(const sg_plan *p, sg_val *values, int *slots)
     SLOT(s->outer_extent, SG_ARG_OUTER_EXTENT);
     SLOT(s->in_bytes, SG_ARG_INPUT_BYTES);
     SLOT(s->out_bytes, SG_ARG_OUTPUT_BYTES);
-    if (p->op == SG_OP_PROGRAM) { /* a concatenate: each part's numbers where it keeps them */
+    if (p->op == SG_OP_PROGRAM) { /* a concatenate: lockstep, then each part's numbers where it keeps them */
+        SLOT(s->collapse, SG_ARG_LOCKSTEP);
+        SLOT(s->base, SG_ARG_LOCKSTEP_BLOCK);
         sg_val part_values[SG_ARG_COUNT];
         int part_slots_of[SG_ARG_COUNT];
         for (size_t k = 0; k < p->nparts; k++) {
@@ -495,7 +510,8 @@ void sg_plan_write_symbolic(const sg_plan *p, FILE *out)
         write_nest(p, out, "");
         return;
     }
-    fprintf(out, "outer %s\n", sg_val_text(s->outer_extent, a));
+    fprintf(out, "outer %s lockstep %s block %s\n", sg_val_text(s->outer_extent, a), sg_val_text(s->collapse, b),
+            sg_val_text(s->base, c));
     for (size_t k = 0; k < p->nparts; k++) {
         const sg_plan *q = p->parts[k].plan;
         fprintf(out, "part %zu at %s", k, sg_val_text(q->sym->part_at, a));

@@ -736,6 +736,10 @@ static void regressions(suite *s)
         /* a layer by a border mode with an empty output dimension: the
          * static program planner (the reference) read a piece of it */
         {"TrtSlice(x, \"--start 3,-3 --size 4,0 --stride 2,1 --mode wrap\")", {-1, -1}, {5, 3}, {0}, 2, SG_U8},
+        /* a concatenate in lockstep over blocks of 64 of its 300 steps, and
+         * one laid end to end (parts of other outer ranges) */
+        {"np.concatenate([x[:,::2],x[:,1::2]],axis=1)", {-1, -1}, {300, 64}, {0}, 2, SG_F32},
+        {"np.concatenate([x[:,::2],x[::-1,1::2],x[:v0,::2]],axis=0)", {-1, -1}, {300, 64}, {77}, 2, SG_U8},
         /* a Pad layer's crop then reflect, of a reversed view (chain_layer) */
         {"Pad(OnnxSlice(x, \"--start -1 --stop -9223372036854775807 --step -1 --axes 1\"), \"--pads-begin 0,2 "
          "--pads-end -1,3 --mode reflect\")",
