@@ -546,7 +546,8 @@ int64_t sg_emit_copy_width(const sg_plan *p, int64_t vec)
 
 bool sg_codegen_streams(const sg_plan *plan, const sg_target *t)
 {
-    if (sg_target_is_gpu(t) || t->gpu_emulation || t->stores == SG_STORES_CACHED)
+    if (sg_target_is_gpu(t) || t->gpu_emulation || t->stores == SG_STORES_CACHED ||
+        (plan->sym && plan->op == SG_OP_PROGRAM)) /* a concatenate of runtime values: its parts store cached */
         return false;
     if (t->stores == SG_STORES_STREAMING)
         return true;

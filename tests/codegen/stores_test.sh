@@ -234,6 +234,12 @@ for c in "16777216 f32 x86_64-linux-gnu" "16777216 u8 x86_64-linux-gnu" "1677721
         --target "$3" --name k -o k.o --header k.h && grep -qx "#define k_STREAMS_ABOVE ((int64_t)$1)" k.h && ok \
         || bad "a runtime-values reflect pad of $2 for $3: want k_STREAMS_ABOVE $1, got $(grep _STREAMS_ABOVE k.h)"
 done
+# A concatenate of runtime values stores as the cached strategy does, whatever --stores says.
+for stores in auto streaming; do
+    "$SLICEGEN" emit 'np.concatenate([x[:t], x[t:][::-1]])' --shape ?,4096 --dtype f32 --stores $stores \
+        --name k -o k.o --header k.h && grep -qx "#define k_STREAMS_ABOVE ((int64_t)-1)" k.h && ok \
+        || bad "a runtime-values concatenate --stores $stores: want k_STREAMS_ABOVE -1, got $(grep _STREAMS_ABOVE k.h)"
+done
 
 # Which kernels --stores auto streams, above the threshold (16 MiB for an
 # object of the baseline CPU). On x86, whose streaming stores go down to 4
