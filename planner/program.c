@@ -290,17 +290,42 @@ static void identity_maps(const value *v, dim_map *maps, piece *pieces)
  * modes, Pad's): its coordinates walked in stretches on which the input
  * index (sg_plan_axis_index, the reference's formula) is affine, or the
  * fill value. Appends to *all (*used of *cap). */
+/* The first coordinate index past y (at most n) of output dimension j of a
+ * mapped plan q whose coordinate leaves the mode's piece that y's lies in
+ * (sg_mode_piece_at): on a piece the input index is affine, or the fill. */
+static int64_t piece_end(const sg_plan *q, size_t j, int64_t y, int64_t n)
+{
+    const sg_axis_map *m = &q->map[j];
+    if (m->in_axis < 0 || m->step == 0)
+        return n;
+    int64_t d = q->in_shape[m->in_axis] - m->crop_begin - m->crop_end, x = m->start + y * m->step;
+    sg_mode_piece pc = sg_mode_piece_at(q->mode, d, x);
+    /* the coordinates left in the piece, in the step's direction (no overflow in unsigned) */
+    uint64_t room = m->step > 0 ? (uint64_t)pc.hi - (uint64_t)x : (uint64_t)x - (uint64_t)pc.lo;
+    uint64_t count = room / (m->step > 0 ? (uint64_t)m->step : (uint64_t)0 - (uint64_t)m->step) + 1;
+    return count >= (uint64_t)(n - y) ? n : y + (int64_t)count;
+}
+
 static sg_status mapped_pieces(program *pr, const sg_plan *q, size_t j, piece **all, size_t *used,
                                size_t *cap)
 {
     int64_t n = q->map[j].count;
     for (int64_t y = 0; y < n;) {
-        int64_t t = sg_plan_axis_index(q, j, y), end = y + 1, k = 0;
-        if (end < n)
-            k = sg_plan_axis_index(q, j, end) - t;
+        int64_t t = sg_plan_axis_index(q, j, y), end = piece_end(q, j, y, n), k = 0;
+        if (y + 1 < n)
+            k = sg_plan_axis_index(q, j, y + 1) - t;
+        /* the pieces after it that continue its progression (or its fill): a piece continues it whole
+           where its first two coordinates do, it being affine */
         while (end < n && (t < 0) == (sg_plan_axis_index(q, j, end) < 0) &&
-               (t < 0 || sg_plan_axis_index(q, j, end) == t + k * (end - y)))
-            end++;
+               (t < 0 || sg_plan_axis_index(q, j, end) == t + k * (end - y))) {
+            int64_t next = piece_end(q, j, end, n);
+            if (t < 0 || next - end < 2 || sg_plan_axis_index(q, j, end + 1) == t + k * (end + 1 - y)) {
+                end = next;
+            } else {
+                end++;
+                break;
+            }
+        }
         if (*used == (size_t)SG_MAX_PARTS * 4)
             return sg_fail(
                 pr->err, SG_ERR_SLICE,

@@ -109,6 +109,12 @@ rc=$?
 [ "$rc" -eq 2 ] && [ ! -s stdout.txt ] && [ "$(cat stderr.txt)" = "slicegen: error: no command given (see 'slicegen --help')" ] \
     && ok || bad "no arguments: exit $rc, stderr: $(cat stderr.txt)"
 
+# A program of model layers pads by 10^14: its pieces are found per border
+# piece, not per coordinate (regression: fuzz_onnx's fused pads hung).
+check "a program of layers padding by 10^14 plans at once" timeout 30 "$SLICEGEN" plan \
+    'Pad(Pad(x, "--pads-begin 1,110416833609729 --pads-end 1,1 --mode constant"), "--pads-begin 1,110416833609729 --pads-end 1,1 --mode constant --value 11")' \
+    --shape 2,3 --dtype f32
+
 # ---- golden plans: the first line of each file holds the arguments ----
 for golden in "$GOLDEN"/*.plan; do
     args=$(head -n 1 "$golden" | sed 's/^# slicegen plan //')

@@ -268,4 +268,35 @@ static inline void fuzz_check_layer(sg_context *ctx, const sg_model_layer *l, si
     free(copy);
 }
 
+/* The model's fusions (aot --fuse): each names layers of the model in
+ * order, and its program's text reads back into a spec that plans as the
+ * program does over the fusion's input (`?` dimensions included). */
+static inline void fuzz_check_fusions(sg_context *ctx, sg_model *model)
+{
+    size_t count = 0;
+    const sg_model_fusion *fusions = NULL;
+    if (sg_model_fusions(ctx, model, &count, &fusions) != SG_OK)
+        return; /* out of memory */
+    for (size_t k = 0; k < count; k++) {
+        const sg_model_fusion *fu = &fusions[k];
+        for (size_t i = 0; i < fu->nlayers; i++)
+            if (fu->layers[i] >= sg_model_layer_count(model) || (i > 0 && fu->layers[i] <= fu->layers[i - 1]))
+                FUZZ_FAIL("fusion %zu ('%s'): layer %zu is %zu of %zu", k, fu->name, i, fu->layers[i],
+                          sg_model_layer_count(model));
+        sg_spec *spec = NULL;
+        sg_plan *plan = NULL, *again = NULL;
+        if (sg_spec_numpy(ctx, fu->spec_text, &spec) != SG_OK)
+            FUZZ_FAIL("fusion %zu ('%s'): its text '%s' does not read: %s", k, fu->name, fu->spec_text,
+                      sg_context_last_error(ctx));
+        sg_status st = sg_plan_create(ctx, fu->spec, fu->rank, fu->shape, fu->dtype, &plan);
+        sg_status again_st = sg_plan_create(ctx, spec, fu->rank, fu->shape, fu->dtype, &again);
+        if (st != again_st || (st == SG_OK && !sg_plan_equal(plan, again)))
+            FUZZ_FAIL("fusion %zu ('%s'): its text '%s' plans differently from its program (status %s and %s)", k,
+                      fu->name, fu->spec_text, sg_status_name(st), sg_status_name(again_st));
+        sg_plan_destroy(plan);
+        sg_plan_destroy(again);
+        sg_spec_destroy(spec);
+    }
+}
+
 #endif /* SG_FUZZ_H */

@@ -9,7 +9,7 @@
  * and model.bin in the process's temporary folder (fuzz.h) and reads the
  * model with no weights path, so the .bin is found by the reader's own
  * rule. When the model reads, every layer must pass fuzz_check_layer
- * (fuzz.h).
+ * (fuzz.h), and its fusions (aot --fuse) fuzz_check_fusions.
  */
 #include "fuzz.h"
 
@@ -28,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     for (size_t i = 0; i < sg_model_layer_count(model); i++)
         fuzz_check_layer(ctx, sg_model_layer_at(model, i), i);
+    fuzz_check_fusions(ctx, model);
     sg_model_destroy(model);
     return 0;
 }

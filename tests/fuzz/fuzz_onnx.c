@@ -7,7 +7,7 @@
  * Decoding: the input is model.onnx, written to the process's temporary
  * folder (fuzz.h) beside data.bin, 64 fixed bytes that external data may
  * name (the seeds do). When the model reads, every layer must pass
- * fuzz_check_layer (fuzz.h).
+ * fuzz_check_layer (fuzz.h), and its fusions (aot --fuse) fuzz_check_fusions.
  */
 #include "fuzz.h"
 
@@ -26,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     for (size_t i = 0; i < sg_model_layer_count(model); i++)
         fuzz_check_layer(ctx, sg_model_layer_at(model, i), i);
+    fuzz_check_fusions(ctx, model);
     sg_model_destroy(model);
     return 0;
 }
