@@ -319,6 +319,39 @@ static void gen_init(gen *g, const sg_plan *plan, const sg_target *t, LLVMModule
     g->part_k = -1;
 }
 
+/* Part k of a program as a function of its own (emit_function of g, made
+ * by gen_init for the part), internal to the module: `symbol`.partK. NULL
+ * when out of memory (err set). */
+static LLVMValueRef part_function(gen *g, const char *symbol, size_t k, const sg_target *t)
+{
+    size_t len = strlen(symbol) + 32;
+    char *name = malloc(len);
+    if (name == NULL) {
+        sg_fail(g->err, SG_ERR_NOMEM, "failed to compile kernel %s: out of memory", symbol);
+        LLVMDisposeBuilder(g->b);
+        return NULL;
+    }
+    snprintf(name, len, "%s.part%zu", symbol, k);
+    emit_function(g, name, t);
+    free(name);
+    LLVMSetLinkage(g->fn, LLVMInternalLinkage);
+    LLVMDisposeBuilder(g->b);
+    return g->fn;
+}
+
+/* The steps of [begin, end) that a part whose outer range is laid at
+ * [first, first + extent) of the kernel's takes, in its own numbering:
+ * [max(begin - first, 0), min(end - first, extent)) into *lo, *hi (i64). */
+static void part_steps(gen *g, LLVMValueRef begin, LLVMValueRef end, LLVMValueRef first, LLVMValueRef extent,
+                       LLVMValueRef *lo, LLVMValueRef *hi)
+{
+    LLVMValueRef zero = LLVMConstInt(LLVMInt64TypeInContext(g->c), 0, 0);
+    *lo = LLVMBuildSub(g->b, begin, first, "");
+    *hi = LLVMBuildSub(g->b, end, first, "");
+    *lo = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, *lo, zero, ""), zero, *lo, "");
+    *hi = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, *hi, extent, ""), extent, *hi, "");
+}
+
 /* np.concatenate with runtime values (sg_sym): each part's nest a function
  * of its own, internal to the module (`symbol`.partK), with the kernel's
  * signature, reading its numbers where the program keeps them; the kernel
@@ -330,26 +363,17 @@ static void gen_init(gen *g, const sg_plan *plan, const sg_target *t, LLVMModule
 static sg_status add_symbolic_program(const sg_plan *plan, const char *symbol, const sg_target *t, LLVMModuleRef m,
                                       sg_error *err)
 {
-    size_t len = strlen(symbol);
-    char *name = malloc(len + 32);
     /* each part's function, then its box's offset */
     LLVMValueRef *parts = calloc(plan->nparts ? 2 * plan->nparts : 1, sizeof *parts);
-    if (name == NULL || parts == NULL) {
-        free(name);
-        free(parts);
+    if (parts == NULL)
         return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel %s: out of memory", symbol);
-    }
     for (size_t k = 0; k < plan->nparts && err->status == SG_OK; k++) {
         gen g;
         gen_init(&g, plan->parts[k].plan, t, m, err);
         g.stores = &sg_stores_cached;
         g.stream_above = -1;
         g.part_k = (int)k, g.plan_of_parts = plan;
-        snprintf(name, len + 32, "%s.part%zu", symbol, k);
-        emit_function(&g, name, t);
-        LLVMSetLinkage(g.fn, LLVMInternalLinkage);
-        parts[k] = g.fn;
-        LLVMDisposeBuilder(g.b);
+        parts[k] = part_function(&g, symbol, k, t);
     }
     if (err->status == SG_OK) {
         gen g;
@@ -389,11 +413,8 @@ static sg_status add_symbolic_program(const sg_plan *plan, const char *symbol, c
         for (size_t k = 0; k < plan->nparts; k++) {
             const sg_sym *q = plan->parts[k].plan->sym;
             g.part_k = (int)k, g.plan_of_parts = plan;
-            LLVMValueRef extent = number64(&g, args, q->outer_extent, SG_ARG_OUTER_EXTENT);
-            /* [max(begin - first, 0), min(end - first, extent)) */
-            LLVMValueRef lo = LLVMBuildSub(g.b, begin, first, ""), up = LLVMBuildSub(g.b, end, first, "");
-            lo = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, lo, zero, ""), zero, lo, "");
-            up = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSGT, up, extent, ""), extent, up, "");
+            LLVMValueRef extent = number64(&g, args, q->outer_extent, SG_ARG_OUTER_EXTENT), lo, up;
+            part_steps(&g, begin, end, first, extent, &lo, &up);
             LLVMBasicBlockRef called = when_less(&g, lo, up, "part");
             LLVMValueRef call_args[5] = {in, gep(&g, out, at[k]), args, lo, up};
             LLVMBuildCall2(g.b, type, parts[k], call_args, 5, "");
@@ -405,7 +426,6 @@ static sg_status add_symbolic_program(const sg_plan *plan, const char *symbol, c
         LLVMBuildRetVoid(g.b);
         LLVMDisposeBuilder(g.b);
     }
-    free(name);
     free(parts);
     return err->status;
 }
@@ -421,12 +441,9 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
                              sg_error *err)
 {
     bool stream = sg_codegen_streams(plan, t);
-    size_t len = strlen(symbol);
-    char *name = malloc(len + 32);
     LLVMValueRef *parts = calloc(plan->nparts ? plan->nparts : 1, sizeof *parts);
     size_t *order = calloc(plan->nparts ? plan->nparts : 1, sizeof *order); /* lockstep calls */
-    if (name == NULL || parts == NULL || order == NULL) {
-        free(name);
+    if (parts == NULL || order == NULL) {
         free(parts);
         free(order);
         return sg_fail(err, SG_ERR_NOMEM, "failed to compile kernel %s: out of memory", symbol);
@@ -443,11 +460,7 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
          * (stores.c). */
         if (!sg_program_parts_whole(plan, (sg_stream_target){t->vector_bytes, t->nt_min_bytes}))
             g.nt_min = 0;
-        snprintf(name, len + 32, "%s.part%zu", symbol, k);
-        emit_function(&g, name, t);
-        LLVMSetLinkage(g.fn, LLVMInternalLinkage);
-        parts[k] = g.fn;
-        LLVMDisposeBuilder(g.b);
+        parts[k] = part_function(&g, symbol, k, t);
     }
     if (err->status == SG_OK) {
         gen g;
@@ -489,13 +502,9 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
         }
         for (size_t k = 0; k < plan->nparts && !lockstep; k++) {
             int64_t extent = sg_nest_outer_extent(plan->parts[k].plan);
-            LLVMValueRef zero = LLVMConstInt(i64, 0, 0),
-                         steps = LLVMConstInt(i64, (unsigned long long)extent, 0);
-            LLVMValueRef at = LLVMConstInt(i64, (unsigned long long)first, 0);
-            /* [max(begin - first, 0), min(end - first, extent)) */
-            LLVMValueRef lo = LLVMBuildSub(g.b, begin, at, ""), hi = LLVMBuildSub(g.b, end, at, "");
-            lo = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, lo, zero, ""), zero, lo, "");
-            hi = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSGT, hi, steps, ""), steps, hi, "");
+            LLVMValueRef steps = LLVMConstInt(i64, (unsigned long long)extent, 0);
+            LLVMValueRef at = LLVMConstInt(i64, (unsigned long long)first, 0), lo, hi;
+            part_steps(&g, begin, end, at, steps, &lo, &hi);
             LLVMBasicBlockRef done = when_less(&g, lo, hi, "part");
             LLVMValueRef call_args[4] = {in, gep(&g, out, ci(&g, plan->parts[k].out_offset)), lo, hi};
             LLVMBuildCall2(g.b, type, parts[k], call_args, 4, "");
@@ -507,7 +516,6 @@ static sg_status add_program(const sg_plan *plan, const char *symbol, const sg_t
         LLVMBuildRetVoid(g.b);
         LLVMDisposeBuilder(g.b);
     }
-    free(name);
     free(parts);
     free(order);
     return err->status;
