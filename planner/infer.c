@@ -940,13 +940,15 @@ static sg_status chain_roll(infer *in, const sg_spec *program, const sg_prog *no
         return in->err->status;
     sg_val shift[SG_MAX_RANK];
     bool rolled[SG_MAX_RANK] = {false};
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < count; i++) { /* an axis named twice: NumPy adds its shifts in int64, wrapping */
         int a = axis[i];
         sg_val given = names[i] ? sg_x_value(x, sg_program_value(program, names[i])) : sg_const(shifts[i]);
-        sg_val d = c->count[a], s = sg_x(x, SG_X_SREM, given, d);
-        shift[a] = rolled[a] ? sg_x(x, SG_X_SREM, sg_x_add(x, shift[a], s), d) : s;
+        shift[a] = rolled[a] ? sg_x_add(x, shift[a], given) : given;
         rolled[a] = true;
     }
+    for (size_t a = 0; a < c->rank; a++)
+        if (rolled[a])
+            shift[a] = sg_x(x, SG_X_SREM, shift[a], c->count[a]);
     for (size_t a = 0; a < c->rank; a++) {
         if (!rolled[a] || (c->axis[a] < 0 && !c->moded[a])) /* a new axis: one element at most */
             continue;

@@ -474,13 +474,14 @@ static sg_status eval_roll(program *pr, const sg_prog *node, const value *in, va
     size_t count;
     if (sg_roll_pairs(node, in->rank, &count, axis, shifts, names, pr->err) != SG_OK)
         return pr->err->status;
-    /* the shift of each axis, modulo its size (NumPy adds those of an axis named twice) */
+    /* the shift of each axis, modulo its size: NumPy adds those of an axis
+     * named twice in int64, wrapping (with a RuntimeWarning) */
     int64_t shift[SG_MAX_RANK] = {0};
-    for (size_t i = 0; i < count; i++) {
-        int a = axis[i];
-        int64_t d = in->shape[a], s = shifts[i];
-        if (d > 0)
-            shift[a] = (shift[a] + (s % d + d) % d) % d;
+    for (size_t i = 0; i < count; i++)
+        shift[axis[i]] = (int64_t)((uint64_t)shift[axis[i]] + (uint64_t)shifts[i]);
+    for (size_t a = 0; a < in->rank; a++) {
+        int64_t d = in->shape[a];
+        shift[a] = d > 0 ? (shift[a] % d + d) % d : 0;
     }
     dim_map maps[SG_MAX_RANK];
     piece pieces[SG_MAX_RANK], two[SG_MAX_RANK][2];

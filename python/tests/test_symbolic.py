@@ -577,6 +577,22 @@ TOO_LARGE = object()  # what NumPy cannot compute for want of memory
 
 
 class ChainPrograms(unittest.TestCase):
+    def test_roll_of_an_axis_named_twice_wraps_as_numpy(self):
+        """np.roll adds the shifts of an axis named twice in int64, wrapping
+        (with NumPy's RuntimeWarning): the kernel of numbers and the one of
+        runtime values roll by that sum (regression: they added the shifts
+        modulo the axis)."""
+        import warnings
+        x = np.arange(6, dtype=np.uint32)
+        for a, b in [(2**62, 2**62), (-2**63, -1), (2**63 - 1, 5), (3, 4)]:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                want = np.roll(x, (a, b), axis=(0, 0))
+            typed = slicegen.compile(f"np.roll(x, ({a}, {b}), axis=(0, 0))", x.shape, x.dtype)
+            named = slicegen.compile("np.roll(x, (a, b), axis=(0, -1))", (None,), x.dtype)
+            self.assertTrue(same(typed(x), want), (a, b))
+            self.assertTrue(same(named(x, a=a, b=b), want), (a, b))
+
     def test_chains_against_numpy(self):
         """Programs that chain indices, np.flip, np.roll and np.pad, and
         np.concatenate of such chains, take names and None dimensions: one
